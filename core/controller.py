@@ -1,0 +1,119 @@
+"""Controller: carries out resolved Actions with the real mouse and keyboard (pyautogui; xdotool for Unicode
+text on X11). Long actions (typing, waits, drags) check the emergency stop as they go."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from typing import Any
+
+from .actions import DEFAULT_WAIT_SECONDS, Action, ActionKind
+from .display import ensure_xauthority, has_display
+from .errors import ControllerError, SafetyStop, ScreenError
+from .geometry import Point
+from .safety import EmergencyStop
+
+TYPE_CHUNK = 8  # characters typed between two checks of the emergency stop
+
+
+class Controller:
+    def __init__(self, stop: EmergencyStop | None = None, pause: float = 0.02, type_interval: float = 0.0,
+                 drag_seconds: float = 0.3):
+        self.stop = stop or EmergencyStop()
+        self.pause = pause
+        self.type_interval = type_interval
+        self.drag_seconds = drag_seconds
+        self._gui: Any = None
+        self._xdotool = shutil.which("xdotool")
+
+    @property
+    def gui(self) -> Any:
+        """pyautogui, imported on first use: it needs DISPLAY set before import."""
+        if self._gui is None:
+            if not has_display():
+                raise ScreenError("no display to act on: set DISPLAY or let deskpilot start a virtual one")
+            ensure_xauthority()
+            try:
+                import pyautogui
+            except Exception as exc:  # pyautogui/Xlib raise assorted errors when the display is unusable
+                raise ScreenError(f"cannot control this display: {exc}") from None
+            pyautogui.PAUSE = self.pause
+            pyautogui.FAILSAFE = True
+            pyautogui.MINIMUM_DURATION = 0.0
+            self._gui = pyautogui
+        return self._gui
+
+    def position(self) -> Point:
+        x, y = self.gui.position()
+        return Point(int(x), int(y))
+
+    def execute(self, action: Action) -> None:
+        """Perform one action whose points are resolved. Raises SafetyStop if the stop fires mid-action."""
+        if action.needs_grounding:
+            raise ControllerError(f"{action.describe()} has no screen point yet (ground its target first)")
+        self.stop.check()
+        try:
+            self._dispatch(action)
+        except self.gui.FailSafeException:
+            self.stop.trigger("mouse moved into a screen corner (pyautogui failsafe)")
+            raise SafetyStop(f"stopped: {self.stop.reason}") from None
+
+    def _dispatch(self, action: Action) -> None:
+        gui, kind = self.gui, action.kind
+        if kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK):
+            assert action.point is not None
+            clicks = 2 if kind is ActionKind.DOUBLE_CLICK else 1
+            button = "right" if kind is ActionKind.RIGHT_CLICK else action.button
+            gui.click(action.point.x, action.point.y, clicks=clicks, interval=0.05, button=button)
+        elif kind is ActionKind.MOVE:
+            assert action.point is not None
+            gui.moveTo(action.point.x, action.point.y)
+        elif kind is ActionKind.DRAG:
+            self._drag(action)
+        elif kind is ActionKind.SCROLL:
+            where = {"x": action.point.x, "y": action.point.y} if action.point else {}
+            if action.dy:
+                gui.scroll(-action.dy, **where)
+            if action.dx:
+                gui.hscroll(action.dx, **where)
+        elif kind is ActionKind.TYPE:
+            self._type(action.text or "")
+        elif kind is ActionKind.HOTKEY:
+            gui.hotkey(*action.keys)
+        elif kind is ActionKind.KEY:
+            (gui.keyDown if action.key_state == "press" else gui.keyUp)(action.keys[0])
+        elif kind is ActionKind.WAIT:
+            self.stop.sleep(DEFAULT_WAIT_SECONDS if action.seconds is None else action.seconds)
+        # finished / call_user touch nothing
+
+    def _drag(self, action: Action) -> None:
+        assert action.point is not None and action.end_point is not None
+        gui, steps = self.gui, 10
+        gui.moveTo(action.point.x, action.point.y)
+        gui.mouseDown(button=action.button)
+        try:
+            for i in range(1, steps + 1):
+                self.stop.check()
+                x = action.point.x + (action.end_point.x - action.point.x) * i / steps
+                y = action.point.y + (action.end_point.y - action.point.y) * i / steps
+                gui.moveTo(round(x), round(y), _pause=False)
+                self.stop.sleep(self.drag_seconds / steps)
+        finally:
+            gui.mouseUp(button=action.button)
+
+    def _type(self, text: str) -> None:
+        for start in range(0, len(text), TYPE_CHUNK):
+            self.stop.check()
+            chunk = text[start:start + TYPE_CHUNK]
+            if all(ch.isascii() and (ch.isprintable() or ch in "\n\t") for ch in chunk):
+                self.gui.write(chunk, interval=self.type_interval)
+            else:
+                self._type_unicode(chunk)
+
+    def _type_unicode(self, text: str) -> None:
+        if not self._xdotool:
+            raise ControllerError("typing non-ASCII text needs xdotool on Linux (apt-get install xdotool)")
+        result = subprocess.run([self._xdotool, "type", "--delay", "0", "--", text], capture_output=True,
+                                text=True, timeout=30)
+        if result.returncode != 0:
+            raise ControllerError(f"xdotool could not type the text: {result.stderr.strip()}")

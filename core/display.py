@@ -1,0 +1,87 @@
+"""A virtual X display (Xvfb) for machines without a screen, and the environment X clients need."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from .errors import ScreenError
+
+
+def has_display() -> bool:
+    """Whether this process can open a screen (an X display on Linux; always on Windows/macOS)."""
+    if os.name == "nt" or os.uname().sysname == "Darwin":
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def ensure_xauthority() -> None:
+    """pyautogui (through Xlib) refuses to start without an existing $XAUTHORITY file; an empty one is enough."""
+    path = Path(os.environ.get("XAUTHORITY") or Path.home() / ".Xauthority")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+    os.environ["XAUTHORITY"] = str(path)
+
+
+class VirtualDisplay:
+    """Xvfb on a free display number (Xvfb picks it via -displayfd). Use as a context manager."""
+
+    def __init__(self, width: int = 1280, height: int = 800, depth: int = 24, screens: int = 1):
+        self.width, self.height, self.depth, self.screens = width, height, depth, screens
+        self.display: str | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> VirtualDisplay:
+        xvfb = shutil.which("Xvfb")
+        if xvfb is None:
+            raise ScreenError("no display and no Xvfb to start one: install it (apt-get install xvfb) or set DISPLAY")
+        read_fd, write_fd = os.pipe()
+        screen_args: list[str] = []
+        for index in range(self.screens):
+            screen_args += ["-screen", str(index), f"{self.width}x{self.height}x{self.depth}"]
+        self._process = subprocess.Popen(
+            [xvfb, "-displayfd", str(write_fd), "-nolisten", "tcp", "+extension", "RECORD", *screen_args],
+            pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        os.close(write_fd)
+        with os.fdopen(read_fd) as pipe:
+            number = pipe.readline().strip()
+        if not number:
+            self.stop()
+            raise ScreenError("Xvfb did not start (no display number reported)")
+        self.display = f":{number}"
+        return self
+
+    def environ(self) -> dict[str, str]:
+        """os.environ for a child process that should show on this display."""
+        env = dict(os.environ)
+        env["DISPLAY"] = self.display or ""
+        env.pop("WAYLAND_DISPLAY", None)
+        return env
+
+    def activate(self) -> None:
+        """Point this process at the display (before pyautogui/pynput are imported)."""
+        if self.display is None:
+            raise ScreenError("virtual display not started")
+        os.environ["DISPLAY"] = self.display
+        os.environ.pop("WAYLAND_DISPLAY", None)
+        ensure_xauthority()
+
+    def stop(self) -> None:
+        if self._process and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+        self._process = None
+
+    def __enter__(self) -> VirtualDisplay:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+

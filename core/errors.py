@@ -1,0 +1,41 @@
+"""Exception types a user can cause, one per part. The CLI and the app print their message, never a traceback."""
+
+
+class DeskpilotError(Exception):
+    """Base of every error whose message is meant for the user."""
+
+
+class ActionParseError(DeskpilotError):
+    """Model or user text that is not a valid action."""
+
+
+class EpisodeError(DeskpilotError):
+    """A missing or unreadable episode."""
+
+
+class ScreenError(DeskpilotError):
+    """No display, or the screen cannot be captured."""
+
+
+class ControllerError(DeskpilotError):
+    """An action could not be carried out with the mouse or keyboard."""
+
+
+class SafetyStop(DeskpilotError):
+    """The emergency stop (hotkey or failsafe corner) was triggered."""
+
+
+class ActionRefused(DeskpilotError):
+    """The safety policy refused an action (confirmation denied, forbidden target)."""
+
+
+class GroundingError(DeskpilotError):
+    """A described element could not be found, or the OCR engine failed."""
+
+
+class PlannerError(DeskpilotError):
+    """The planner could not decide the next action (unknown instruction, bad model output)."""
+
+
+class SettingsError(DeskpilotError):
+    """A bad configuration file or environment variable."""

@@ -1,0 +1,55 @@
+"""What the agent sees at one moment (Observation) and the UI elements found in it (Element)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from .geometry import Box, Monitor, Point
+
+ElementRole = Literal["text", "button", "input", "checkbox", "radio", "dropdown", "link", "icon", "tab",
+                      "slider", "menu_item", "list_item", "unknown"]
+ElementSource = Literal["ocr", "detector", "vlm", "accessibility"]
+
+
+@dataclass(frozen=True)
+class Element:
+    """One UI element; `box` is in screen pixels."""
+
+    box: Box
+    role: ElementRole = "text"
+    text: str = ""
+    score: float = 1.0
+    source: ElementSource = "ocr"
+
+    @property
+    def center(self) -> Point:
+        return self.box.center
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"box": list(self.box), "role": self.role, "text": self.text, "score": round(float(self.score), 4),
+                "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Element:
+        return cls(Box(*data["box"]), data.get("role", "text"), data.get("text", ""), float(data.get("score", 1.0)),
+                   data.get("source", "ocr"))
+
+
+@dataclass
+class Observation:
+    """A screenshot (RGB, physical pixels) of `monitor`, with the cursor and time it was taken at."""
+
+    image: np.ndarray
+    monitor: Monitor
+    cursor: Point | None = None
+    timestamp: float = field(default_factory=time.time)
+    window_title: str | None = None
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) of the image in pixels."""
+        return self.image.shape[1], self.image.shape[0]

@@ -1,0 +1,58 @@
+"""Settings shared by the CLI and the app: a TOML file, DESKPILOT_* environment variables, then explicit overrides
+(CLI flags), later sources winning. A bad value is one clear SettingsError line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from .errors import SettingsError
+from .safety import ConfirmMode
+
+
+def default_config_file() -> Path:
+    base = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return Path(os.environ.get("DESKPILOT_CONFIG") or base / "deskpilot" / "config.toml")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid")
+
+    episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
+    planner: str = Field("offline", description="which planner decides actions")
+    max_steps: int = Field(30, ge=1, le=1000, description="step limit of one run")
+    dry_run: bool = Field(False, description="decide and log actions without moving the mouse or typing")
+    monitor: int = Field(0, ge=0, description="0 = the whole virtual desktop, 1..n = one monitor")
+    scale: float = Field(1.0, gt=0, description="HiDPI scale: physical pixels per logical pixel")
+    stop_hotkey: str = Field("ctrl+alt+f12", description="global emergency-stop hotkey")
+    confirm: ConfirmMode = Field("risky", description="ask before: never, risky actions, or always")
+    min_action_interval: float = Field(0.05, ge=0, description="rate limit: seconds between two actions")
+    locate_timeout: float = Field(3.0, ge=0, description="seconds to keep looking for a target that is not there yet")
+    settle_timeout: float = Field(2.0, ge=0, description="longest wait for the screen to stop changing")
+    ocr_threads: int = Field(0, ge=0, description="ONNX Runtime threads for OCR (0 = all cores)")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return init_settings, env_settings, TomlConfigSettingsSource(settings_cls, default_config_file())
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from file + environment, with `overrides` (None values ignored) on top."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        raise SettingsError(f"bad setting {where!r}: {err['msg']} (from flags, DESKPILOT_* variables or "
+                            f"{default_config_file()})") from None
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"cannot read settings file {default_config_file()}: {exc}") from None

@@ -1,0 +1,77 @@
+"""How well a phrase matches OCR text, and which characters of the text it covers.
+
+OCR on screens merges words and drops spaces ("Fullname"), reads radio circles as "O", and puts several words on
+one line; matching is exact first, then case-insensitive, then ignoring spaces and punctuation, then fuzzy; a phrase
+inside a longer line gets the span of just those characters, so a word in a sentence gets its own box.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+EXACT, CASELESS, SQUASHED, WORD_INSIDE, SQUASHED_INSIDE = 1.0, 0.97, 0.93, 0.9, 0.85
+FUZZY_MIN = 80.0
+
+
+@dataclass(frozen=True)
+class TextMatch:
+    score: float
+    start: int  # span of the matched characters in the OCR text
+    end: int
+
+
+def tidy(text: str) -> str:
+    """Collapse spaces and drop quotes and edge punctuation: ' "Full name:" ' -> 'Full name'."""
+    text = re.sub(r"\s+", " ", text.replace("\u2019", "'")).strip()
+    return text.strip(" \"'`“”‘’:;,!?()[]{}<>*")
+
+
+def _squash_with_index(text: str) -> tuple[str, list[int]]:
+    """Lower-case alphanumerics only, and for each kept character its index in `text`."""
+    kept, index = [], []
+    for i, ch in enumerate(text):
+        if ch.isalnum():
+            kept.append(ch.lower())
+            index.append(i)
+    return "".join(kept), index
+
+
+def match_text(phrase: str, text: str) -> TextMatch | None:
+    """The best way `phrase` matches `text`, or None when it does not."""
+    want, have = tidy(phrase), text
+    if not want or not have.strip():
+        return None
+    if want == tidy(have):
+        return TextMatch(EXACT, 0, len(have))
+    if want.lower() == tidy(have).lower():
+        return TextMatch(CASELESS, 0, len(have))
+    want_sq, _ = _squash_with_index(want)
+    have_sq, index = _squash_with_index(have)
+    if not want_sq or not have_sq:
+        return None
+    if want_sq == have_sq:
+        return TextMatch(SQUASHED, 0, len(have))
+    word = re.search(r"(?<![\w])" + re.escape(want.lower()) + r"(?![\w])", have.lower())
+    if word:
+        return TextMatch(WORD_INSIDE, word.start(), word.end())
+    position = have_sq.find(want_sq)
+    if position >= 0 and len(want_sq) >= 3:
+        return TextMatch(SQUASHED_INSIDE, index[position], index[position + len(want_sq) - 1] + 1)
+    return _fuzzy(want_sq, have_sq, index)
+
+
+def _fuzzy(want_sq: str, have_sq: str, index: list[int]) -> TextMatch | None:
+    if len(want_sq) < 3:
+        return None
+    whole = fuzz.ratio(want_sq, have_sq)
+    if whole >= FUZZY_MIN:
+        return TextMatch(0.8 * whole / 100, 0, index[-1] + 1)
+    if len(have_sq) > len(want_sq):
+        part = fuzz.partial_ratio_alignment(want_sq, have_sq)
+        if part is not None and part.score >= max(FUZZY_MIN, 100 - 100 / len(want_sq)):
+            start, end = part.dest_start, max(part.dest_start + 1, part.dest_end)
+            return TextMatch(0.75 * part.score / 100, index[start], index[end - 1] + 1)
+    return None

@@ -1,0 +1,181 @@
+"""The bundled demo app: a small Qt form (text fields, a dropdown, checkboxes, radio buttons, a file list, a menu)
+that the agent can be shown working on. With `--state FILE` it writes its state as JSON after every change, so
+tests and users can see exactly what the agent did.
+
+    python -m deskpilot.resources.demo_app [--state state.json] [--geometry X,Y,W,H]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QGridLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QListWidget, QMainWindow, QPushButton,
+                               QRadioButton, QVBoxLayout, QWidget)
+
+FILES = ["Report.txt", "Notes.md", "Budget.xlsx", "Photo.png", "Invoice.pdf", "Slides.odp", "Archive.zip",
+         "Backup.tar", "Calendar.ics", "Contacts.csv", "Diagram.svg", "Draft.docx", "Ideas.txt", "Journal.md",
+         "Letter.odt", "Minutes.txt", "Plan.md", "Recipe.txt", "Schedule.xlsx", "Todo.txt",
+         *(f"Scan-{n:02d}.png" for n in range(1, 21)), "Zebra.txt"]
+COLOURS = ["Red", "Green", "Blue", "Yellow"]
+SIZES = ["Small", "Medium", "Large"]
+
+
+class DemoWindow(QMainWindow):
+    def __init__(self, state_path: Path | None):
+        super().__init__()
+        self.state_path = state_path
+        self.events: list[str] = []
+        self.opened: list[str] = []
+        self.saved_count = 0
+        self.setWindowTitle("deskpilot demo - Contact form")
+        self._build_menu()
+        self._build_form()
+        self._save_state()
+
+    def _build_menu(self) -> None:
+        file_menu = self.menuBar().addMenu("File")
+        for name, shortcut, handler in (("New", "Ctrl+N", self.clear_form), ("Save", "Ctrl+S", self.save),
+                                        ("Quit", "Ctrl+Q", self.close)):
+            action = QAction(name, self)
+            action.setShortcut(QKeySequence(shortcut))
+            action.triggered.connect(lambda _=False, n=name, h=handler: (self._event(f"menu:{n}"), h()))
+            file_menu.addAction(action)
+        help_menu = self.menuBar().addMenu("Help")
+        about = QAction("About", self)
+        about.triggered.connect(lambda: self._set_status("deskpilot demo app, version 1"))
+        help_menu.addAction(about)
+
+    def _build_form(self) -> None:
+        form_box = QGroupBox("Contact")
+        grid = QGridLayout(form_box)
+        self.full_name, self.email, self.password = QLineEdit(), QLineEdit(), QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.colour = QComboBox()
+        self.colour.addItems(COLOURS)
+        for row, (label, widget) in enumerate((("Full name", self.full_name), ("Email", self.email),
+                                               ("Password", self.password), ("Colour", self.colour))):
+            grid.addWidget(QLabel(label), row, 0)
+            grid.addWidget(widget, row, 1)
+        self.remember = QCheckBox("Remember me")
+        self.newsletter = QCheckBox("Subscribe to newsletter")
+        grid.addWidget(self.remember, 4, 1)
+        grid.addWidget(self.newsletter, 5, 1)
+        size_row = QHBoxLayout()
+        self.sizes = QButtonGroup(self)
+        for name in SIZES:
+            radio = QRadioButton(name)
+            radio.setObjectName(name)
+            self.sizes.addButton(radio)
+            size_row.addWidget(radio)
+        grid.addWidget(QLabel("Size"), 6, 0)
+        grid.addLayout(size_row, 6, 1)
+
+        files_box = QGroupBox("Files")
+        files_layout = QVBoxLayout(files_box)
+        self.files = QListWidget()
+        self.files.addItems(FILES)
+        self.files.itemDoubleClicked.connect(lambda item: self._open(item.text()))
+        files_layout.addWidget(self.files)
+
+        buttons = QHBoxLayout()
+        for name, handler in (("Save", self.save), ("Clear", self.clear_form), ("Delete all", self.delete_all),
+                              ("OK", lambda: self._set_status("OK pressed")),
+                              ("Cancel", lambda: self._set_status("Cancelled"))):
+            button = QPushButton(name)
+            button.clicked.connect(lambda _=False, n=name, h=handler: (self._event(f"button:{n}"), h()))
+            buttons.addWidget(button)
+        self.status = QLabel("Ready")
+
+        panes = QHBoxLayout()
+        panes.addWidget(form_box, 3)
+        panes.addWidget(files_box, 2)
+        root = QVBoxLayout()
+        root.addLayout(panes)
+        root.addLayout(buttons)
+        root.addWidget(self.status)
+        central = QWidget()
+        central.setLayout(root)
+        self.setCentralWidget(central)
+
+        for line in (self.full_name, self.email, self.password):
+            line.textChanged.connect(self._save_state)
+        self.colour.currentTextChanged.connect(self._save_state)
+        for box in (self.remember, self.newsletter):
+            box.toggled.connect(self._save_state)
+        self.sizes.buttonToggled.connect(self._save_state)
+        self.files.currentRowChanged.connect(self._save_state)
+
+    def _event(self, name: str) -> None:
+        self.events.append(name)
+        self._save_state()
+
+    def _set_status(self, text: str) -> None:
+        self.status.setText(text)
+        self._save_state()
+
+    def _open(self, name: str) -> None:
+        self.opened.append(name)
+        self._set_status(f"Opened {name}")
+
+    def save(self) -> None:
+        self.saved_count += 1
+        self._set_status(f"Saved {self.full_name.text() or 'empty form'}")
+
+    def clear_form(self) -> None:
+        for line in (self.full_name, self.email, self.password):
+            line.clear()
+        self.remember.setChecked(False)
+        self.newsletter.setChecked(False)
+        self._set_status("Cleared")
+
+    def delete_all(self) -> None:
+        self.files.clear()
+        self._set_status("All files deleted")
+
+    def state(self) -> dict[str, object]:
+        checked = self.sizes.checkedButton()
+        current = self.files.currentItem()
+        return {
+            "full_name": self.full_name.text(), "email": self.email.text(), "password": self.password.text(),
+            "colour": self.colour.currentText(), "remember_me": self.remember.isChecked(),
+            "newsletter": self.newsletter.isChecked(), "size": checked.objectName() if checked else None,
+            "selected_file": current.text() if current else None, "files": self.files.count(),
+            "opened": self.opened, "saved": self.saved_count, "status": self.status.text(), "events": self.events,
+        }
+
+    def _save_state(self, *_: object) -> None:
+        if self.state_path is None or not hasattr(self, "status"):
+            return
+        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(self.state(), handle)
+        os.replace(tmp, self.state_path)
+
+    def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt's name
+        self._event("closed")
+        super().closeEvent(event)  # type: ignore[arg-type]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--state", type=Path, help="write the app's state as JSON here after every change")
+    parser.add_argument("--geometry", default="60,40,900,560", help="X,Y,W,H of the window")
+    args = parser.parse_args(argv)
+    app = QApplication(sys.argv[:1])
+    window = DemoWindow(args.state)
+    x, y, w, h = (int(v) for v in args.geometry.split(","))
+    window.setGeometry(x, y, w, h)
+    window.show()
+    window.activateWindow()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
