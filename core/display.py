@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
+import socket
+import struct
 import subprocess
+import tempfile
 from pathlib import Path
 
 from .errors import ScreenError
@@ -55,22 +59,40 @@ class VirtualDisplay:
         self.display = f":{number}"
         return self
 
-    def environ(self) -> dict[str, str]:
-        """os.environ for a child process that should show on this display."""
-        env = dict(os.environ)
-        env["DISPLAY"] = self.display or ""
-        env.pop("WAYLAND_DISPLAY", None)
-        return env
-
     def activate(self) -> None:
-        """Point this process at the display (before pyautogui/pynput are imported)."""
+        """Point this process (and the children it starts) at the display, before pyautogui/pynput are imported."""
         if self.display is None:
             raise ScreenError("virtual display not started")
-        os.environ["DISPLAY"] = self.display
+        os.environ.update(self.environ())
         os.environ.pop("WAYLAND_DISPLAY", None)
-        ensure_xauthority()
+
+    def environ(self) -> dict[str, str]:
+        """os.environ for a process that should show on this display."""
+        if self.display is None:
+            raise ScreenError("virtual display not started")
+        env = dict(os.environ)
+        env.pop("WAYLAND_DISPLAY", None)
+        env["DISPLAY"] = self.display
+        env["XAUTHORITY"] = str(self._xauthority())
+        return env
+
+    def _xauthority(self) -> Path:
+        """An Xauthority file naming this display, so X clients find an entry (Xvfb runs without access control,
+        so the cookie itself is never checked)."""
+        path = Path(tempfile.gettempdir()) / f"deskpilot-xauth-{self.display.lstrip(':')}"  # type: ignore[union-attr]
+        if not path.exists():
+            def field(value: bytes) -> bytes:
+                return struct.pack(">H", len(value)) + value
+
+            entry = (struct.pack(">H", 256) + field(socket.gethostname().encode())
+                     + field(self.display.lstrip(":").encode())  # type: ignore[union-attr]
+                     + field(b"MIT-MAGIC-COOKIE-1") + field(secrets.token_bytes(16)))
+            path.write_bytes(entry)
+        return path
 
     def stop(self) -> None:
+        if self.display is not None:
+            (Path(tempfile.gettempdir()) / f"deskpilot-xauth-{self.display.lstrip(':')}").unlink(missing_ok=True)
         if self._process and self._process.poll() is None:
             self._process.terminate()
             try:

@@ -70,8 +70,20 @@ class EmergencyStop:
 
     def close(self) -> None:
         if self._listener is not None:
-            self._listener.stop()  # type: ignore[attr-defined]
-            self._listener = None
+            listener, self._listener = self._listener, None
+            listener.stop()  # type: ignore[attr-defined]
+            # pynput's X11 backend sends "disable recording" on the connection that is blocked reading the
+            # recording, so its thread only ends at the next key event; the RECORD extension wants it on another
+            # connection, which pynput also holds: send it there so the thread ends now.
+            control = getattr(listener, "_display_stop", None)
+            context = getattr(listener, "_context", None)
+            if control is not None and context is not None:
+                try:
+                    control.record_disable_context(context)
+                    control.flush()
+                except Exception:  # the display is already gone: the thread has nothing left to wait for
+                    pass
+            listener.join(timeout=2)  # type: ignore[attr-defined]
 
 
 def in_corner(point: Point, monitors: Iterable[Monitor], margin: int = CORNER_MARGIN) -> bool:

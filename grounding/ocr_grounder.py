@@ -16,7 +16,8 @@ from .text_match import match_text
 from .widgets import find_field, find_toggle
 
 FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of it changed
-REGION_PAD = 10
+TOUCH_PAD = 2  # an old line this close to a change is re-read with it
+READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
 
 
@@ -49,8 +50,10 @@ class OcrGrounder:
         kept, regions = self._regions_to_read(regions, frame)
         fresh_lines: list[TextLine] = []
         for region in regions:
-            crop = image[region.y0:region.y1, region.x0:region.x1]
-            fresh_lines += [line.shifted(region.x0, region.y0) for line in self.engine.read(crop)]
+            crop_box = region.padded(READ_PAD, frame) if region != frame else frame
+            crop = image[crop_box.y0:crop_box.y1, crop_box.x0:crop_box.x1]
+            fresh_lines += [line.shifted(crop_box.x0, crop_box.y0) for line in self.engine.read(crop)
+                            if not _mostly_inside_any(line.box.shifted(crop_box.x0, crop_box.y0), kept)]
         self._lines = sorted(kept + fresh_lines, key=lambda ln: (ln.box.y0 // 8, ln.box.x0))
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
@@ -60,7 +63,7 @@ class OcrGrounder:
     def _regions_to_read(self, changed: list[Box], frame: Box) -> tuple[list[TextLine], list[Box]]:
         """Grow changed regions over every old line they touch (so no line is read half), merge them, and keep
         the old lines outside."""
-        regions = [r.padded(REGION_PAD, frame) for r in changed]
+        regions = [r.padded(TOUCH_PAD, frame) for r in changed]
         kept = list(self._lines) if regions != [frame] else []
         grown = True
         while grown and kept:
@@ -68,7 +71,7 @@ class OcrGrounder:
             for line in list(kept):
                 for i, region in enumerate(regions):
                     if line.box.intersects(region):
-                        regions[i] = region.union(line.box.padded(2, frame))
+                        regions[i] = region.union(line.box.padded(TOUCH_PAD, frame))
                         kept.remove(line)
                         grown = True
                         break
@@ -113,3 +116,12 @@ class OcrGrounder:
         else:
             chosen = best[0]
         return chosen[2], chosen[3]
+
+
+def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
+    """Whether half of `box` lies on an old line kept as is (a sliver of it seen at the edge of a crop)."""
+    for line in lines:
+        inter = box.clipped(line.box)
+        if inter.width > 0 and inter.height > 0 and inter.area >= 0.5 * box.area:
+            return True
+    return False

@@ -1,0 +1,5 @@
+"""`python -m deskpilot.app` is the `deskpilot` command."""
+
+from deskpilot.app.cli import main
+
+main()

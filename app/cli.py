@@ -1,0 +1,207 @@
+"""The `deskpilot` command line: run the agent on a task, and look at what grounding sees (parse, locate).
+Errors a user can cause are one line on stderr and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Optional
+
+import cv2
+import typer
+from rich.console import Console
+
+from deskpilot.core.actions import Action
+from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
+from deskpilot.core.geometry import Monitor
+from deskpilot.core.observation import Observation
+from deskpilot.core.settings import Settings, load_settings
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
+                  help="deskpilot: a local, trainable desktop GUI agent.")
+out = Console()
+err = Console(stderr=True)
+PLANNERS = ("offline",)
+
+
+def _load_image(path: Path) -> Observation:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ScreenError(f"cannot read image {path} (missing, or not a PNG/JPEG)")
+    rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+    return Observation(rgb, Monitor(0, 0, rgb.shape[1], rgb.shape[0]))
+
+
+def _observe(image: Path | None, settings: Settings) -> Observation:
+    if image is not None:
+        return _load_image(image)
+    from deskpilot.core.display import has_display
+    from deskpilot.core.screen import Screen
+
+    if not has_display():
+        raise ScreenError("no display to look at: pass --image FILE.png, or run where DISPLAY is set")
+    return Screen(settings.monitor, settings.scale).capture()
+
+
+def _grounder(settings: Settings):  # noqa: ANN202 - returns the configured Grounder
+    from deskpilot.grounding import OcrGrounder
+    from deskpilot.grounding.ocr import OcrEngine
+
+    return OcrGrounder(OcrEngine(threads=settings.ocr_threads))
+
+
+def _write_png(path: Path, image_rgb) -> None:  # noqa: ANN001
+    from deskpilot.core.episode import encode_png, write_atomic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, encode_png(image_rgb))
+
+
+@app.command()
+def parse(image: Annotated[Optional[Path], typer.Option(help="a screenshot to parse instead of the screen")] = None,
+          out_file: Annotated[Optional[Path], typer.Option("--out", help="write an annotated PNG here")] = None,
+          as_json: Annotated[bool, typer.Option("--json", help="print elements as JSON")] = False) -> None:
+    """List the UI elements on the screen (or in --image)."""
+    settings = load_settings()
+    obs = _observe(image, settings)
+    started = time.perf_counter()
+    elements = _grounder(settings).parse(obs)
+    elapsed = (time.perf_counter() - started) * 1000
+    if out_file is not None:
+        from deskpilot.grounding.annotate import annotate
+
+        _write_png(out_file, annotate(obs.image, obs.monitor, elements))
+    if as_json:
+        print(json.dumps({"elements": [e.to_dict() for e in elements], "parse_ms": round(elapsed, 1)}))
+        return
+    for element in elements:
+        out.print(f"{element.role:<8} {list(element.box)!s:<24} {element.text}", markup=False, highlight=False)
+    out.print(f"{len(elements)} elements in {elapsed:.0f} ms", style="dim")
+
+
+@app.command()
+def locate(description: Annotated[str, typer.Argument(help="e.g. 'the Save button', '\"Remember me\" checkbox'")],
+           image: Annotated[Optional[Path], typer.Option(help="a screenshot instead of the screen")] = None,
+           as_json: Annotated[bool, typer.Option("--json", help="print the element as JSON")] = False) -> None:
+    """Find the element a description means; exit 1 when it is not there."""
+    settings = load_settings()
+    obs = _observe(image, settings)
+    element = _grounder(settings).locate(obs, description)
+    if element is None:
+        if as_json:
+            print(json.dumps({"element": None}))
+        raise GroundingError(f"could not find {description!r}")
+    if as_json:
+        print(json.dumps({"element": element.to_dict(), "point": list(element.center)}))
+    else:
+        out.print(f"{element.role} {list(element.box)} centre {tuple(element.center)} text {element.text!r}",
+                  markup=False, highlight=False)
+
+
+@app.command()
+def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full name then click "Save"\'')],
+        planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
+        max_steps: Annotated[Optional[int], typer.Option(help="step limit")] = None,
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="plan and log, but never touch mouse or keys")] = False,
+        episodes_dir: Annotated[Optional[Path], typer.Option(help="where the episode is written")] = None,
+        demo: Annotated[bool, typer.Option("--demo", help="open the bundled demo app to work on")] = False,
+        confirm: Annotated[Optional[str], typer.Option(help="ask before: never | risky | always")] = None,
+        yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False) -> None:
+    """Let the agent do TASK on the screen. Without a display it starts a virtual one with the demo app."""
+    settings = load_settings(planner=planner, max_steps=max_steps, dry_run=dry_run or None,
+                             episodes_dir=episodes_dir, confirm=confirm)
+    if settings.planner not in PLANNERS:
+        raise DeskpilotError(f"unknown planner {settings.planner!r}; available: {', '.join(PLANNERS)}")
+    from deskpilot.app.session import prepare_screen
+
+    with ExitStack() as stack:
+        virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
+        if virtual:
+            err.print("no display: started a virtual one (Xvfb) with the demo app", style="dim")
+        result = _run_agent(task, settings, yes, stack)
+        if demo_app is not None:
+            out.print(f"demo app state: {demo_app.state_file.read_text()}", markup=False, highlight=False)
+    style = "green" if result.ok else "red"
+    out.print(f"{result.outcome}: {result.detail}", style=style, markup=False)
+    out.print(f"episode: {result.episode_dir}", markup=False)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _run_agent(task: str, settings: Settings, yes: bool, stack: ExitStack):  # noqa: ANN202 - RunResult
+    from deskpilot.core.controller import Controller
+    from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
+    from deskpilot.core.screen import Screen
+    from deskpilot.grounding.annotate import annotate
+    from deskpilot.planner.agent import Agent, StepReport
+    from deskpilot.planner.offline import OfflinePlanner
+
+    stop = EmergencyStop()
+    try:
+        stack.callback(stop.listen(settings.stop_hotkey).close)
+    except Exception as exc:  # no keyboard hook on this desktop: the failsafe corner and Ctrl+C still stop it
+        err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
+    safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=_confirmer(yes),
+                    min_interval=settings.min_action_interval, dry_run=settings.dry_run)
+    last: list[StepReport] = []
+
+    def show(report: StepReport) -> None:
+        last[:] = [report]
+        step = report.step
+        took = step.timing.get("step_ms", sum(step.timing.values()))
+        out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,
+                  highlight=False)
+
+    agent = Agent(Screen(settings.monitor, settings.scale), _grounder(settings), OfflinePlanner(),
+                  Controller(stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
+                  settle_timeout=settings.settle_timeout, on_step=show)
+    err.print(f"stop: {settings.stop_hotkey}, Ctrl+C, or move the mouse into a screen corner", style="dim")
+    result = agent.run(task, settings.max_steps)
+    if last:
+        report = last[0]
+        shown = _last_acting_step(result.steps) or report.step
+        picture = annotate(report.observation.image, report.observation.monitor, report.elements, shown.action)
+        _write_png(result.episode_dir / "annotated.png", picture)
+        out.print(f"annotated screenshot: {result.episode_dir / 'annotated.png'}", markup=False)
+    return result
+
+
+def _last_acting_step(steps):  # noqa: ANN001, ANN202
+    acting = [s for s in steps if not s.action.is_terminal]
+    return acting[-1] if acting else None
+
+
+def _confirmer(yes: bool):  # noqa: ANN202
+    def ask(action: Action, reason: str) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            return False
+        from rich.prompt import Confirm
+
+        return Confirm.ask(f"[yellow]{action.redacted().describe()}[/]: {reason}. Go ahead?", default=False)
+
+    return ask
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except DeskpilotError as exc:
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

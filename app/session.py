@@ -1,0 +1,68 @@
+"""Setting up where the agent works: the real display, or a virtual one (Xvfb) with the bundled demo app when
+the machine has no screen, or when asked for the demo."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from deskpilot.core.display import VirtualDisplay, ensure_xauthority, has_display
+from deskpilot.core.errors import ScreenError
+
+DEMO_START_TIMEOUT = 20.0
+
+
+class DemoApp:
+    """The bundled Qt demo app in a child process; its state JSON shows what the agent did."""
+
+    def __init__(self, state_file: Path, geometry: str = "60,40,900,560"):
+        self.state_file = state_file
+        self.geometry = geometry
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> DemoApp:
+        self.state_file.parent.mkdir(parents=True, exist_ok=True)
+        self.state_file.unlink(missing_ok=True)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "deskpilot.resources.demo_app", "--state", str(self.state_file),
+             "--geometry", self.geometry], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + DEMO_START_TIMEOUT
+        while not self.state_file.exists():
+            if self._process.poll() is not None:
+                error = (self._process.stderr.read().decode(errors="replace") if self._process.stderr else "").strip()
+                raise ScreenError(f"the demo app did not start: {error.splitlines()[-1] if error else 'no output'}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ScreenError("the demo app did not show its window in time")
+            time.sleep(0.05)
+        time.sleep(0.3)  # first paint after the window maps
+        return self
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+        self._process = None
+
+
+def prepare_screen(stack: ExitStack, demo: bool, state_file: Path) -> tuple[bool, DemoApp | None]:
+    """Make sure there is a screen to act on. Returns (started a virtual display?, the demo app if started)."""
+    virtual = False
+    if not has_display():
+        display = VirtualDisplay().start()
+        stack.callback(display.stop)
+        display.activate()
+        virtual = True
+    else:
+        ensure_xauthority()
+    if not (demo or virtual):
+        return virtual, None
+    app = DemoApp(state_file).start()
+    stack.callback(app.stop)
+    return virtual, app

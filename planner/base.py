@@ -1,0 +1,24 @@
+"""The Planner protocol and what a planner returns (Decision)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from deskpilot.core.actions import Action
+from deskpilot.core.episode import Step
+from deskpilot.core.observation import Element, Observation
+
+
+@dataclass(frozen=True)
+class Decision:
+    thought: str
+    action: Action
+
+
+class Planner(Protocol):
+    name: str
+
+    def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
+        """The next action for `task`, given the steps taken so far and the current screen."""
+        ...

@@ -1,0 +1,190 @@
+"""Plain imperative instructions -> a list of Actions with target descriptions, no model needed.
+
+    Click "Save"; double-click the Report.txt icon; type "Ada Lovelace" into Full name; press ctrl+s;
+    select "Blue" from Colour then click OK; check "Remember me"; scroll down 3 times; wait 2 seconds;
+    Enter the username "x" and the password "y" into the text fields and press login.
+
+Clauses are joined by `then`, `and`, commas, semicolons or full stops; a clause with no verb of its own
+("... and the password "y" ...") continues the previous verb. Anything else is a PlannerError, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.errors import PlannerError
+from deskpilot.core.keys import is_key_combo, split_combo
+from deskpilot.grounding.description import ROLE_WORDS
+
+SECRET_FIELD = re.compile(r"pass(word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit card|cvv", re.I)
+HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
+        'press KEYS, select "X" from LIST, check/uncheck X, scroll up/down [N times], wait N seconds, '
+        'hover over X, drag X to Y, joined by "then", "and", commas or semicolons')
+_VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
+          "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
+          "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
+          "switch to")
+_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
+_QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
+
+
+class _Quoted:
+    """Keeps quoted strings out of the way of splitting: each becomes a placeholder like «0»."""
+
+    def __init__(self, text: str):
+        self.values: list[str] = []
+
+        def keep(match: re.Match[str]) -> str:
+            self.values.append(next(g for g in match.groups() if g is not None))
+            return f"«{len(self.values) - 1}»"
+
+        self.text = _QUOTE.sub(keep, text)
+
+    def restore(self, text: str, keep_quotes: bool = True) -> str:
+        return re.sub(r"«(\d+)»", lambda m: (f'"{self.values[int(m.group(1))]}"' if keep_quotes
+                                              else self.values[int(m.group(1))]), text)
+
+
+def parse_instructions(task: str) -> list[Action]:
+    """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
+    quoted = _Quoted(task.strip())
+    clauses = re.split(r"\s*(?:;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
+    actions: list[Action] = []
+    verb = ""
+    for raw in clauses:
+        clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
+        while _FILLER.match(clause):
+            clause = _FILLER.sub("", clause).strip()
+        if not clause:
+            continue
+        if not _starts_with_verb(clause):
+            if not verb:
+                raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
+            clause = f"{verb} {clause}"
+        verb = _leading_verb(clause)
+        actions.extend(_parse_clause(clause, quoted))
+    if not actions:
+        raise PlannerError(f"the task has no instruction in it. {HELP}")
+    return actions
+
+
+def _starts_with_verb(clause: str) -> bool:
+    return bool(_leading_verb(clause))
+
+
+def _leading_verb(clause: str) -> str:
+    lower = clause.lower()
+    for verb in _VERBS:
+        if lower == verb or lower.startswith(verb + " "):
+            return verb
+    return ""
+
+
+def _target(text: str, quoted: _Quoted) -> str:
+    target = quoted.restore(text.strip()).strip()
+    if not target:
+        raise PlannerError(f"missing what to act on. {HELP}")
+    return target
+
+
+def _field_target(field: str, quoted: _Quoted) -> str:
+    target = _target(re.sub(r"^(the|your|a|an)\s+", "", field.strip(), flags=re.I), quoted)
+    has_role = any(re.search(rf"\b{re.escape(word)}s?$", target, re.I) for word in ROLE_WORDS)
+    return target if has_role else f"{target} field"
+
+
+def _value(text: str, quoted: _Quoted) -> str:
+    return quoted.restore(text.strip(), keep_quotes=False)
+
+
+def _click(kind: ActionKind, target: str) -> Action:
+    return Action(kind=kind, target=target)
+
+
+def _type_into(field: str, text: str, quoted: _Quoted) -> list[Action]:
+    target = _field_target(field, quoted)
+    secret = bool(SECRET_FIELD.search(target))
+    return [_click(ActionKind.CLICK, target), Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)]
+
+
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action]]]
+
+
+def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    what = _value(match.group("what"), quoted)
+    if is_key_combo(what):
+        keys = split_combo(what)
+        return [Action(kind=ActionKind.HOTKEY, keys=keys)]
+    return [_click(ActionKind.CLICK, _target(match.group("what"), quoted))]
+
+
+def _select(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    option = _target(match.group("option"), quoted)
+    if match.group("list"):
+        box = _target(re.sub(r"^(the|a|an)\s+", "", match.group("list"), flags=re.I), quoted)
+        has_role = any(re.search(rf"\b{re.escape(w)}s?$", box, re.I) for w in ROLE_WORDS)
+        return [_click(ActionKind.CLICK, box if has_role else f"{box} dropdown"), _click(ActionKind.CLICK, option)]
+    return [_click(ActionKind.CLICK, option)]
+
+
+def _toggle(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    target = _target(match.group("what"), quoted)
+    has_role = any(re.search(rf"\b{re.escape(w)}s?$", target, re.I) for w in ROLE_WORDS)
+    return [_click(ActionKind.CLICK, target if has_role else f"{target} checkbox")]
+
+
+def _scroll(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    direction = match.group("dir").lower()
+    ticks = int(match.group("times") or 5)
+    dx, dy = {"down": (0, ticks), "up": (0, -ticks), "right": (ticks, 0), "left": (-ticks, 0)}[direction]
+    target = _target(match.group("where"), quoted) if match.group("where") else None
+    return [Action(kind=ActionKind.SCROLL, dx=dx, dy=dy, target=target)]
+
+
+def _open(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    target = _target(match.group("what"), quoted)
+    is_menu = re.search(r"\b(menu|tab)$", target, re.I)
+    return [_click(ActionKind.CLICK if is_menu else ActionKind.DOUBLE_CLICK, target)]
+
+
+_TYPE_VERBS = r"(?:type|enter|write|input|put|fill in)"
+_RULES: list[Rule] = [
+    (re.compile(r"^(?:double[- ]?click|doubleclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
+     lambda m, q: [_click(ActionKind.DOUBLE_CLICK, _target(m.group("what"), q))]),
+    (re.compile(r"^(?:right[- ]?click|rightclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
+     lambda m, q: [_click(ActionKind.RIGHT_CLICK, _target(m.group("what"), q))]),
+    (re.compile(r"^open\s+(?P<what>.+)$", re.I), _open),
+    (re.compile(r"^(?:select|choose|pick)\s+(?P<option>.+?)\s+(?:from|in)\s+(?P<list>.+)$", re.I), _select),
+    (re.compile(r"^(?:un)?(?:check|tick)\s+(?:the\s+)?(?:box\s+)?(?P<what>.+)$", re.I), _toggle),
+    (re.compile(r"^(?:press|hit|push)\s+(?:the\s+)?(?:keys?\s+)?(?P<what>.+?)(?:\s+keys?)?$", re.I), _press),
+    (re.compile(r"^(?:click|tap|select|choose|pick|go to|switch to)\s+(?:on\s+)?(?P<what>.+)$", re.I),
+     lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
+    (re.compile(rf"^{_TYPE_VERBS}\s+(?:the\s+|your\s+|an?\s+)?(?P<field>[^«]+?)\s+(?:as\s+)?(?P<text>«\d+»)"
+                r"(?:\s+(?:in|into|to)\s+.+)?$", re.I),
+     lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
+    (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+(?:in|into|to|in the|on)\s+(?P<field>.+)$", re.I),
+     lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
+    (re.compile(r"^fill\s+(?:in\s+|out\s+)?(?P<field>.+?)\s+with\s+(?P<text>.+)$", re.I),
+     lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
+    (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>.+)$", re.I),
+     lambda m, q: [Action(kind=ActionKind.TYPE, text=_value(m.group("text"), q))]),
+    (re.compile(r"^scroll\s+(?P<dir>up|down|left|right)(?:\s+(?P<times>\d+)\s*(?:times?|x|ticks?|clicks?)?)?"
+                r"(?:\s+(?:in|on|over)\s+(?P<where>.+))?$", re.I), _scroll),
+    (re.compile(r"^wait\s+(?:for\s+)?(?P<s>\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)?$", re.I),
+     lambda m, q: [Action(kind=ActionKind.WAIT, seconds=float(m.group("s")))]),
+    (re.compile(r"^(?:hover|move)\s+(?:the\s+mouse\s+)?(?:over|to|on)\s+(?P<what>.+)$", re.I),
+     lambda m, q: [_click(ActionKind.MOVE, _target(m.group("what"), q))]),
+    (re.compile(r"^drag\s+(?P<src>.+?)\s+(?:to|onto|into|over)\s+(?P<dst>.+)$", re.I),
+     lambda m, q: [Action(kind=ActionKind.DRAG, target=_target(m.group("src"), q),
+                          end_target=_target(m.group("dst"), q))]),
+]
+
+
+def _parse_clause(clause: str, quoted: _Quoted) -> list[Action]:
+    for pattern, build in _RULES:
+        match = pattern.match(clause)
+        if match:
+            return build(match, quoted)
+    raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
