@@ -21,11 +21,12 @@ from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.settings import Settings, load_settings
+from deskpilot.planner.base import Planner
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="deskpilot: a local, trainable desktop GUI agent.")
-out = Console()
-err = Console(stderr=True)
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 PLANNERS = ("offline",)
 
 
@@ -118,12 +119,16 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
     if settings.planner not in PLANNERS:
         raise DeskpilotError(f"unknown planner {settings.planner!r}; available: {', '.join(PLANNERS)}")
     from deskpilot.app.session import prepare_screen
+    from deskpilot.planner.offline import OfflinePlanner
+
+    planner_impl = OfflinePlanner()
+    planner_impl.plan(task)  # an instruction it cannot follow fails here, before anything starts
 
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:
             err.print("no display: started a virtual one (Xvfb) with the demo app", style="dim")
-        result = _run_agent(task, settings, yes, stack)
+        result = _run_agent(task, planner_impl, settings, yes, stack)
         if demo_app is not None:
             out.print(f"demo app state: {demo_app.state_file.read_text()}", markup=False, highlight=False)
     style = "green" if result.ok else "red"
@@ -133,13 +138,12 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         raise typer.Exit(1)
 
 
-def _run_agent(task: str, settings: Settings, yes: bool, stack: ExitStack):  # noqa: ANN202 - RunResult
+def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack: ExitStack):  # noqa: ANN202
     from deskpilot.core.controller import Controller
     from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
     from deskpilot.core.screen import Screen
     from deskpilot.grounding.annotate import annotate
     from deskpilot.planner.agent import Agent, StepReport
-    from deskpilot.planner.offline import OfflinePlanner
 
     stop = EmergencyStop()
     try:
@@ -159,7 +163,7 @@ def _run_agent(task: str, settings: Settings, yes: bool, stack: ExitStack):  # n
         out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,
                   highlight=False)
 
-    agent = Agent(Screen(settings.monitor, settings.scale), _grounder(settings), OfflinePlanner(),
+    agent = Agent(Screen(settings.monitor, settings.scale), _grounder(settings), planner,
                   Controller(stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
                   settle_timeout=settings.settle_timeout, on_step=show)
     err.print(f"stop: {settings.stop_hotkey}, Ctrl+C, or move the mouse into a screen corner", style="dim")

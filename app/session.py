@@ -26,19 +26,20 @@ class DemoApp:
     def start(self) -> DemoApp:
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         self.state_file.unlink(missing_ok=True)
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "deskpilot.resources.demo_app", "--state", str(self.state_file),
-             "--geometry", self.geometry], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        log_file = self.state_file.with_suffix(".log")
+        with open(log_file, "wb") as log:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "deskpilot.resources.demo_app", "--state", str(self.state_file),
+                 "--geometry", self.geometry], stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + DEMO_START_TIMEOUT
         while not self.state_file.exists():
             if self._process.poll() is not None:
-                error = (self._process.stderr.read().decode(errors="replace") if self._process.stderr else "").strip()
-                raise ScreenError(f"the demo app did not start: {error.splitlines()[-1] if error else 'no output'}")
+                lines = log_file.read_text(errors="replace").strip().splitlines()
+                raise ScreenError(f"the demo app did not start: {lines[-1] if lines else 'no output'}")
             if time.monotonic() > deadline:
                 self.stop()
                 raise ScreenError("the demo app did not show its window in time")
             time.sleep(0.05)
-        time.sleep(0.3)  # first paint after the window maps
         return self
 
     def stop(self) -> None:

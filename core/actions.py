@@ -157,6 +157,13 @@ class Action(BaseModel):
         return " ".join(parts)
 
 
+def scrub(text: str, secrets: list[str]) -> str:
+    """`text` with every secret value in it replaced, longest first (for task texts that quote a password)."""
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")

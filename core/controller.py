@@ -111,9 +111,29 @@ class Controller:
                 self._type_unicode(chunk)
 
     def _type_unicode(self, text: str) -> None:
+        """Non-ASCII text through xdotool, which maps each character to a spare keycode. Two X11 quirks handled:
+        with no delay the app reads the keycode after it was unmapped (so `--delay 12`), and a capital
+        letter mapped alone arrives in lower case, so capitals are typed as shift + the small letter."""
         if not self._xdotool:
             raise ControllerError("typing non-ASCII text needs xdotool on Linux (apt-get install xdotool)")
-        result = subprocess.run([self._xdotool, "type", "--delay", "0", "--", text], capture_output=True,
-                                text=True, timeout=30)
-        if result.returncode != 0:
-            raise ControllerError(f"xdotool could not type the text: {result.stderr.strip()}")
+        for run, capital in _case_runs(text):
+            command = [self._xdotool, "type", "--delay", "12", "--", run.lower() if capital else run]
+            if capital:
+                command = [self._xdotool, "keydown", "shift", *command[1:]]
+            result = subprocess.run(command, capture_output=True, text=True, timeout=30)
+            if capital:
+                subprocess.run([self._xdotool, "keyup", "shift"], capture_output=True, timeout=5)
+            if result.returncode != 0:
+                raise ControllerError(f"xdotool could not type the text: {result.stderr.strip()}")
+
+
+def _case_runs(text: str) -> list[tuple[str, bool]]:
+    """Split text into runs of capitals that have a one-letter lower case (True) and everything else (False)."""
+    runs: list[tuple[str, bool]] = []
+    for ch in text:
+        capital = ch.isupper() and len(ch.lower()) == 1 and ch.lower() != ch
+        if runs and runs[-1][1] == capital:
+            runs[-1] = (runs[-1][0] + ch, capital)
+        else:
+            runs.append((ch, capital))
+    return runs

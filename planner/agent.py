@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.actions import Action, ActionKind, scrub
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
 from deskpilot.core.errors import ActionRefused, DeskpilotError, GroundingError, SafetyStop
@@ -56,8 +56,9 @@ class Agent:
         self.on_step = on_step
 
     def run(self, task: str, max_steps: int = 30, app: str | None = None) -> RunResult:
-        writer = EpisodeWriter.create(self.episodes_dir, task, source="agent", app=app, model=self.planner.name,
-                                      dry_run=self.safety.dry_run)
+        secrets = self.planner.secrets(task)
+        writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
+                                      model=self.planner.name, dry_run=self.safety.dry_run)
         steps: list[Step] = []
         outcome, detail = "max_steps", f"stopped after the step limit of {max_steps}"
         try:
@@ -76,7 +77,7 @@ class Agent:
         except ActionRefused as exc:
             outcome, detail = "refused", str(exc)
         except DeskpilotError as exc:
-            outcome, detail = "error", str(exc)
+            outcome, detail = "error", scrub(str(exc), secrets)
         finally:
             writer.finish(outcome, detail)
         return RunResult(outcome, detail, writer.directory, steps)

@@ -22,3 +22,7 @@ class Planner(Protocol):
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         """The next action for `task`, given the steps taken so far and the current screen."""
         ...
+
+    def secrets(self, task: str) -> list[str]:
+        """Values in the task text that must never be stored or logged (passwords it will type)."""
+        ...

@@ -23,6 +23,9 @@ class OfflinePlanner:
             self._plan, self._task = parse_instructions(task), task
         return self._plan
 
+    def secrets(self, task: str) -> list[str]:
+        return [a.text for a in self.plan(task) if a.secret and a.text]
+
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         plan = self.plan(task)
         done = len(history)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QKeySequence
+from deskpilot.core.episode import write_atomic
 from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QMainWindow, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)
@@ -37,7 +37,7 @@ class DemoWindow(QMainWindow):
         self.setWindowTitle("deskpilot demo - Contact form")
         self._build_menu()
         self._build_form()
-        self._save_state()
+        self._shown = False
 
     def _build_menu(self) -> None:
         file_menu = self.menuBar().addMenu("File")
@@ -148,15 +148,29 @@ class DemoWindow(QMainWindow):
             "newsletter": self.newsletter.isChecked(), "size": checked.objectName() if checked else None,
             "selected_file": current.text() if current else None, "files": self.files.count(),
             "opened": self.opened, "saved": self.saved_count, "status": self.status.text(), "events": self.events,
+            "boxes": self.widget_boxes(),
         }
 
+    def widget_boxes(self) -> dict[str, list[int]]:
+        """Screen boxes (x0, y0, x1, y1) of the main widgets, so tests can check where grounding pointed."""
+        named = {"Full name": self.full_name, "Email": self.email, "Password": self.password, "Colour": self.colour,
+                 "Remember me": self.remember, "Subscribe to newsletter": self.newsletter}
+        named.update({b.text(): b for b in self.findChildren(QPushButton)})
+        boxes = {}
+        for name, widget in named.items():
+            top_left = widget.mapToGlobal(widget.rect().topLeft())
+            boxes[name] = [top_left.x(), top_left.y(), top_left.x() + widget.width(), top_left.y() + widget.height()]
+        return boxes
+
+    def mark_shown(self) -> None:
+        """The window is mapped and laid out: from now on the state file (with final boxes) is written."""
+        self._shown = True
+        self._save_state()
+
     def _save_state(self, *_: object) -> None:
-        if self.state_path is None or not hasattr(self, "status"):
+        if self.state_path is None or not getattr(self, "_shown", False):
             return
-        fd, tmp = tempfile.mkstemp(dir=self.state_path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            json.dump(self.state(), handle)
-        os.replace(tmp, self.state_path)
+        write_atomic(self.state_path, json.dumps(self.state()).encode())
 
     def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt's name
         self._event("closed")
@@ -174,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     window.setGeometry(x, y, w, h)
     window.show()
     window.activateWindow()
+    QTimer.singleShot(200, window.mark_shown)
     return app.exec()
 
 

@@ -1,0 +1,104 @@
+"""Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
+the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
+
+    python tests/apps/unseen_forms.py {shipping|login} --state FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from deskpilot.core.episode import write_atomic
+
+
+class Form(QWidget):
+    def __init__(self, state_path: Path):
+        super().__init__()
+        self.state_path = state_path
+        self.fields: dict[str, QLineEdit] = {}
+        self.submitted: list[str] = []
+        self.ready = False
+
+    def save(self, *_: object) -> None:
+        if self.ready:
+            write_atomic(self.state_path, json.dumps(self.state()).encode())
+
+    def state(self) -> dict[str, object]:
+        return {"fields": {k: v.text() for k, v in self.fields.items()}, "submitted": self.submitted}
+
+    def field(self, name: str, secret: bool = False) -> QLineEdit:
+        line = QLineEdit()
+        if secret:
+            line.setEchoMode(QLineEdit.EchoMode.Password)
+        line.textChanged.connect(self.save)
+        self.fields[name] = line
+        return line
+
+
+class ShippingForm(Form):
+    """Labels above their fields, a country dropdown, a checkbox, a differently worded button."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Ship a parcel")
+        layout = QVBoxLayout(self)
+        for name in ("Recipient", "Street address", "City"):
+            layout.addWidget(QLabel(name))
+            layout.addWidget(self.field(name))
+        layout.addWidget(QLabel("Country"))
+        self.country = QComboBox()
+        self.country.addItems(["France", "Germany", "Italy", "Spain"])
+        self.country.currentTextChanged.connect(self.save)
+        layout.addWidget(self.country)
+        self.express = QCheckBox("Express delivery")
+        self.express.toggled.connect(self.save)
+        layout.addWidget(self.express)
+        ship = QPushButton("Ship it")
+        ship.clicked.connect(lambda: (self.submitted.append("ship"), self.save()))
+        layout.addWidget(ship)
+
+    def state(self) -> dict[str, object]:
+        return {**super().state(), "country": self.country.currentText(), "express": self.express.isChecked()}
+
+
+class LoginForm(Form):
+    """A sign-in dialog in a form layout, as web-form tasks describe it."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Sign in")
+        form = QFormLayout(self)
+        form.addRow("Username", self.field("username"))
+        form.addRow("Password", self.field("password", secret=True))
+        login = QPushButton("Login")
+        login.clicked.connect(lambda: (self.submitted.append("login"), self.save()))
+        form.addRow(login)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("form", choices=["shipping", "login"])
+    parser.add_argument("--state", type=Path, required=True)
+    args = parser.parse_args()
+    app = QApplication(sys.argv[:1])
+    window = (ShippingForm if args.form == "shipping" else LoginForm)(args.state)
+    window.setGeometry(200, 120, 420, 380)
+    window.show()
+
+    def ready() -> None:
+        window.ready = True
+        window.save()
+
+    QTimer.singleShot(200, ready)
+    return app.exec()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

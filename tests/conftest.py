@@ -1,0 +1,82 @@
+"""Shared fixtures: a real X display (Xvfb), the bundled demo app and the unseen test forms on it, and a helper
+that runs the real `deskpilot` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from deskpilot.app.session import DemoApp
+from deskpilot.core.display import VirtualDisplay
+
+TESTS_DIR = Path(__file__).resolve().parent
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(scope="session")
+def xdisplay() -> Iterator[VirtualDisplay]:
+    """A fresh Xvfb for the whole session; this process and its children draw on it."""
+    display = VirtualDisplay(1280, 800).start()
+    saved = {k: os.environ.get(k) for k in ("DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY")}
+    display.activate()
+    yield display
+    display.stop()
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+
+
+@pytest.fixture
+def demo_app(xdisplay: VirtualDisplay, tmp_path: Path) -> Iterator[DemoApp]:
+    app = DemoApp(tmp_path / "demo-state.json").start()
+    yield app
+    app.stop()
+
+
+def read_state(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def wait_for_state(path: Path, timeout: float = 20.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{path} never appeared")
+        time.sleep(0.05)
+    return read_state(path)
+
+
+@pytest.fixture
+def unseen_form(xdisplay: VirtualDisplay, tmp_path: Path):
+    """Start one of tests/apps/unseen_forms.py; returns a function form_name -> state file path."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str) -> Path:
+        state = tmp_path / f"{name}-state.json"
+        processes.append(subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "unseen_forms.py"), name,
+                                           "--state", str(state)]))
+        wait_for_state(state)
+        return state
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def deskpilot(*args: str, env: dict[str, str] | None = None, timeout: float = 180,
+              **popen: object) -> subprocess.CompletedProcess[str]:
+    """Run the real `deskpilot` command (as `python -m deskpilot.app`)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "deskpilot.app", *args], capture_output=True, text=True,
+                          timeout=timeout, env=full_env, **popen)  # type: ignore[arg-type]

@@ -1,0 +1,144 @@
+"""`deskpilot run` on a real X display (Xvfb): real Qt windows, real mouse and keyboard, and the apps' own state
+as the proof of what happened."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import deskpilot, read_state
+
+from deskpilot.core.episode import list_episodes, read_episode
+
+
+def only_episode(root: Path):
+    episodes = list_episodes(root)
+    assert len(episodes) == 1
+    return read_episode(episodes[0])
+
+
+def test_fills_checks_selects_and_saves_on_the_demo_app(demo_app, tmp_path):
+    task = 'type "Ada Lovelace" into Full name, check "Remember me", select "Blue" from Colour then click "Save"'
+    result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(demo_app.state_file)
+    assert state["full_name"] == "Ada Lovelace"
+    assert state["remember_me"] is True
+    assert state["colour"] == "Blue"
+    assert state["saved"] == 1 and state["events"] == ["button:Save"]
+    episode = only_episode(tmp_path / "ep")
+    assert episode.meta.outcome == "success" and episode.meta.source == "agent"
+    kinds = [s.action.kind.value for s in episode.steps]
+    assert kinds == ["click", "type", "click", "click", "click", "click", "finished"]
+    for step in episode.steps[:-1]:
+        assert (episode.directory / step.before).is_file() and (episode.directory / step.after).is_file()
+    assert (episode.directory / "annotated.png").is_file()
+
+
+def test_every_click_lands_inside_the_widget_it_meant(demo_app, tmp_path):
+    boxes = read_state(demo_app.state_file)["boxes"]
+    task = 'type "x" into Email, check "Subscribe to newsletter" then click "Cancel"'
+    assert deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep")).returncode == 0
+    clicks = [s.action.point for s in only_episode(tmp_path / "ep").steps if s.action.kind.value == "click"]
+    for point, name in zip(clicks, ["Email", "Subscribe to newsletter", "Cancel"]):
+        x0, y0, x1, y1 = boxes[name]
+        assert x0 <= point.x < x1 and y0 <= point.y < y1, (name, point, boxes[name])
+
+
+def test_double_click_type_and_hotkey(demo_app, tmp_path):
+    task = 'double-click the Report.txt icon; type "Grace Hopper" into Full name; press ctrl+s'
+    result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(demo_app.state_file)
+    assert state["opened"] == ["Report.txt"]
+    assert state["full_name"] == "Grace Hopper"
+    assert state["events"] == ["menu:Save"]
+
+
+def test_scrolling_reveals_an_item_below_the_fold(demo_app, tmp_path):
+    task = "scroll down 15 times over Notes.md then double-click Zebra.txt"
+    result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(demo_app.state_file)["opened"] == ["Zebra.txt"]
+
+
+def test_unicode_text_is_typed_exactly(demo_app, tmp_path):
+    text = "Zoë Ångström — 東京 ✓"
+    result = deskpilot("run", f'type "{text}" into Full name', "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(demo_app.state_file)["full_name"] == text
+
+
+def test_works_on_a_form_it_has_never_seen(unseen_form, tmp_path):
+    state_file = unseen_form("shipping")
+    task = ('type "Alan Turing" into Recipient, type "Bletchley Park" into Street address, '
+            'select "Germany" from Country, check "Express delivery" then click "Ship it"')
+    result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(state_file)
+    assert state["fields"]["Recipient"] == "Alan Turing"
+    assert state["fields"]["Street address"] == "Bletchley Park"
+    assert state["country"] == "Germany" and state["express"] is True and state["submitted"] == ["ship"]
+
+
+def test_web_form_phrasing_logs_in_and_never_stores_the_password(unseen_form, tmp_path):
+    state_file = unseen_form("login")
+    task = 'Enter the username "kanesha" and the password "HhE7!x" into the text fields and press login.'
+    result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(state_file)
+    assert state["fields"] == {"username": "kanesha", "password": "HhE7!x"}
+    assert state["submitted"] == ["login"]
+    episode = only_episode(tmp_path / "ep")
+    stored = (episode.directory / "steps.jsonl").read_text() + (episode.directory / "episode.json").read_text()
+    assert "kanesha" in stored
+    assert "HhE7!x" not in stored and "HhE7!x" not in result.stdout + result.stderr
+
+
+def test_dry_run_plans_but_never_touches_the_app(demo_app, tmp_path):
+    before = read_state(demo_app.state_file)
+    result = deskpilot("run", 'type "Ada" into Full name then click "Save"', "--dry-run",
+                       "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(demo_app.state_file) == before
+    episode = only_episode(tmp_path / "ep")
+    assert all(s.dry_run for s in episode.steps if not s.action.is_terminal)
+    assert episode.steps[0].action.point is not None  # it still grounded the target
+
+
+def test_risky_action_needs_confirmation(demo_app, tmp_path):
+    refused = deskpilot("run", 'click "Delete all"', "--episodes-dir", str(tmp_path / "a"), stdin=None)
+    assert refused.returncode == 1
+    assert "needs confirmation" in refused.stdout
+    assert read_state(demo_app.state_file)["files"] == 41
+    assert only_episode(tmp_path / "a").meta.outcome == "refused"
+    approved = deskpilot("run", 'click "Delete all"', "--yes", "--episodes-dir", str(tmp_path / "b"))
+    assert approved.returncode == 0, approved.stdout + approved.stderr
+    assert read_state(demo_app.state_file)["files"] == 0
+
+
+def test_missing_target_ends_the_run_with_a_clear_error(demo_app, tmp_path):
+    result = deskpilot("run", 'click "Launch rockets"', "--episodes-dir", str(tmp_path / "ep"),
+                       env={"DESKPILOT_LOCATE_TIMEOUT": "0.5"})
+    assert result.returncode == 1
+    assert "could not find" in result.stdout and "Traceback" not in result.stdout + result.stderr
+    assert only_episode(tmp_path / "ep").meta.outcome == "error"
+
+
+def test_unknown_instruction_is_one_line_error_before_anything_starts(tmp_path):
+    result = deskpilot("run", "make me a sandwich", "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error: I don't understand 'make me a sandwich'")
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "ep").exists()
+
+
+def test_runs_its_own_virtual_display_and_demo_app_when_there_is_no_screen(tmp_path):
+    env = {"DISPLAY": ""}
+    result = deskpilot("run", 'type "Headless" into Full name then click "Save"',
+                       "--episodes-dir", str(tmp_path / "ep"), env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "started a virtual one" in result.stderr
+    state = json.loads((tmp_path / "ep" / "demo-state.json").read_text())
+    assert state["full_name"] == "Headless" and state["saved"] == 1
+    assert (only_episode(tmp_path / "ep").directory / "annotated.png").is_file()
