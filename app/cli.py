@@ -12,12 +12,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Optional
 
-import cv2
 import typer
 from rich.console import Console
 
 from deskpilot.core.actions import Action
-from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
+from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, SettingsError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.settings import Settings, load_settings
@@ -31,10 +30,11 @@ PLANNERS = ("offline",)
 
 
 def _load_image(path: Path) -> Observation:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
+    from deskpilot.core.episode import read_image
+
+    rgb = read_image(path)
+    if rgb is None:
         raise ScreenError(f"cannot read image {path} (missing, or not a PNG/JPEG)")
-    rgb = cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
     return Observation(rgb, Monitor(0, 0, rgb.shape[1], rgb.shape[0]))
 
 
@@ -148,6 +148,8 @@ def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack
     stop = EmergencyStop()
     try:
         stack.callback(stop.listen(settings.stop_hotkey).close)
+    except SettingsError:
+        raise
     except Exception as exc:  # no keyboard hook on this desktop: the failsafe corner and Ctrl+C still stop it
         err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
     for sig in (signal.SIGINT, signal.SIGTERM):

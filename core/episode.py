@@ -121,6 +121,14 @@ def encode_png(image_rgb: np.ndarray) -> bytes:
     return buf.tobytes()
 
 
+def read_image(path: Path) -> np.ndarray | None:
+    """An image file as RGB, or None when it is missing or not an image (no decoder warnings on stderr)."""
+    if not path.is_file():
+        return None
+    image = cv2.imdecode(np.fromfile(path, np.uint8), cv2.IMREAD_COLOR)
+    return None if image is None else cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+
+
 class EpisodeWriter:
     """Appends steps to a new episode folder; every write leaves a readable episode behind."""
 
@@ -174,10 +182,10 @@ class Episode:
     steps: list[Step]
 
     def frame(self, name: str) -> np.ndarray:
-        image = cv2.imread(str(self.directory / name), cv2.IMREAD_COLOR)
+        image = read_image(self.directory / name)
         if image is None:
             raise EpisodeError(f"missing or unreadable frame {self.directory / name}")
-        return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+        return image
 
 
 def read_episode(directory: Path | str) -> Episode:

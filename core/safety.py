@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Literal
 
 from .actions import Action, ActionKind
-from .errors import ActionRefused, SafetyStop
+from .errors import ActionRefused, SafetyStop, SettingsError
 from .geometry import Monitor, Point
 from .keys import split_combo
 
@@ -60,7 +60,11 @@ class EmergencyStop:
         """Start a global hotkey listener (pynput) that triggers the stop. `hotkey` like `ctrl+alt+f12`."""
         from pynput import keyboard
 
-        combo = "+".join(k if len(k) == 1 else f"<{k}>" for k in split_combo(hotkey))
+        keys = split_combo(hotkey)
+        if {"ctrl", "alt"} <= set(keys) and any(re.fullmatch(r"f\d+", k) for k in keys):
+            raise SettingsError(f"stop hotkey {hotkey!r} cannot work: X11 turns ctrl+alt+F-keys into virtual-terminal "
+                                "switches; pick another, e.g. ctrl+shift+f12")
+        combo = "+".join(k if len(k) == 1 else f"<{k}>" for k in keys)
         listener = keyboard.GlobalHotKeys({combo: lambda: self.trigger(f"stop hotkey {hotkey} pressed")})
         listener.daemon = True
         listener.start()

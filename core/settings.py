@@ -28,7 +28,8 @@ class Settings(BaseSettings):
     dry_run: bool = Field(False, description="decide and log actions without moving the mouse or typing")
     monitor: int = Field(0, ge=0, description="0 = the whole virtual desktop, 1..n = one monitor")
     scale: float = Field(1.0, gt=0, description="HiDPI scale: physical pixels per logical pixel")
-    stop_hotkey: str = Field("ctrl+alt+f12", description="global emergency-stop hotkey")
+    stop_hotkey: str = Field("ctrl+shift+f12", description="global emergency-stop hotkey (not ctrl+alt+F-keys: "
+                                                           "X11 turns those into virtual-terminal switches)")
     confirm: ConfirmMode = Field("risky", description="ask before: never, risky actions, or always")
     min_action_interval: float = Field(0.05, ge=0, description="rate limit: seconds between two actions")
     locate_timeout: float = Field(3.0, ge=0, description="seconds to keep looking for a target that is not there yet")

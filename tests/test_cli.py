@@ -1,0 +1,61 @@
+"""The `deskpilot` command: parse and locate on screenshot files and on the live screen, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import pytest
+from conftest import deskpilot, read_state
+
+from deskpilot.core.screen import Screen
+
+
+@pytest.fixture
+def screenshot(demo_app, tmp_path):
+    path = tmp_path / "demo.png"
+    cv2.imwrite(str(path), cv2.cvtColor(Screen().capture().image, cv2.COLOR_RGB2BGR))
+    return path, read_state(demo_app.state_file)["boxes"]
+
+
+def test_parse_an_image_to_json_and_an_annotated_png(screenshot, tmp_path):
+    path, _ = screenshot
+    result = deskpilot("parse", "--image", str(path), "--json", "--out", str(tmp_path / "annotated.png"))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    texts = [e["text"] for e in data["elements"]]
+    assert "Save" in texts and "Cancel" in texts
+    assert all(set(e) == {"box", "role", "text", "score", "source"} for e in data["elements"])
+    annotated = cv2.imread(str(tmp_path / "annotated.png"))
+    assert annotated.shape == cv2.imread(str(path)).shape
+    assert not (annotated == cv2.imread(str(path))).all()
+
+
+def test_locate_on_the_live_screen_as_json(screenshot):
+    _, boxes = screenshot
+    result = deskpilot("locate", "Password field", "--json")
+    assert result.returncode == 0, result.stderr
+    x, y = json.loads(result.stdout)["point"]
+    x0, y0, x1, y1 = boxes["Password"]
+    assert x0 <= x < x1 and y0 <= y < y1
+
+
+def test_locate_something_absent_exits_1_with_one_line(screenshot):
+    path, _ = screenshot
+    result = deskpilot("locate", "the Launch rockets button", "--image", str(path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == "error: could not find 'the Launch rockets button'"
+
+
+@pytest.mark.parametrize("args, env, message", [
+    (["parse", "--image", "/nonexistent.png"], {}, "error: cannot read image /nonexistent.png"),
+    (["run", "click OK", "--planner", "gpt-9"], {}, "error: unknown planner 'gpt-9'"),
+    (["run", "click OK"], {"DESKPILOT_MAX_STEPS": "many"}, "error: bad setting 'max_steps'"),
+    (["run", "click OK", "--confirm", "sometimes"], {}, "error: bad setting 'confirm'"),
+    (["parse"], {"DISPLAY": ""}, "error: no display to look at"),
+])
+def test_user_errors_are_one_line_and_no_traceback(args, env, message):
+    result = deskpilot(*args, env=env)
+    assert result.returncode == 2
+    assert result.stderr.startswith(message), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

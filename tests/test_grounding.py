@@ -1,0 +1,106 @@
+"""OCR grounding on real screenshots of the demo app (Xvfb + mss): parse, locate, widgets beside labels, and
+incremental re-reading of only what changed."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from conftest import read_state
+
+from deskpilot.core.geometry import Box, Monitor
+from deskpilot.core.observation import Observation
+from deskpilot.core.screen import Screen
+from deskpilot.grounding import OcrGrounder
+from deskpilot.grounding.ocr import OcrEngine, TextLine
+from deskpilot.grounding.text_match import match_text
+
+
+@pytest.fixture(scope="module")
+def engine() -> OcrEngine:
+    """One loaded OCR model for the module (loading costs about a second)."""
+    return OcrEngine()
+
+
+@pytest.fixture
+def screen_and_boxes(demo_app):
+    return Screen(), read_state(demo_app.state_file)["boxes"]
+
+
+def inside(point, box) -> bool:
+    x0, y0, x1, y1 = box
+    return x0 <= point.x < x1 and y0 <= point.y < y1
+
+
+def test_parse_finds_the_demo_apps_words(screen_and_boxes, engine):
+    screen, _ = screen_and_boxes
+    texts = {e.text for e in OcrGrounder(engine).parse(screen.capture())}
+    for word in ("Full name", "Email", "Password", "Colour", "Remember me", "Save", "Cancel", "Report.txt"):
+        assert any(match_text(word, t) for t in texts), word
+
+
+@pytest.mark.parametrize("description, widget", [
+    ("Full name field", "Full name"), ("the Email box", "Email"), ("Password field", "Password"),
+    ("Colour dropdown", "Colour"), ('"Remember me" checkbox', "Remember me"), ("the Save button", "Save"),
+    ("Delete all", "Delete all"), ("newsletter", "Subscribe to newsletter"), ("OK", "OK"),
+])
+def test_locate_points_inside_the_widget_meant(screen_and_boxes, engine, description, widget):
+    screen, boxes = screen_and_boxes
+    element = OcrGrounder(engine).locate(screen.capture(), description)
+    assert element is not None, description
+    assert inside(element.center, boxes[widget]), (description, element, boxes[widget])
+
+
+def test_a_checkbox_is_located_by_its_box_not_its_label(screen_and_boxes, engine):
+    screen, boxes = screen_and_boxes
+    element = OcrGrounder(engine).locate(screen.capture(), '"Remember me" checkbox')
+    assert element.role == "checkbox" and element.box.width < 30
+    assert inside(element.center, boxes["Remember me"]) and element.center.x < boxes["Remember me"][0] + 20
+
+
+def test_locate_returns_none_for_what_is_not_there(screen_and_boxes, engine):
+    screen, _ = screen_and_boxes
+    assert OcrGrounder(engine).locate(screen.capture(), "the Launch rockets button") is None
+
+
+def test_incremental_parse_reads_only_the_change_and_agrees_with_a_full_read(demo_app, engine):
+    screen = Screen()
+    grounder = OcrGrounder(engine)
+    grounder.parse(screen.capture())
+    assert grounder.last_read_area == 1.0
+    subprocess.run(["xdotool", "mousemove", "300", "140", "click", "1", "type", "--delay", "0", "Incremental"],
+                   check=True)
+    time.sleep(0.4)
+    obs = screen.capture()
+    incremental = grounder.parse(obs)
+    assert 0 < grounder.last_read_area < 0.1
+    full = OcrGrounder(engine).parse(obs)
+    assert any("Incremental" in e.text for e in incremental)
+    assert {e.text for e in full} <= {e.text for e in incremental} | {e.text for e in full if "Incremental" in e.text}
+    grounder.parse(obs)
+    assert grounder.last_read_area == 0.0
+
+
+def test_a_word_inside_a_longer_line_gets_its_own_box():
+    line = TextLine(Box(100, 10, 400, 30), "Read the terms of service", 0.9)
+    match = match_text("terms", line.text)
+    sub = line.span_box(match.start, match.end)
+    assert 100 < sub.x0 < sub.x1 < 400 and sub.width < 80
+
+
+def test_fuzzy_and_squashed_matches_cope_with_ocr_errors():
+    assert match_text("Full name", "Fullname").score > 0.9
+    assert match_text("Password", "Pasword") is not None
+    assert match_text("Small", "O Small").start == 2
+    assert match_text("OK", "Cancel") is None
+
+
+def test_locate_works_on_a_screenshot_file_with_an_offset_monitor(screen_and_boxes, engine):
+    screen, boxes = screen_and_boxes
+    image = screen.capture().image
+    shifted = Observation(np.ascontiguousarray(image), Monitor(1920, 0, image.shape[1], image.shape[0]))
+    element = OcrGrounder(engine).locate(shifted, "the Save button")
+    x0, y0, x1, y1 = boxes["Save"]
+    assert inside(element.center, (x0 + 1920, y0, x1 + 1920, y1))

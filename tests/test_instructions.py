@@ -1,0 +1,60 @@
+"""The offline planner's reading of plain instructions: what each phrasing becomes, and refusing to guess."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskpilot.core.errors import PlannerError
+from deskpilot.planner.instructions import parse_instructions
+
+
+def plan(task: str) -> list[str]:
+    return [a.to_json() for a in parse_instructions(task)]
+
+
+@pytest.mark.parametrize("task, expected", [
+    ('Click "Save"', ['{"kind": "click", "target": "\\"Save\\""}']),
+    ("click OK", ['{"kind": "click", "target": "OK"}']),
+    ("double-click the Report.txt icon", ['{"kind": "double_click", "target": "the Report.txt icon"}']),
+    ("right-click Notes.md", ['{"kind": "right_click", "target": "Notes.md"}']),
+    ('type "Ada Lovelace" into Full name',
+     ['{"kind": "click", "target": "Full name field"}', '{"kind": "type", "text": "Ada Lovelace"}']),
+    ("press ctrl+s", ['{"kind": "hotkey", "keys": ["ctrl", "s"]}']),
+    ("press Enter", ['{"kind": "hotkey", "keys": ["enter"]}']),
+    ("press login", ['{"kind": "click", "target": "login"}']),
+    ('select "Blue" from Colour then click OK',
+     ['{"kind": "click", "target": "Colour dropdown"}', '{"kind": "click", "target": "\\"Blue\\""}',
+      '{"kind": "click", "target": "OK"}']),
+    ('check "Remember me"', ['{"kind": "click", "target": "\\"Remember me\\" checkbox"}']),
+    ("scroll down", ['{"kind": "scroll", "dy": 5}']),
+    ("scroll up 3 times in the Files list", ['{"kind": "scroll", "target": "the Files list", "dy": -3}']),
+    ("wait 2 seconds", ['{"kind": "wait", "seconds": 2.0}']),
+    ("fill in Email with ada@example.com",
+     ['{"kind": "click", "target": "Email field"}', '{"kind": "type", "text": "ada@example.com"}']),
+    ("drag Report.txt to Archive.zip", ['{"kind": "drag", "target": "Report.txt", "end_target": "Archive.zip"}']),
+    ("open the File menu and click Quit",
+     ['{"kind": "click", "target": "the File menu"}', '{"kind": "click", "target": "Quit"}']),
+    ('click the "Terms and Conditions" link', ['{"kind": "click", "target": "the \\"Terms and Conditions\\" link"}']),
+])
+def test_instruction_becomes_actions(task, expected):
+    assert plan(task) == expected
+
+
+def test_web_form_phrasing_with_a_shared_verb():
+    actions = parse_instructions('Enter the username "kanesha" and the password "HhE" into the text fields and '
+                                 "press login.")
+    assert [a.describe() for a in actions] == [
+        "click 'username field'", "type 'kanesha'", "click 'password field'", "type '[redacted]'", "click 'login'"]
+    assert actions[3].secret and actions[3].text == "HhE"
+
+
+def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
+    actions = parse_instructions('Type "a, b; c. d" into Notes; press tab, check Agree. Then click "Next"')
+    assert [a.kind.value for a in actions] == ["click", "type", "hotkey", "click", "click"]
+    assert actions[1].text == "a, b; c. d"
+
+
+@pytest.mark.parametrize("task", ["make me a sandwich", "", "the Save button", "click", "scroll sideways"])
+def test_unknown_instructions_are_refused_not_guessed(task):
+    with pytest.raises(PlannerError):
+        parse_instructions(task)
