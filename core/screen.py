@@ -85,7 +85,7 @@ class Screen:
             return None
         return result.stdout.strip() or None if result.returncode == 0 else None
 
-    def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0, interval: float = 0.08,
+    def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0, interval: float = 0.05,
                            quiet_frames: int = 2) -> np.ndarray:
         """Capture until `quiet_frames` consecutive grabs are identical (or `timeout` passes); return the last grab.
         Animations that never stop just run into the timeout."""

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs deskpilot on Debian/Ubuntu: the system packages a real screen needs (Xvfb, xdotool, Qt's X11 libraries,
+# fonts), then a virtual environment in .venv with deskpilot in it. `--dev` adds the test tools.
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extras=""
+[[ "${1:-}" == "--dev" ]] && extras="[dev]"
+
+apt_packages=(xvfb xdotool x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
+  libxcb-render-util0 libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 libegl1 libgl1 libfontconfig1
+  libdbus-1-3 fonts-dejavu-core fonts-liberation fonts-wqy-microhei)
+python3 -c "import ensurepip, venv" 2>/dev/null || apt_packages+=(python3-venv python3-pip)
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  echo "installing system packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+[[ -x .venv/bin/python ]] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip 2>/dev/null
+# The constraints file pins torch to the CPU build for the optional [train] extra; plain `torch` pulls GBs of CUDA.
+.venv/bin/python -m pip install -q -c installers/constraints.txt -e ".${extras}"
+.venv/bin/python -c "import deskpilot.app.cli" || { echo "deskpilot did not install" >&2; exit 1; }
+echo "deskpilot installed in .venv"
