@@ -1,10 +1,13 @@
-"""Controller: carries out resolved Actions with the real mouse and keyboard (pyautogui; xdotool for Unicode
-text on X11). Long actions (typing, waits, drags) check the emergency stop as they go."""
+"""Controller: carries out resolved Actions with the real mouse and keyboard (pyautogui; the clipboard for
+non-ASCII text). Long actions (typing, waits, drags) check the emergency stop as they go."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+import time
+from collections.abc import Callable
 from typing import Any
 
 from .actions import DEFAULT_WAIT_SECONDS, Action, ActionKind
@@ -14,17 +17,18 @@ from .geometry import Point
 from .safety import EmergencyStop
 
 TYPE_CHUNK = 8  # characters typed between two checks of the emergency stop
+PASTE_SETTLE_SECONDS = 0.15
 
 
 class Controller:
     def __init__(self, stop: EmergencyStop | None = None, pause: float = 0.02, type_interval: float = 0.0,
-                 drag_seconds: float = 0.3):
+                 drag_seconds: float = 0.3, paste_keys: tuple[str, ...] | None = None):
         self.stop = stop or EmergencyStop()
         self.pause = pause
         self.type_interval = type_interval
         self.drag_seconds = drag_seconds
+        self.paste_keys = paste_keys or (("command", "v") if sys.platform == "darwin" else ("ctrl", "v"))
         self._gui: Any = None
-        self._xdotool = shutil.which("xdotool")
 
     @property
     def gui(self) -> Any:
@@ -102,38 +106,48 @@ class Controller:
             gui.mouseUp(button=action.button)
 
     def _type(self, text: str) -> None:
-        for start in range(0, len(text), TYPE_CHUNK):
-            self.stop.check()
-            chunk = text[start:start + TYPE_CHUNK]
-            if all(ch.isascii() and (ch.isprintable() or ch in "\n\t") for ch in chunk):
-                self.gui.write(chunk, interval=self.type_interval)
-            else:
-                self._type_unicode(chunk)
+        """ASCII as real key strokes (works everywhere, terminals included); any other text is pasted through the
+        clipboard, as UI-TARS does: key-by-key Unicode on X11 needs keymap remapping that apps read late under
+        load, and drops characters."""
+        for run, plain in _runs(text, lambda ch: ch.isascii() and (ch.isprintable() or ch in "\n\t")):
+            if not plain:
+                self.stop.check()
+                self._paste(run)
+                continue
+            for start in range(0, len(run), TYPE_CHUNK):
+                self.stop.check()
+                self.gui.write(run[start:start + TYPE_CHUNK], interval=self.type_interval)
 
-    def _type_unicode(self, text: str) -> None:
-        """Non-ASCII text through xdotool, which maps each character to a spare keycode. Two X11 quirks handled:
-        with no delay the app reads the keycode after it was unmapped (so `--delay 12`), and a capital
-        letter mapped alone arrives in lower case, so capitals are typed as shift + the small letter."""
-        if not self._xdotool:
-            raise ControllerError("typing non-ASCII text needs xdotool on Linux (apt-get install xdotool)")
-        for run, capital in _case_runs(text):
-            command = [self._xdotool, "type", "--delay", "12", "--", run.lower() if capital else run]
-            if capital:
-                command = [self._xdotool, "keydown", "shift", *command[1:]]
-            result = subprocess.run(command, capture_output=True, text=True, timeout=30)
-            if capital:
-                subprocess.run([self._xdotool, "keyup", "shift"], capture_output=True, timeout=5)
-            if result.returncode != 0:
-                raise ControllerError(f"xdotool could not type the text: {result.stderr.strip()}")
+    def _paste(self, text: str) -> None:
+        self._set_clipboard(text)
+        self.gui.hotkey(*self.paste_keys)
+        time.sleep(PASTE_SETTLE_SECONDS)  # the app fetches the clipboard asynchronously; don't replace it too soon
+
+    def _set_clipboard(self, text: str) -> None:
+        if sys.platform.startswith("linux"):
+            xclip = shutil.which("xclip")
+            if xclip is None:
+                raise ControllerError("typing non-ASCII text needs xclip on Linux (apt-get install xclip)")
+            # xclip stays in the background to serve the clipboard: it must not inherit our stdout/stderr, or
+            # whoever reads our output would wait for it forever.
+            subprocess.run([xclip, "-selection", "clipboard", "-in"], input=text.encode(), check=True, timeout=10,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            return
+        import pyperclip
+
+        try:
+            pyperclip.copy(text)
+        except pyperclip.PyperclipException as exc:
+            raise ControllerError(f"cannot use the clipboard to type non-ASCII text: {exc}") from None
 
 
-def _case_runs(text: str) -> list[tuple[str, bool]]:
-    """Split text into runs of capitals that have a one-letter lower case (True) and everything else (False)."""
+def _runs(text: str, kind: Callable[[str], bool]) -> list[tuple[str, bool]]:
+    """Split text into maximal runs of characters for which `kind` is the same, with that value."""
     runs: list[tuple[str, bool]] = []
     for ch in text:
-        capital = ch.isupper() and len(ch.lower()) == 1 and ch.lower() != ch
-        if runs and runs[-1][1] == capital:
-            runs[-1] = (runs[-1][0] + ch, capital)
+        value = kind(ch)
+        if runs and runs[-1][1] == value:
+            runs[-1] = (runs[-1][0] + ch, value)
         else:
-            runs.append((ch, capital))
+            runs.append((ch, value))
     return runs

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 extras=""
 [[ "${1:-}" == "--dev" ]] && extras="[dev]"
 
-apt_packages=(xvfb xdotool x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
+apt_packages=(xvfb xdotool xclip x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
   libxcb-render-util0 libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 libegl1 libgl1 libfontconfig1
   libdbus-1-3 fonts-dejavu-core fonts-liberation fonts-wqy-microhei)
 python3 -c "import ensurepip, venv" 2>/dev/null || apt_packages+=(python3-venv python3-pip)
