@@ -26,7 +26,7 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_
                   help="deskpilot: a local, trainable desktop GUI agent.")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
-PLANNERS = ("offline",)
+PLANNERS = ("offline", "openai", "transformers")
 
 
 def _load_image(path: Path) -> Observation:
@@ -107,6 +107,13 @@ def locate(description: Annotated[str, typer.Argument(help="e.g. 'the Save butto
 @app.command()
 def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full name then click "Save"\'')],
         planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
+        model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local model folder")] = None,
+        base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint, e.g. "
+                                                        "http://127.0.0.1:8000/v1")] = None,
+        family: Annotated[Optional[str], typer.Option(help="ui-tars-1.5 | qwen2.5-vl | ui-tars | qwen2-vl | "
+                                                      "qwen3-vl | screen (default: guessed from --model)")] = None,
+        mode: Annotated[Optional[str], typer.Option(help="native (model gives coordinates) | som (numbered "
+                                                    "marks)")] = None,
         max_steps: Annotated[Optional[int], typer.Option(help="step limit")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="plan and log, but never touch mouse or keys")] = False,
         episodes_dir: Annotated[Optional[Path], typer.Option(help="where the episode is written")] = None,
@@ -114,21 +121,28 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         confirm: Annotated[Optional[str], typer.Option(help="ask before: never | risky | always")] = None,
         yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False) -> None:
     """Let the agent do TASK on the screen. Without a display it starts a virtual one with the demo app."""
-    settings = load_settings(planner=planner, max_steps=max_steps, dry_run=dry_run or None,
-                             episodes_dir=episodes_dir, confirm=confirm)
-    if settings.planner not in PLANNERS:
-        raise DeskpilotError(f"unknown planner {settings.planner!r}; available: {', '.join(PLANNERS)}")
+    if planner not in PLANNERS:
+        raise DeskpilotError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
+    settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
+                             max_steps=max_steps, dry_run=dry_run or None, episodes_dir=episodes_dir, confirm=confirm)
     from deskpilot.app.session import prepare_screen
+    from deskpilot.planner.factory import build_planner
     from deskpilot.planner.offline import OfflinePlanner
 
-    planner_impl = OfflinePlanner()
-    planner_impl.plan(task)  # an instruction it cannot follow fails here, before anything starts
+    streamed: list[bool] = [False]
 
+    def stream_thought(piece: str) -> None:
+        streamed[0] = True
+        err.print(piece, end="", style="dim", markup=False, highlight=False)
+
+    planner_impl = build_planner(settings, on_text=stream_thought)
+    if isinstance(planner_impl, OfflinePlanner):
+        planner_impl.plan(task)  # an instruction it cannot follow fails here, before anything starts
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:
             err.print("no display: started a virtual one (Xvfb) with the demo app", style="dim")
-        result = _run_agent(task, planner_impl, settings, yes, stack)
+        result = _run_agent(task, planner_impl, settings, yes, stack, streamed)
         if demo_app is not None:
             out.print(f"demo app state: {demo_app.state_file.read_text()}", markup=False, highlight=False)
     style = "green" if result.ok else "red"
@@ -138,7 +152,8 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         raise typer.Exit(1)
 
 
-def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack: ExitStack):  # noqa: ANN202
+def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack: ExitStack,  # noqa: ANN202
+               streamed: list[bool]):
     from deskpilot.core.controller import Controller
     from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
     from deskpilot.core.screen import Screen
@@ -160,6 +175,9 @@ def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack
 
     def show(report: StepReport) -> None:
         last[:] = [report]
+        if streamed[0]:
+            err.print()
+            streamed[0] = False
         step = report.step
         took = step.timing.get("step_ms", sum(step.timing.values()))
         out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,

@@ -7,7 +7,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from .errors import SettingsError
@@ -23,7 +25,18 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid")
 
     episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
-    planner: str = Field("offline", description="which planner decides actions")
+    planner: Literal["offline", "openai", "transformers"] = Field("offline", description="which planner decides actions")
+    base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible endpoint (vLLM, Ollama, ...)")
+    model: str | None = Field(None, description="model name at the endpoint, or a local folder for transformers")
+    api_key: SecretStr | None = Field(None, description="API key for the endpoint (else $OPENAI_API_KEY)")
+    family: str | None = Field(None, description="prompt/coordinate family (ui-tars-1.5, qwen2.5-vl, ...); guessed "
+                                                 "from the model name when unset")
+    plan_mode: Literal["native", "som"] = Field("native", description="model gives coordinates, or picks marks")
+    planner_timeout: float = Field(120.0, gt=0, description="seconds to wait for one model reply")
+    planner_retries: int = Field(2, ge=0, description="retries on 429/5xx, with backoff")
+    history_images: int = Field(3, ge=1, description="screenshots (current one included) sent to the model")
+    token_budget: int = Field(16000, ge=1000, description="largest prompt, in estimated tokens")
+    max_new_tokens: int = Field(512, ge=16, description="longest model reply")
     max_steps: int = Field(30, ge=1, le=1000, description="step limit of one run")
     dry_run: bool = Field(False, description="decide and log actions without moving the mouse or typing")
     monitor: int = Field(0, ge=0, description="0 = the whole virtual desktop, 1..n = one monitor")

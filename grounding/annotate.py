@@ -18,13 +18,16 @@ ACTION_COLOUR = (230, 20, 40)
 
 
 def annotate(image: np.ndarray, monitor: Monitor, elements: list[Element], action: Action | None = None,
-             caption: str | None = None) -> np.ndarray:
-    """A copy of the RGB `image` with element boxes (screen pixels mapped through `monitor`) and the action."""
+             caption: str | None = None, numbered: bool = False) -> np.ndarray:
+    """A copy of the RGB `image` with element boxes (screen pixels mapped through `monitor`) and the action.
+    `numbered` labels each box 1, 2, ... (set-of-marks prompting)."""
     out = image.copy()
-    for element in elements:
+    for number, element in enumerate(elements, 1):
         box = monitor.screen_box_to_image(element.box)
         colour = ROLE_COLOURS.get(element.role, (120, 120, 120))
         cv2.rectangle(out, (box.x0, box.y0), (box.x1 - 1, box.y1 - 1), colour, 1)
+        if numbered:
+            _label(out, str(number), box.x0, box.y0, colour)
     if action is not None:
         _draw_action(out, monitor, action)
         caption = caption or action.redacted().describe()
@@ -42,6 +45,14 @@ def _draw_action(out: np.ndarray, monitor: Monitor, action: Action) -> None:
     if action.end_point is not None:
         ex, ey = (round(v) for v in monitor.screen_to_image(*action.end_point))
         cv2.arrowedLine(out, (x, y), (ex, ey), ACTION_COLOUR, 2, cv2.LINE_AA, tipLength=0.08)
+
+
+def _label(out: np.ndarray, text: str, x: int, y: int, colour: tuple[int, int, int]) -> None:
+    font, scale = cv2.FONT_HERSHEY_SIMPLEX, 0.4
+    (w, h), base = cv2.getTextSize(text, font, scale, 1)
+    top = max(0, y - h - base - 2)
+    cv2.rectangle(out, (x, top), (x + w + 4, top + h + base + 2), colour, -1)
+    cv2.putText(out, text, (x + 2, top + h + 1), font, scale, (255, 255, 255), 1, cv2.LINE_AA)
 
 
 def _caption(out: np.ndarray, text: str) -> None:

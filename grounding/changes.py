@@ -43,3 +43,17 @@ def merge_boxes(boxes: list[Box]) -> list[Box]:
                 out.append(box)
         merged = out
     return merged
+
+
+def changed_near(before: np.ndarray, after: np.ndarray, x: int, y: int, radius: int = 60) -> float:
+    """Share of pixels within `radius` of (x, y) (image pixels) that differ between two frames: 0 means the action
+    there had no visible effect."""
+    if before.shape != after.shape:
+        return 1.0
+    h, w = after.shape[:2]
+    x0, y0, x1, y1 = max(0, x - radius), max(0, y - radius), min(w, x + radius), min(h, y + radius)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    diff = cv2.absdiff(before[y0:y1, x0:x1], after[y0:y1, x0:x1])
+    changed = diff.max(axis=2) > DIFF_THRESHOLD if diff.ndim == 3 else diff > DIFF_THRESHOLD
+    return float(changed.mean())

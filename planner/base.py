@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Protocol
 
 from deskpilot.core.actions import Action
@@ -25,4 +26,14 @@ class Planner(Protocol):
 
     def secrets(self, task: str) -> list[str]:
         """Values in the task text that must never be stored or logged (passwords it will type)."""
+        ...
+
+
+class ChatBackend(Protocol):
+    """Something that answers OpenAI-format chat messages (an HTTP endpoint, a local model)."""
+
+    name: str
+
+    def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
+        """The model's whole reply; `on_text` gets pieces of it as they are generated, where the backend streams."""
         ...

@@ -1,0 +1,106 @@
+"""The chat messages a model planner sends: the system prompt (task, platform, screen size, action space), the
+previous turns (all thoughts and actions; screenshots only for the last few), and the current screen, kept within
+a token budget. Messages use the OpenAI chat format, which every backend accepts."""
+
+from __future__ import annotations
+
+import base64
+import platform
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from deskpilot.core.coords import CoordinateSpace, smart_resize
+
+from .families import COORDINATE_RULES
+
+PATCH = 28  # Qwen-style vision encoders spend one token per 28x28 patch
+Message = dict[str, object]
+
+
+@dataclass
+class Turn:
+    """One earlier step as the model saw it: its screenshot (model-sized) and the model's answer."""
+
+    image: np.ndarray | None
+    response: str
+
+
+def model_image(screenshot: np.ndarray, space: CoordinateSpace) -> np.ndarray:
+    """The screenshot at the size the model should see: smart-resized (Qwen-style), unless the model speaks
+    screen pixels."""
+    if space.mode == "screen":
+        return screenshot
+    if space.mode == "resized" and space.image_size is not None:
+        width, height = space.image_size
+    else:
+        height, width = smart_resize(screenshot.shape[0], screenshot.shape[1])
+    if (width, height) == (screenshot.shape[1], screenshot.shape[0]):
+        return screenshot
+    return cv2.resize(screenshot, (width, height), interpolation=cv2.INTER_AREA)
+
+
+def image_url(image_rgb: np.ndarray) -> str:
+    ok, buf = cv2.imencode(".png", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    if not ok:
+        raise ValueError("could not encode the screenshot")
+    return "data:image/png;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def image_tokens(image: np.ndarray) -> int:
+    return max(1, (image.shape[0] // PATCH) * (image.shape[1] // PATCH))
+
+
+def text_tokens(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+class PromptBuilder:
+    def __init__(self, template: str, max_images: int = 3, token_budget: int = 16000, language: str = "English"):
+        self.template = template
+        self.max_images = max_images
+        self.token_budget = token_budget
+        self.language = language
+
+    def system_prompt(self, task: str, image: np.ndarray, space: CoordinateSpace) -> str:
+        height, width = image.shape[:2]
+        rule = COORDINATE_RULES[space.mode].format(image_width=width, image_height=height)
+        return self.template.format(platform=platform.system() or "desktop", image_width=width, image_height=height,
+                                    coordinate_rule=rule, language=self.language, task=task)
+
+    def messages(self, task: str, turns: list[Turn], image: np.ndarray, space: CoordinateSpace,
+                 note: str = "") -> list[Message]:
+        """System prompt, then user(screenshot) / assistant(answer) pairs, then the current screenshot and `note`.
+        Older screenshots are dropped first, then the oldest turns, until the estimate fits the budget."""
+        system = self.system_prompt(task, image, space)
+        keep_images = min(self.max_images - 1, len(turns))
+        first_turn = 0
+        while True:
+            cost = text_tokens(system) + image_tokens(image) + text_tokens(note)
+            for index, turn in enumerate(turns[first_turn:], first_turn):
+                cost += text_tokens(turn.response)
+                if turn.image is not None and index >= len(turns) - keep_images:
+                    cost += image_tokens(turn.image)
+            if cost <= self.token_budget or (keep_images == 0 and first_turn >= len(turns)):
+                break
+            if keep_images > 0:
+                keep_images -= 1
+            else:
+                first_turn += 1
+        messages: list[Message] = [{"role": "system", "content": system}]
+        if first_turn:
+            messages.append({"role": "user", "content": f"({first_turn} earlier steps left out to save space.)"})
+        for index, turn in enumerate(turns[first_turn:], first_turn):
+            if turn.image is not None and index >= len(turns) - keep_images:
+                messages.append({"role": "user", "content": [_image_part(turn.image)]})
+            messages.append({"role": "assistant", "content": turn.response})
+        current: list[dict[str, object]] = [_image_part(image)]
+        if note:
+            current.append({"type": "text", "text": note})
+        messages.append({"role": "user", "content": current})
+        return messages
+
+
+def _image_part(image: np.ndarray) -> dict[str, object]:
+    return {"type": "image_url", "image_url": {"url": image_url(image)}}

@@ -1,0 +1,36 @@
+"""Building the planner the settings ask for."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from deskpilot.core.errors import PlannerError
+from deskpilot.core.settings import Settings
+
+from .base import Planner
+from .families import family, guess_family
+
+
+def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None) -> Planner:
+    if settings.planner == "offline":
+        from .offline import OfflinePlanner
+
+        return OfflinePlanner()
+    if not settings.model:
+        raise PlannerError(f"the {settings.planner} planner needs --model (a model name, or a local folder)")
+    from .model_planner import ModelPlanner
+
+    chosen = family(settings.family) if settings.family else guess_family(settings.model)
+    if settings.planner == "openai":
+        from .openai_backend import OpenAIBackend
+
+        key = settings.api_key.get_secret_value() if settings.api_key else os.environ.get("OPENAI_API_KEY")
+        backend = OpenAIBackend(settings.base_url, settings.model, key, timeout=settings.planner_timeout,
+                                max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens)
+    else:
+        from .transformers_backend import TransformersBackend
+
+        backend = TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens)
+    return ModelPlanner(backend, chosen, settings.plan_mode, max_images=settings.history_images,
+                        token_budget=settings.token_budget, on_text=on_text)

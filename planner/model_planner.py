@@ -1,0 +1,119 @@
+"""A planner that asks a vision-language model for each step, in one of two modes:
+
+- `native`: the model sees the screenshot and answers with coordinates (UI-TARS / Qwen2.5-VL style);
+- `som` (set-of-marks): grounding's elements are drawn as numbered boxes and listed with their text; the model
+  answers with an element number or a target description that grounding resolves (Agent S / OmniParser style),
+  so weak-vision models work too.
+
+Unparseable output is retried once with a correction; after that the step fails with a clear error, never a
+guessed click. After each action the model is told whether the screen changed where it acted."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from typing import Literal
+
+import numpy as np
+
+from deskpilot.core.action_text import parse_response
+from deskpilot.core.actions import Action
+from deskpilot.core.episode import Step
+from deskpilot.core.errors import ActionParseError, PlannerError
+from deskpilot.core.observation import Element, Observation
+from deskpilot.grounding.annotate import annotate
+from deskpilot.grounding.changes import changed_near
+
+from .base import ChatBackend, Decision
+from .context import PromptBuilder, Turn, model_image
+from .families import ModelFamily, load_template
+
+log = logging.getLogger(__name__)
+PlanMode = Literal["native", "som"]
+NO_EFFECT_SHARE = 0.002  # below this share of changed pixels around the action point, it had no visible effect
+CORRECTION = ("Your last answer could not be used: {error}. Answer again with one line 'Thought: ...' and one line "
+              "'Action: ...' holding exactly one of the action calls listed at the start.")
+
+
+class ModelPlanner:
+    def __init__(self, backend: ChatBackend, family: ModelFamily, mode: PlanMode = "native", max_images: int = 3,
+                 token_budget: int = 16000, on_text: Callable[[str], None] | None = None):
+        self.backend = backend
+        self.family = family
+        self.mode = mode
+        self.name = f"{backend.name} ({family.name}, {mode})"
+        self.builder = PromptBuilder(load_template(mode), max_images=max_images, token_budget=token_budget)
+        self.on_text = on_text
+        self._turns: list[Turn] = []
+        self._last: tuple[np.ndarray, Action] | None = None
+
+    def secrets(self, task: str) -> list[str]:
+        return []
+
+    def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
+        if not history:
+            self._turns, self._last = [], None
+        space = self.family.space(obs.monitor)
+        screen = annotate(obs.image, obs.monitor, elements, numbered=True) if self.mode == "som" else obs.image
+        image = model_image(screen, space)
+        note = "\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n)
+        messages = self.builder.messages(task, self._turns, image, space, note)
+        reply = self.backend.complete(messages, self.on_text)
+        try:
+            thought, action = self._interpret(reply, space, elements)
+        except ActionParseError as first_error:
+            log.info("unusable model output (%s); asking once more", first_error)
+            retry = [*messages, {"role": "assistant", "content": reply},
+                     {"role": "user", "content": CORRECTION.format(error=first_error)}]
+            reply = self.backend.complete(retry, self.on_text)
+            try:
+                thought, action = self._interpret(reply, space, elements)
+            except ActionParseError as second_error:
+                raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
+        self._turns.append(Turn(image, reply.strip()))
+        self._last = (obs.image, action)
+        return Decision(thought, action)
+
+    def _interpret(self, reply: str, space, elements: list[Element]) -> tuple[str, Action]:  # noqa: ANN001
+        response = parse_response(reply, space if self.mode == "native" else None)
+        if len(response.actions) > 1:
+            log.info("model gave %d actions; taking the first", len(response.actions))
+        action = response.actions[0]
+        if self.mode == "som":
+            action = self._resolve_marks(action, elements)
+        return response.thought, action
+
+    def _resolve_marks(self, action: Action, elements: list[Element]) -> Action:
+        """Element numbers (`click(element='3')`) become that element's centre; descriptions stay for grounding."""
+        point = end_point = None
+        for name in ("target", "end_target"):
+            value = getattr(action, name)
+            if value and re.fullmatch(r"\s*#?\d+\s*", value):
+                number = int(value.strip().lstrip("#"))
+                if not 1 <= number <= len(elements):
+                    raise ActionParseError(f"there is no element {number}; the numbers go from 1 to {len(elements)}")
+                centre = elements[number - 1].center
+                if name == "target":
+                    point = centre
+                else:
+                    end_point = centre
+        return action.with_points(point, end_point)
+
+    def _reflection(self, obs: Observation) -> str:
+        if self._last is None:
+            return ""
+        before, action = self._last
+        if action.point is None:
+            return ""
+        x, y = (round(v) for v in obs.monitor.screen_to_image(*action.point))
+        if changed_near(before, obs.image, x, y) < NO_EFFECT_SHARE:
+            return (f"Note: after your last action ({action.kind.value}) nothing on the screen changed near the point "
+                    "you acted on. It may have missed its target; try something else rather than repeating it.")
+        return ""
+
+    def _element_list(self, elements: list[Element]) -> str:
+        if self.mode != "som":
+            return ""
+        lines = [f"[{n}] {e.role} {e.text!r}" for n, e in enumerate(elements, 1)]
+        return "Elements on the screen:\n" + "\n".join(lines)

@@ -1,0 +1,77 @@
+"""Chat backend for any OpenAI-compatible endpoint: vLLM, SGLang, Ollama, llama.cpp's server, LM Studio, hosted
+APIs. Uses the official `openai` client (timeouts; retries with backoff on 429 and 5xx; streaming) and turns its
+failures into one-line PlannerErrors that say what to do. The API key is never logged or stored."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from deskpilot.core.errors import PlannerError
+
+log = logging.getLogger(__name__)
+
+
+class OpenAIBackend:
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 60.0,
+                 max_retries: int = 2, max_tokens: int = 512, temperature: float = 0.0, stream: bool = True):
+        import openai
+
+        self._openai = openai
+        self.name = f"openai:{model}"
+        self.base_url = base_url
+        self.model = model
+        self.max_tokens = max_tokens
+        self.temperature = temperature
+        self.stream = stream
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout,
+                                     max_retries=max_retries)
+
+    def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
+        errors = self._openai
+        try:
+            if not self.stream:
+                reply = self._client.chat.completions.create(model=self.model, messages=messages,  # type: ignore[arg-type]
+                                                            max_tokens=self.max_tokens, temperature=self.temperature)
+                text = reply.choices[0].message.content if reply.choices else None
+                if on_text and text:
+                    on_text(text)
+                return self._checked(text)
+            pieces: list[str] = []
+            stream = self._client.chat.completions.create(model=self.model, messages=messages,  # type: ignore[arg-type]
+                                                         max_tokens=self.max_tokens, temperature=self.temperature,
+                                                         stream=True)
+            for chunk in stream:
+                delta = chunk.choices[0].delta.content if chunk.choices else None
+                if delta:
+                    pieces.append(delta)
+                    if on_text:
+                        on_text(delta)
+            return self._checked("".join(pieces))
+        except errors.AuthenticationError:
+            raise PlannerError(f"{self.base_url} rejected the API key (401): set DESKPILOT_API_KEY (or OPENAI_API_KEY) "
+                               "or api_key in the settings file") from None
+        except errors.NotFoundError:
+            raise PlannerError(f"{self.base_url} has no model {self.model!r} (404): check --model and --base-url "
+                               "(it usually ends in /v1)") from None
+        except errors.RateLimitError:
+            raise PlannerError(f"{self.base_url} kept answering 429 (rate limited) after retries; wait and try "
+                               "again") from None
+        except errors.APITimeoutError:
+            raise PlannerError(f"{self.base_url} did not answer within the planner timeout") from None
+        except errors.APIConnectionError:
+            raise PlannerError(f"cannot reach {self.base_url}: is the server running?") from None
+        except errors.APIStatusError as exc:
+            raise PlannerError(f"{self.base_url} answered HTTP {exc.status_code}: {_short(exc.message)}") from None
+        except errors.APIError as exc:
+            raise PlannerError(f"{self.base_url} sent a reply that is not a chat completion: {_short(str(exc))}") from None
+
+    def _checked(self, text: str | None) -> str:
+        if not text or not text.strip():
+            raise PlannerError(f"{self.model} returned an empty reply")
+        return text
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
