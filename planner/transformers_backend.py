@@ -1,0 +1,114 @@
+"""Chat backend for a local vision-language model through transformers: `AutoModelForImageTextToText` and
+`AutoProcessor` from a folder (or a cached model id), bf16 on CUDA when present, float32 on CPU. A folder holding
+a peft LoRA adapter (`adapter_config.json`) is loaded on top of its base model, so what deskpilot trains runs here.
+
+Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
+torchvision an image-only processor is built instead (deskpilot sends only images)."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.errors import PlannerError
+
+log = logging.getLogger(__name__)
+QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProcessor"}
+
+
+class TransformersBackend:
+    def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None):
+        try:
+            import torch
+            import transformers
+        except ImportError:
+            raise PlannerError("the transformers planner needs torch and transformers: "
+                               "pip install 'deskpilot[models]'") from None
+        self._torch = torch
+        self.name = f"transformers:{Path(model).name or model}"
+        self.max_new_tokens = max_new_tokens
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
+        source = Path(model)
+        adapter_file = source / "adapter_config.json"
+        try:
+            if adapter_file.is_file():
+                base = json.loads(adapter_file.read_text())["base_model_name_or_path"]
+                from peft import PeftModel
+
+                base_model = transformers.AutoModelForImageTextToText.from_pretrained(base, dtype=dtype)
+                self.model = PeftModel.from_pretrained(base_model, str(source))
+                has_processor = any((source / f).is_file() for f in ("processor_config.json", "tokenizer.json",
+                                                                       "preprocessor_config.json"))
+                self.processor = load_processor(str(source) if has_processor else base, base_model.config.model_type)
+            else:
+                self.model = transformers.AutoModelForImageTextToText.from_pretrained(model, dtype=dtype)
+                self.processor = load_processor(model, self.model.config.model_type)
+        except (OSError, ValueError, KeyError) as exc:
+            raise PlannerError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
+        self.model.to(self.device).eval()
+
+    def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
+        conversation = [to_hf_message(m) for m in messages]
+        try:
+            inputs = self.processor.apply_chat_template(conversation, add_generation_prompt=True, tokenize=True,
+                                                        return_dict=True, return_tensors="pt")
+        except (ValueError, TypeError) as exc:
+            raise PlannerError(f"the model's processor could not build the prompt: {exc}") from None
+        inputs = inputs.to(self.device)
+        with self._torch.inference_mode():
+            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+        new_tokens = output[0, inputs["input_ids"].shape[1]:]
+        text = self.processor.decode(new_tokens, skip_special_tokens=True)
+        if on_text and text:
+            on_text(text)
+        if not text.strip():
+            raise PlannerError(f"{self.name} generated an empty reply")
+        return text
+
+
+def to_hf_message(message: dict[str, object]) -> dict[str, Any]:
+    """An OpenAI-format message -> transformers' chat format (data-URL images become PIL images)."""
+    from PIL import Image
+
+    content = message["content"]
+    if isinstance(content, str):
+        return {"role": message["role"], "content": [{"type": "text", "text": content}]}
+    parts: list[dict[str, Any]] = []
+    for part in content:  # type: ignore[union-attr]
+        if part["type"] == "image_url":
+            data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+            parts.append({"type": "image", "image": Image.open(io.BytesIO(data)).convert("RGB")})
+        else:
+            parts.append({"type": "text", "text": part["text"]})
+    return {"role": message["role"], "content": parts}
+
+
+def load_processor(source: str, model_type: str) -> Any:
+    """AutoProcessor, or for Qwen-VL models on machines without torchvision an image-only processor."""
+    import transformers
+
+    try:
+        return transformers.AutoProcessor.from_pretrained(source)
+    except (ImportError, AttributeError, ValueError, OSError) as exc:
+        if model_type not in QWEN_VL_TYPES:
+            raise
+        log.info("AutoProcessor failed for %s (%s); using the image-only Qwen-VL processor", source, exc)
+    parent = getattr(transformers, QWEN_VL_TYPES[model_type])
+
+    class ImageOnlyProcessor(parent):  # type: ignore[misc, valid-type]
+        attributes = ["image_processor", "tokenizer"]
+
+        def __init__(self, image_processor: Any = None, tokenizer: Any = None, chat_template: Any = None,
+                     **kwargs: Any):
+            super().__init__(image_processor=image_processor, tokenizer=tokenizer, video_processor=None,
+                             chat_template=chat_template, **kwargs)
+
+    return ImageOnlyProcessor(image_processor=transformers.AutoImageProcessor.from_pretrained(source),
+                              tokenizer=transformers.AutoTokenizer.from_pretrained(source),
+                              chat_template=transformers.AutoTokenizer.from_pretrained(source).chat_template)

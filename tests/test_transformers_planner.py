@@ -1,0 +1,81 @@
+"""`--planner transformers`: real loading (AutoModelForImageTextToText / AutoProcessor from a local folder, LoRA
+adapters through peft) and real generation, on tiny models the tests build offline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import deskpilot, read_state
+from tiny_models import build_tiny_llava, teach_reply
+
+from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.geometry import Monitor
+from deskpilot.planner.context import PromptBuilder, model_image
+from deskpilot.planner.families import FAMILIES, load_template
+from deskpilot.planner.transformers_backend import TransformersBackend, to_hf_message
+
+REPLY = "Thought: done.\nAction: finished(content='ok')"
+SPACE = FAMILIES["qwen2.5-vl"].space(Monitor(0, 0, 1280, 800))
+
+
+def prompt(task: str, seed: int = 0) -> list[dict]:
+    image = np.random.default_rng(seed).integers(0, 255, (800, 1280, 3), dtype=np.uint8)
+    return PromptBuilder(load_template("native")).messages(task, [], model_image(image, SPACE), SPACE)
+
+
+@pytest.fixture(scope="module")
+def taught_model(tmp_path_factory):
+    """A tiny model overfit to answer `finished(...)` to deskpilot's own prompts."""
+    folder = build_tiny_llava(tmp_path_factory.mktemp("taught"))
+    prompts = [[to_hf_message(m) for m in prompt(task, seed)]
+               for seed, task in enumerate(["click Save", "fill the form", "open the file", "check the box"])]
+    teach_reply(folder, prompts, REPLY, steps=200)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def random_model(tmp_path_factory):
+    return build_tiny_llava(tmp_path_factory.mktemp("random"))
+
+
+def test_backend_generates_from_a_saved_folder(taught_model):
+    backend = TransformersBackend(str(taught_model), max_new_tokens=32)
+    assert backend.device == "cpu"
+    assert backend.complete(prompt("a task it never saw", seed=9)) == REPLY
+
+
+def test_a_run_finishes_through_real_loading_and_generation(demo_app, taught_model, tmp_path):
+    result = deskpilot("run", "is the form fine?", "--planner", "transformers", "--model", str(taught_model),
+                       "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    episode = read_episode(list_episodes(tmp_path / "ep")[0])
+    assert episode.meta.outcome == "success" and episode.meta.model.startswith("transformers:")
+    assert episode.steps[-1].action.text == "ok"
+
+
+def test_random_output_is_retried_then_fails_cleanly_without_acting(demo_app, random_model, tmp_path):
+    before = read_state(demo_app.state_file)
+    result = deskpilot("run", "click Save", "--planner", "transformers", "--model", str(random_model),
+                       "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 1
+    assert "could not be used twice" in result.stdout and "Traceback" not in result.stdout + result.stderr
+    assert read_state(demo_app.state_file) == before
+    assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "error"
+
+
+def test_a_lora_adapter_folder_loads_on_its_base_model(taught_model, tmp_path):
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import LlavaForConditionalGeneration
+
+    base = LlavaForConditionalGeneration.from_pretrained(taught_model)
+    adapted = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+    adapted.save_pretrained(tmp_path / "adapter")
+    backend = TransformersBackend(str(tmp_path / "adapter"), max_new_tokens=32)
+    assert isinstance(backend.model, PeftModel)
+    assert backend.complete(prompt("click Save")) == REPLY  # a fresh LoRA adapter starts as a no-op
+
+
+def test_a_missing_model_is_a_one_line_error(tmp_path):
+    result = deskpilot("run", "click Save", "--planner", "transformers", "--model", str(tmp_path / "nothing"))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: cannot load model") and len(result.stderr.strip().splitlines()) == 1
