@@ -19,11 +19,28 @@ PATCH = 28  # Qwen-style vision encoders spend one token per 28x28 patch
 Message = dict[str, object]
 
 
+@dataclass(frozen=True)
+class Screenshot:
+    """A model-sized screenshot, encoded once (as a data URL) and reused while it stays in the history."""
+
+    url: str
+    width: int
+    height: int
+
+    @classmethod
+    def of(cls, image_rgb: np.ndarray) -> Screenshot:
+        return cls(image_url(image_rgb), image_rgb.shape[1], image_rgb.shape[0])
+
+    @property
+    def tokens(self) -> int:
+        return max(1, (self.height // PATCH) * (self.width // PATCH))
+
+
 @dataclass
 class Turn:
-    """One earlier step as the model saw it: its screenshot (model-sized) and the model's answer."""
+    """One earlier step as the model saw it: its screenshot and the model's answer."""
 
-    image: np.ndarray | None
+    screenshot: Screenshot | None
     response: str
 
 
@@ -48,10 +65,6 @@ def image_url(image_rgb: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
-def image_tokens(image: np.ndarray) -> int:
-    return max(1, (image.shape[0] // PATCH) * (image.shape[1] // PATCH))
-
-
 def text_tokens(text: str) -> int:
     return len(text) // 4 + 1
 
@@ -63,25 +76,24 @@ class PromptBuilder:
         self.token_budget = token_budget
         self.language = language
 
-    def system_prompt(self, task: str, image: np.ndarray, space: CoordinateSpace) -> str:
-        height, width = image.shape[:2]
+    def system_prompt(self, task: str, width: int, height: int, space: CoordinateSpace) -> str:
         rule = COORDINATE_RULES[space.mode].format(image_width=width, image_height=height)
         return self.template.format(platform=platform.system() or "desktop", image_width=width, image_height=height,
                                     coordinate_rule=rule, language=self.language, task=task)
 
-    def messages(self, task: str, turns: list[Turn], image: np.ndarray, space: CoordinateSpace,
+    def messages(self, task: str, turns: list[Turn], current: Screenshot, space: CoordinateSpace,
                  note: str = "") -> list[Message]:
         """System prompt, then user(screenshot) / assistant(answer) pairs, then the current screenshot and `note`.
         Older screenshots are dropped first, then the oldest turns, until the estimate fits the budget."""
-        system = self.system_prompt(task, image, space)
+        system = self.system_prompt(task, current.width, current.height, space)
         keep_images = min(self.max_images - 1, len(turns))
         first_turn = 0
         while True:
-            cost = text_tokens(system) + image_tokens(image) + text_tokens(note)
+            cost = text_tokens(system) + current.tokens + text_tokens(note)
             for index, turn in enumerate(turns[first_turn:], first_turn):
                 cost += text_tokens(turn.response)
-                if turn.image is not None and index >= len(turns) - keep_images:
-                    cost += image_tokens(turn.image)
+                if turn.screenshot is not None and index >= len(turns) - keep_images:
+                    cost += turn.screenshot.tokens
             if cost <= self.token_budget or (keep_images == 0 and first_turn >= len(turns)):
                 break
             if keep_images > 0:
@@ -92,15 +104,15 @@ class PromptBuilder:
         if first_turn:
             messages.append({"role": "user", "content": f"({first_turn} earlier steps left out to save space.)"})
         for index, turn in enumerate(turns[first_turn:], first_turn):
-            if turn.image is not None and index >= len(turns) - keep_images:
-                messages.append({"role": "user", "content": [_image_part(turn.image)]})
+            if turn.screenshot is not None and index >= len(turns) - keep_images:
+                messages.append({"role": "user", "content": [_image_part(turn.screenshot)]})
             messages.append({"role": "assistant", "content": turn.response})
-        current: list[dict[str, object]] = [_image_part(image)]
+        now: list[dict[str, object]] = [_image_part(current)]
         if note:
-            current.append({"type": "text", "text": note})
-        messages.append({"role": "user", "content": current})
+            now.append({"type": "text", "text": note})
+        messages.append({"role": "user", "content": now})
         return messages
 
 
-def _image_part(image: np.ndarray) -> dict[str, object]:
-    return {"type": "image_url", "image_url": {"url": image_url(image)}}
+def _image_part(screenshot: Screenshot) -> dict[str, object]:
+    return {"type": "image_url", "image_url": {"url": screenshot.url}}

@@ -26,7 +26,7 @@ from deskpilot.grounding.annotate import annotate
 from deskpilot.grounding.changes import changed_near
 
 from .base import ChatBackend, Decision
-from .context import PromptBuilder, Turn, model_image
+from .context import PromptBuilder, Screenshot, Turn, model_image
 from .families import ModelFamily, load_template
 
 log = logging.getLogger(__name__)
@@ -56,9 +56,9 @@ class ModelPlanner:
             self._turns, self._last = [], None
         space = self.family.space(obs.monitor)
         screen = annotate(obs.image, obs.monitor, elements, numbered=True) if self.mode == "som" else obs.image
-        image = model_image(screen, space)
+        screenshot = Screenshot.of(model_image(screen, space))
         note = "\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n)
-        messages = self.builder.messages(task, self._turns, image, space, note)
+        messages = self.builder.messages(task, self._turns, screenshot, space, note)
         reply = self.backend.complete(messages, self.on_text)
         try:
             thought, action = self._interpret(reply, space, elements)
@@ -71,7 +71,7 @@ class ModelPlanner:
                 thought, action = self._interpret(reply, space, elements)
             except ActionParseError as second_error:
                 raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
-        self._turns.append(Turn(image, reply.strip()))
+        self._turns.append(Turn(screenshot, reply.strip()))
         self._last = (obs.image, action)
         return Decision(thought, action)
 

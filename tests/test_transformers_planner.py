@@ -10,7 +10,7 @@ from tiny_models import build_tiny_llava, teach_reply
 
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.geometry import Monitor
-from deskpilot.planner.context import PromptBuilder, model_image
+from deskpilot.planner.context import PromptBuilder, Screenshot, model_image
 from deskpilot.planner.families import FAMILIES, load_template
 from deskpilot.planner.transformers_backend import TransformersBackend, to_hf_message
 
@@ -20,7 +20,7 @@ SPACE = FAMILIES["qwen2.5-vl"].space(Monitor(0, 0, 1280, 800))
 
 def prompt(task: str, seed: int = 0) -> list[dict]:
     image = np.random.default_rng(seed).integers(0, 255, (800, 1280, 3), dtype=np.uint8)
-    return PromptBuilder(load_template("native")).messages(task, [], model_image(image, SPACE), SPACE)
+    return PromptBuilder(load_template("native")).messages(task, [], Screenshot.of(model_image(image, SPACE)), SPACE)
 
 
 @pytest.fixture(scope="module")
