@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import deskpilot, read_state
-from tiny_models import build_tiny_llava, teach_reply
+from tiny_models import build_tiny_llava, build_tiny_qwen25_vl, teach_reply
 
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.geometry import Monitor
@@ -39,9 +39,24 @@ def random_model(tmp_path_factory):
 
 
 def test_backend_generates_from_a_saved_folder(taught_model):
+    import torch
+
     backend = TransformersBackend(str(taught_model), max_new_tokens=32)
-    assert backend.device == "cpu"
+    on_gpu = torch.cuda.is_available()
+    assert backend.device == ("cuda" if on_gpu else "cpu")
+    assert next(backend.model.parameters()).dtype == (torch.bfloat16 if on_gpu else torch.float32)
     assert backend.complete(prompt("a task it never saw", seed=9)) == REPLY
+
+
+def test_qwen25_vl_loads_and_generates(tmp_path):
+    """The Qwen2.5-VL path: AutoProcessor where torchvision exists, the image-only processor where it does not."""
+    import importlib.util
+
+    backend = TransformersBackend(str(build_tiny_qwen25_vl(tmp_path / "qwen")), max_new_tokens=8)
+    has_torchvision = importlib.util.find_spec("torchvision") is not None
+    assert (type(backend.processor).__name__ == "ImageOnlyProcessor") is not has_torchvision
+    reply = backend.complete(prompt("click Save"))
+    assert isinstance(reply, str) and reply
 
 
 def test_a_run_finishes_through_real_loading_and_generation(demo_app, taught_model, tmp_path):
