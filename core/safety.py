@@ -8,12 +8,14 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .actions import Action, ActionKind
-from .errors import ActionRefused, SafetyStop, SettingsError
+from .errors import ActionRefused, SafetyStop
 from .geometry import Monitor, Point
-from .keys import split_combo
+
+if TYPE_CHECKING:
+    from .hotkeys import GlobalHotkeys
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ class EmergencyStop:
     def __init__(self) -> None:
         self._event = threading.Event()
         self.reason = ""
-        self._listener: object | None = None
+        self._hotkeys: GlobalHotkeys | None = None
 
     def trigger(self, reason: str) -> None:
         if not self._event.is_set():
@@ -57,37 +59,16 @@ class EmergencyStop:
             self.check()
 
     def listen(self, hotkey: str) -> EmergencyStop:
-        """Start a global hotkey listener (pynput) that triggers the stop. `hotkey` like `ctrl+alt+f12`."""
-        from pynput import keyboard
+        """Start a global hotkey (e.g. `ctrl+shift+f12`) that triggers the stop."""
+        from .hotkeys import GlobalHotkeys
 
-        keys = split_combo(hotkey)
-        if {"ctrl", "alt"} <= set(keys) and any(re.fullmatch(r"f\d+", k) for k in keys):
-            raise SettingsError(f"stop hotkey {hotkey!r} cannot work: X11 turns ctrl+alt+F-keys into virtual-terminal "
-                                "switches; pick another, e.g. ctrl+shift+f12")
-        combo = "+".join(k if len(k) == 1 else f"<{k}>" for k in keys)
-        listener = keyboard.GlobalHotKeys({combo: lambda: self.trigger(f"stop hotkey {hotkey} pressed")})
-        listener.daemon = True
-        listener.start()
-        listener.wait()
-        self._listener = listener
+        self._hotkeys = GlobalHotkeys({hotkey: lambda: self.trigger(f"stop hotkey {hotkey} pressed")})
         return self
 
     def close(self) -> None:
-        if self._listener is not None:
-            listener, self._listener = self._listener, None
-            listener.stop()  # type: ignore[attr-defined]
-            # pynput's X11 backend sends "disable recording" on the connection that is blocked reading the
-            # recording, so its thread only ends at the next key event; the RECORD extension wants it on another
-            # connection, which pynput also holds: send it there so the thread ends now.
-            control = getattr(listener, "_display_stop", None)
-            context = getattr(listener, "_context", None)
-            if control is not None and context is not None:
-                try:
-                    control.record_disable_context(context)
-                    control.flush()
-                except Exception:  # the display is already gone: the thread has nothing left to wait for
-                    pass
-            listener.join(timeout=2)  # type: ignore[attr-defined]
+        if self._hotkeys is not None:
+            self._hotkeys.close()
+            self._hotkeys = None
 
 
 def in_corner(point: Point, monitors: Iterable[Monitor], margin: int = CORNER_MARGIN) -> bool:

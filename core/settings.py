@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     scale: float = Field(1.0, gt=0, description="HiDPI scale: physical pixels per logical pixel")
     stop_hotkey: str = Field("ctrl+shift+f12", description="global emergency-stop hotkey (not ctrl+alt+F-keys: "
                                                            "X11 turns those into virtual-terminal switches)")
+    record_stop_hotkey: str = Field("ctrl+shift+f10", description="ends a recording")
+    record_pause_hotkey: str = Field("ctrl+shift+f9", description="pauses and resumes a recording")
     confirm: ConfirmMode = Field("risky", description="ask before: never, risky actions, or always")
     min_action_interval: float = Field(0.05, ge=0, description="rate limit: seconds between two actions")
     locate_timeout: float = Field(3.0, ge=0, description="seconds to keep looking for a target that is not there yet")

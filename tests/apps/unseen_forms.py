@@ -31,7 +31,13 @@ class Form(QWidget):
             write_atomic(self.state_path, json.dumps(self.state()).encode())
 
     def state(self) -> dict[str, object]:
-        return {"fields": {k: v.text() for k, v in self.fields.items()}, "submitted": self.submitted}
+        return {"fields": {k: v.text() for k, v in self.fields.items()}, "submitted": self.submitted,
+                "boxes": {k: self._box(v) for k, v in self.fields.items()}}
+
+    @staticmethod
+    def _box(widget: QWidget) -> list[int]:
+        corner = widget.mapToGlobal(widget.rect().topLeft())
+        return [corner.x(), corner.y(), corner.x() + widget.width(), corner.y() + widget.height()]
 
     def field(self, name: str, secret: bool = False) -> QLineEdit:
         line = QLineEdit()

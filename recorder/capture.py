@@ -1,0 +1,236 @@
+"""Recorder: captures a demonstration as an Episode (`source: demonstration`).
+
+pynput listeners only timestamp and queue raw events, so the user's input is never delayed; a frame grabber keeps
+the last few screens, so each event gets the frame from just before it; a worker thread merges events into
+actions (EventMerger), reads the text under each click (OCR of a small crop), scrubs secrets, and appends each
+finished step with its before and after frames. Frames identical to the previous one are stored once."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+import numpy as np
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import EpisodeWriter, Step
+from deskpilot.core.geometry import Box
+from deskpilot.core.keys import ALIASES
+from deskpilot.core.observation import Element
+from deskpilot.core.screen import Screen
+from deskpilot.grounding.ocr import OcrEngine
+
+from .events import RawEvent
+from .merge import EventMerger, MergedAction
+from .privacy import is_password_label, looks_like_secret
+
+log = logging.getLogger(__name__)
+GRAB_INTERVAL = 0.05
+FRAMES_KEPT = 60  # three seconds of history at GRAB_INTERVAL
+AFTER_DELAY = 0.15  # the after-frame is taken this long after an action ends
+CLICK_CROP = (320, 28)  # half width, half height of the region read around a click (wide enough for a label)
+
+
+class FrameBuffer:
+    """Grabs the screen every GRAB_INTERVAL in its own thread and keeps the recent frames with their times."""
+
+    def __init__(self, screen: Screen):
+        self.screen = screen
+        self._frames: deque[tuple[float, np.ndarray]] = deque(maxlen=FRAMES_KEPT)
+        self._lock = threading.Lock()
+        self._running = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="frame-grabber", daemon=True)
+
+    def start(self) -> FrameBuffer:
+        self._running.set()
+        self._grab()
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._running.clear()
+        self._thread.join(timeout=2)
+
+    def _grab(self) -> None:
+        image = self.screen.grab()
+        with self._lock:
+            self._frames.append((time.monotonic(), image))
+
+    def _run(self) -> None:
+        while self._running.is_set():
+            self._grab()
+            time.sleep(GRAB_INTERVAL)
+
+    def before(self, t: float) -> np.ndarray:
+        """The newest frame grabbed before time `t` (the oldest kept one if all are newer)."""
+        with self._lock:
+            frames = list(self._frames)
+        earlier = [image for stamp, image in frames if stamp <= t]
+        return earlier[-1] if earlier else frames[0][1]
+
+
+class Recorder:
+    def __init__(self, writer: EpisodeWriter, screen: Screen, ocr: OcrEngine | None = None,
+                 mask_typing: bool = False, ignore_hotkeys: tuple[tuple[str, ...], ...] = (),
+                 on_step: Callable[[Step], None] | None = None):
+        self.writer = writer
+        self.screen = screen
+        self.ocr = ocr
+        self.mask_typing = mask_typing
+        self.ignore_hotkeys = {tuple(sorted(k)) for k in ignore_hotkeys}
+        self.on_step = on_step
+        self.paused = False
+        self.steps: list[Step] = []
+        self._frames = FrameBuffer(screen)
+        self._events: queue.Queue[RawEvent | None] = queue.Queue()
+        self._merger = EventMerger()
+        self._worker = threading.Thread(target=self._work, name="recorder", daemon=True)
+        self._listeners: list[object] = []
+        self._last_frame: tuple[np.ndarray, str] | None = None
+        self._secret_field = False
+        self._monitor = screen.monitor()
+        self._t0 = time.monotonic()
+
+    # capture (listener threads): timestamp and queue, nothing else
+    def start(self) -> Recorder:
+        from pynput import keyboard, mouse
+
+        self._frames.start()
+        self._worker.start()
+        self._listeners = [mouse.Listener(on_click=self._on_click, on_scroll=self._on_scroll),
+                           keyboard.Listener(on_press=self._on_key(True), on_release=self._on_key(False))]
+        for listener in self._listeners:
+            listener.start()  # type: ignore[attr-defined]
+            listener.wait()  # type: ignore[attr-defined]
+        return self
+
+    def _queue(self, event: RawEvent) -> None:
+        if not self.paused:
+            self._events.put(event)
+
+    def _on_click(self, x: int, y: int, button: object, pressed: bool) -> None:
+        name = getattr(button, "name", "left")
+        self._queue(RawEvent(time.monotonic(), "press" if pressed else "release", int(x), int(y), name))
+
+    def _on_scroll(self, x: int, y: int, dx: int, dy: int) -> None:
+        self._queue(RawEvent(time.monotonic(), "scroll", int(x), int(y), dx=int(dx), dy=-int(dy)))
+
+    def _on_key(self, down: bool) -> Callable[[object], None]:
+        def handle(key: object) -> None:
+            name = key_name(key)
+            if name:
+                self._queue(RawEvent(time.monotonic(), "key_down" if down else "key_up", key=name))
+        return handle
+
+    def stop(self, outcome: str = "success", detail: str | None = None) -> list[Step]:
+        from deskpilot.core.hotkeys import stop_pynput_listener
+
+        for listener in self._listeners:
+            stop_pynput_listener(listener)
+        self._events.put(None)
+        self._worker.join(timeout=30)
+        self._frames.stop()
+        self.writer.meta.extra["final_frame"] = self._frame_name(self.screen.grab())
+        self.writer.finish(outcome, detail or f"{len(self.steps)} step(s) recorded")
+        return self.steps
+
+    # the worker thread: frames, merging, OCR, privacy, writing
+    def _work(self) -> None:
+        while True:
+            try:
+                event = self._events.get(timeout=0.1)
+            except queue.Empty:
+                self._write(self._merger.tick(time.monotonic()))
+                continue
+            if event is None:
+                self._write(self._merger.flush())
+                return
+            if event.kind in ("press", "scroll", "key_down"):
+                event = RawEvent(**{**event.__dict__, "frame": self._frame_name(self._frames.before(event.t))})
+            self._write(self._merger.feed(event))
+
+    def _frame_name(self, image: np.ndarray) -> str:
+        if self._last_frame is not None and np.array_equal(self._last_frame[0], image):
+            return self._last_frame[1]
+        name = self.writer.add_frame(image)
+        self._last_frame = (image, name)
+        return name
+
+    def _write(self, merged: list[MergedAction]) -> None:
+        for item in merged:
+            action = item.action
+            if action.kind is ActionKind.HOTKEY and tuple(sorted(action.keys)) in self.ignore_hotkeys:
+                continue
+            before = item.frame or self._frame_name(self._frames.before(item.started))
+            elements: list[Element] = []
+            if action.point is not None and action.kind is not ActionKind.SCROLL:
+                elements = self._text_under(before, action)
+                self._secret_field = any(is_password_label(e.text) for e in elements)
+            elif action.kind is ActionKind.TYPE:
+                action = self._scrubbed(action)
+            time.sleep(max(0.0, item.events[-1].t + AFTER_DELAY - time.monotonic()))
+            after = self._frame_name(self.screen.grab())
+            step = Step(len(self.steps), action, before, after, monitor=self._monitor, elements=elements,
+                        timing={"at_s": round(item.started - self._t0, 3)})
+            self.writer.append(step)
+            self.steps.append(step)
+            if self.on_step:
+                self.on_step(step)
+
+    def _scrubbed(self, action: Action) -> Action:
+        secret = self.mask_typing or self._secret_field or looks_like_secret(action.text or "")
+        return action.model_copy(update={"secret": True}) if secret else action
+
+    def _text_under(self, frame: str, action: Action) -> list[Element]:
+        """OCR of a strip around a click: the text under the point, then the label to its left on the same line
+        (or else the nearest text), so a click into an empty field still says which field it was."""
+        if self.ocr is None or action.point is None:
+            return []
+        image = self._last_frame[0] if self._last_frame and self._last_frame[1] == frame else None
+        if image is None:
+            from deskpilot.core.episode import read_image
+
+            image = read_image(self.writer.directory / frame)
+        if image is None:
+            return []
+        x, y = self._monitor.screen_to_image(*action.point)
+        w, h = CLICK_CROP
+        region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
+        lines = [line.shifted(region.x0, region.y0)
+                 for line in self.ocr.read(image[region.y0:region.y1, region.x0:region.x1])]
+        if not lines:
+            return []
+
+        def distance(box: Box) -> float:
+            dx = max(box.x0 - x, 0, x - box.x1)
+            dy = max(box.y0 - y, 0, y - box.y1)
+            return (dx * dx + dy * dy) ** 0.5
+
+        under = [line for line in lines if distance(line.box) <= 8]
+        labels = [line for line in lines if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
+        near = sorted((line for line in lines if line not in under), key=lambda line: distance(line.box))
+        chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:1] or near[:1]))
+        return [Element(self._monitor.image_box_to_screen(line.box), "text", line.text, line.score, "ocr")
+                for line in chosen]
+
+
+_PYNPUT_NAMES = {"cmd": "win", "cmd_l": "win", "cmd_r": "win", "alt_gr": "alt", "page_up": "pageup",
+                 "page_down": "pagedown", "caps_lock": "capslock", "print_screen": "printscreen", "menu": "apps"}
+
+
+def key_name(key: object) -> str:
+    """A pynput key -> deskpilot's key name (`ctrl`, `enter`, `f5`) or the character typed."""
+    char = getattr(key, "char", None)
+    if char:
+        return chr(ord(char) + 96) if len(char) == 1 and ord(char) < 32 else char
+    name = getattr(key, "name", None)
+    if not name:
+        return ""
+    if name in _PYNPUT_NAMES:
+        return _PYNPUT_NAMES[name]
+    base = name.removesuffix("_l").removesuffix("_r")
+    return ALIASES.get(base, base)

@@ -1,0 +1,166 @@
+"""Replaying a recorded episode on the live screen. Each pointer target is found again rather than trusted: by the
+text recorded under or beside it (OCR, keeping the click's offset from that text), else by matching the recorded
+pixels around the point (template matching, refused when ambiguous). Between steps it waits for the screen to
+settle; it stops with a clear message when a target cannot be found."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from deskpilot.core.actions import REDACTED, Action, ActionKind
+from deskpilot.core.controller import Controller
+from deskpilot.core.episode import Episode, EpisodeWriter, Step
+from deskpilot.core.errors import ActionRefused, DeskpilotError, GroundingError, SafetyStop
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Element, Observation
+from deskpilot.core.safety import Safety
+from deskpilot.core.screen import Screen
+from deskpilot.grounding.ocr_grounder import OcrGrounder
+from deskpilot.grounding.text_match import match_text
+
+log = logging.getLogger(__name__)
+PATCH_HALF = (70, 22)
+MATCH_MIN = 0.9
+AMBIGUOUS_GAP = 0.03  # a second match this close to the best one makes template matching ambiguous
+MAX_GAP_SECONDS = 2.0
+SecretSource = Callable[[Step], str | None]
+
+
+@dataclass
+class ReplayResult:
+    outcome: str  # success | stopped | refused | error
+    detail: str
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == "success"
+
+
+class Replayer:
+    def __init__(self, screen: Screen, grounder: OcrGrounder, controller: Controller, safety: Safety,
+                 writer: EpisodeWriter, speed: float = 1.0, settle_timeout: float = 2.0, locate_timeout: float = 3.0,
+                 secret: SecretSource | None = None, on_step: Callable[[Step], None] | None = None):
+        self.screen, self.grounder, self.controller, self.safety = screen, grounder, controller, safety
+        self.writer = writer
+        self.speed = speed
+        self.settle_timeout, self.locate_timeout = settle_timeout, locate_timeout
+        self.secret = secret
+        self.on_step = on_step
+
+    def replay(self, episode: Episode) -> ReplayResult:
+        steps: list[Step] = []
+        outcome, detail = "success", f"replayed {len(episode.steps)} step(s)"
+        previous_at = None
+        try:
+            for recorded in episode.steps:
+                if recorded.action.is_terminal:
+                    continue
+                at = recorded.timing.get("at_s")
+                if previous_at is not None and at is not None:
+                    self.safety.stop.sleep(min(MAX_GAP_SECONDS, max(0.0, at - previous_at)) / self.speed * 0.25)
+                previous_at = at
+                steps.append(self._replay_step(len(steps), episode, recorded))
+        except SafetyStop as exc:
+            outcome, detail = "stopped", str(exc)
+        except ActionRefused as exc:
+            outcome, detail = "refused", str(exc)
+        except DeskpilotError as exc:
+            outcome, detail = "error", str(exc)
+        finally:
+            self.writer.finish(outcome, detail)
+        return ReplayResult(outcome, detail, steps)
+
+    def _replay_step(self, index: int, episode: Episode, recorded: Step) -> Step:
+        image = self.screen.wait_until_settled(timeout=self.settle_timeout)
+        obs = Observation(image, self.screen.monitor(), self.screen.cursor())
+        before = self.writer.add_frame(image)
+        action = self._with_secret(recorded)
+        started = time.perf_counter()
+        action, used = self._relocate(episode, recorded, action, obs)
+        locate_ms = (time.perf_counter() - started) * 1000
+        self.safety.check(action, self.screen.monitors(), obs.cursor, " ".join(e.text for e in used))
+        if not self.safety.dry_run:
+            self.controller.execute(action)
+        after = self.writer.add_frame(self.screen.wait_until_settled(image, timeout=self.settle_timeout))
+        step = Step(index, action, before, after, f"replay of step {recorded.index + 1}", obs.monitor, used,
+                    {"locate_ms": locate_ms}, dry_run=self.safety.dry_run)
+        self.writer.append(step)
+        if self.on_step:
+            self.on_step(step)
+        return step
+
+    def _with_secret(self, recorded: Step) -> Action:
+        action = recorded.action
+        if action.kind is not ActionKind.TYPE or action.text != REDACTED:
+            return action
+        text = self.secret(recorded) if self.secret else None
+        if not text:
+            raise ActionRefused(f"step {recorded.index + 1} typed a secret that was not recorded; replay "
+                                "interactively to type it yourself")
+        return action.model_copy(update={"text": text})
+
+    def _relocate(self, episode: Episode, recorded: Step, action: Action,
+                  obs: Observation) -> tuple[Action, list[Element]]:
+        if action.point is None:
+            return action, []
+        frame = episode.frame(recorded.before)
+        deadline = time.monotonic() + self.locate_timeout
+        while True:
+            try:
+                point, used = self._find(frame, recorded, action.point, obs)
+                end = None
+                if action.end_point is not None:
+                    end, _ = self._find(frame, recorded, action.end_point, obs, use_text=False)
+                return action.with_points(point, end), used
+            except GroundingError:
+                if time.monotonic() >= deadline:
+                    raise
+                self.safety.stop.sleep(0.3)
+                obs = Observation(self.screen.grab(), obs.monitor, self.screen.cursor())
+
+    def _find(self, frame: np.ndarray, recorded: Step, point: Point, obs: Observation,
+              use_text: bool = True) -> tuple[Point, list[Element]]:
+        """Where the recorded point is now: by its text (keeping the offset from it), else by its pixels."""
+        texts = [e for e in recorded.elements if e.text] if use_text else []
+        live = self.grounder.parse(obs) if texts else []
+        for element in texts:
+            found = _same_text(element, live)
+            if found is not None:
+                moved = Point(point.x + found.box.x0 - element.box.x0, point.y + found.box.y0 - element.box.y0)
+                return moved, [found]
+        rm = recorded.monitor or obs.monitor
+        px, py = (round(v) for v in rm.screen_to_image(*point))
+        hw, hh = PATCH_HALF
+        patch_box = Box(px - hw, py - hh, px + hw, py + hh).clipped(Box(0, 0, frame.shape[1], frame.shape[0]))
+        patch = frame[patch_box.y0:patch_box.y1, patch_box.x0:patch_box.x1]
+        if patch.size and patch.std() > 3:
+            scores = cv2.matchTemplate(obs.image, patch, cv2.TM_CCOEFF_NORMED)
+            _, best, _, (bx, by) = cv2.minMaxLoc(scores)
+            masked = scores.copy()
+            cv2.rectangle(masked, (bx - hw, by - hh), (bx + hw, by + hh), -1.0, -1)
+            second = float(masked.max())
+            if best >= MATCH_MIN and best - second >= AMBIGUOUS_GAP:
+                ix, iy = bx + px - patch_box.x0, by + py - patch_box.y0
+                return obs.monitor.image_to_screen(ix, iy), []
+        what = f"'{texts[0].text}'" if texts else f"the target of step {recorded.index + 1}"
+        raise GroundingError(f"step {recorded.index + 1}: could not find {what} on the screen (recorded at "
+                             f"({point.x}, {point.y}))")
+
+
+def _same_text(recorded: Element, live: list[Element]) -> Element | None:
+    """The live OCR line that reads like the recorded one (whole lines on both sides, so offsets carry over);
+    among equals, the one nearest the recorded place."""
+    scored = [(m.score, e) for e in live if (m := match_text(recorded.text, e.text)) and m.score >= 0.9
+              and m.start == 0 and m.end >= len(e.text.rstrip())]
+    if not scored:
+        return None
+    top = max(score for score, _ in scored)
+    best = [e for score, e in scored if score >= top - 0.02]
+    return min(best, key=lambda e: abs(e.box.x0 - recorded.box.x0) + abs(e.box.y0 - recorded.box.y0))

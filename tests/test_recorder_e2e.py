@@ -1,0 +1,143 @@
+"""`deskpilot record` while xdotool drives real input on Xvfb, then `deskpilot replay` after the window moved."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import deskpilot, read_state
+
+from deskpilot.app.session import DemoApp
+from deskpilot.core.episode import list_episodes, read_episode
+
+
+def xdotool(*args: str) -> None:
+    subprocess.run(["xdotool", *args], check=True, timeout=20)
+
+
+def start_recording(out: Path, *extra: str) -> subprocess.Popen[str]:
+    process = subprocess.Popen([sys.executable, "-m", "deskpilot.app", "record", "--task", "fill the form",
+                                "--out", str(out), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not list_episodes(out):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(1.0)  # listeners up
+    return process
+
+
+def drive_script(boxes: dict) -> None:
+    """A person filling the demo form: click a field, type with a typo fixed, tick a box, open a file, save."""
+    def centre(name: str) -> tuple[str, str]:
+        x0, y0, x1, y1 = boxes[name]
+        return str((x0 + x1) // 2), str((y0 + y1) // 2)
+
+    xdotool("mousemove", *centre("Full name"), "click", "1")
+    time.sleep(0.4)
+    xdotool("type", "--delay", "40", "Ada Lovelacf")
+    xdotool("key", "BackSpace")
+    xdotool("type", "--delay", "40", "e")
+    time.sleep(0.4)
+    x0, y0, x1, y1 = boxes["Remember me"]
+    xdotool("mousemove", str(x0 + 8), str((y0 + y1) // 2), "click", "1")
+    time.sleep(0.6)
+    xdotool("mousemove", str(boxes["Full name"][2] + 80), str(boxes["Full name"][1] - 22), "click", "--repeat", "2",
+            "--delay", "80", "1")  # the Report.txt entry, first in the file list
+    time.sleep(0.8)
+    xdotool("key", "ctrl+s")
+    time.sleep(0.6)
+
+
+@pytest.fixture
+def recording(demo_app, tmp_path):
+    boxes = read_state(demo_app.state_file)["boxes"]
+    process = start_recording(tmp_path / "rec")
+    drive_script(boxes)
+    xdotool("key", "ctrl+shift+F10")
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, out + err
+    return read_episode(list_episodes(tmp_path / "rec")[0]), read_state(demo_app.state_file)
+
+
+def test_recorded_actions_equal_the_script(recording):
+    episode, state = recording
+    assert state["full_name"] == "Ada Lovelace" and state["opened"] == ["Report.txt"] and state["saved"] == 1
+    assert episode.meta.source == "demonstration" and episode.meta.outcome == "success"
+    actions = [s.action for s in episode.steps]
+    assert [a.kind.value for a in actions] == ["click", "type", "click", "double_click", "hotkey"]
+    assert actions[1].text == "Ada Lovelace"
+    assert actions[4].keys == ("ctrl", "s")
+    assert episode.steps[0].elements[0].text.replace(" ", "") == "Fullname"  # the field's label
+    assert "Remember me" in episode.steps[2].elements[0].text
+    assert "Report.txt" in episode.steps[3].elements[0].text
+    for step in episode.steps:
+        assert (episode.directory / step.before).is_file() and (episode.directory / step.after).is_file()
+
+
+def test_replay_after_the_window_moved_reproduces_the_final_state(recording, demo_app, tmp_path):
+    episode, recorded_state = recording
+    demo_app.stop()
+    moved = DemoApp(tmp_path / "moved-state.json", geometry="300,170,900,560").start()
+    try:
+        result = deskpilot("replay", str(episode.directory), "--episodes-dir", str(tmp_path / "replays"))
+        assert result.returncode == 0, result.stdout + result.stderr
+        state = read_state(moved.state_file)
+    finally:
+        moved.stop()
+    for key in ("full_name", "remember_me", "opened", "saved", "events"):
+        assert state[key] == recorded_state[key], key
+    replayed = read_episode(list_episodes(tmp_path / "replays")[0])
+    assert replayed.meta.model == "replay" and replayed.meta.extra["replay_of"] == episode.meta.id
+
+
+def test_replay_stops_with_a_clear_message_when_a_target_is_gone(recording, demo_app, tmp_path, unseen_form):
+    episode, _ = recording
+    demo_app.stop()
+    unseen_form("login")  # a different app on screen: the recorded targets are not there
+    result = deskpilot("replay", str(episode.directory), "--episodes-dir", str(tmp_path / "replays"),
+                       env={"DESKPILOT_LOCATE_TIMEOUT": "0.5"})
+    assert result.returncode == 1
+    assert "step 1: could not find 'Full name'" in result.stdout, result.stdout + result.stderr
+
+
+def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_path):
+    state_file = unseen_form("login")
+    boxes = read_state(state_file)["boxes"]
+    process = start_recording(tmp_path / "rec")
+    for field, text in (("username", "kanesha"), ("password", "hunter2!")):
+        x0, y0, x1, y1 = boxes[field]
+        xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+        time.sleep(0.5)
+        xdotool("type", "--delay", "30", text)
+        time.sleep(0.3)
+    xdotool("mousemove", "640", "700", "click", "1")
+    time.sleep(0.6)
+    os.kill(process.pid, signal.SIGTERM)  # SIGTERM ends a recording cleanly too
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, out + err
+    assert read_state(state_file)["fields"] == {"username": "kanesha", "password": "hunter2!"}
+    episode = read_episode(list_episodes(tmp_path / "rec")[0])
+    typed = [s.action for s in episode.steps if s.action.kind.value == "type"]
+    assert [(a.text, a.secret) for a in typed] == [("kanesha", False), ("[redacted]", True)]
+    stored = "".join(p.read_text() for p in episode.directory.glob("*.json*"))
+    assert "hunter2!" not in stored + out + err
+
+
+def test_sigkill_while_recording_leaves_a_readable_episode(demo_app, tmp_path):
+    boxes = read_state(demo_app.state_file)["boxes"]
+    process = start_recording(tmp_path / "rec")
+    drive_script(boxes)
+    time.sleep(1.0)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=30)
+    episode = read_episode(list_episodes(tmp_path / "rec")[0])
+    assert episode.meta.outcome == "running"
+    assert [s.action.kind.value for s in episode.steps][:4] == ["click", "type", "click", "double_click"]
+    for step in episode.steps:
+        episode.frame(step.before)
