@@ -295,7 +295,8 @@ def episodes_show(episode: Annotated[Path, typer.Argument(help="an episode folde
 @episodes_app.command("export")
 def episodes_export(episodes: Annotated[Optional[list[Path]], typer.Argument(help="episode folders (default: all)")]
                     = None,
-                    out_dir: Annotated[Path, typer.Option("--out", help="where the dataset is saved")] = Path("dataset"),
+                    out_dir: Annotated[Path, typer.Option("--out", help="where the dataset is saved")]
+                    = Path("dataset"),
                     fmt: Annotated[str, typer.Option("--format", help="hf (Hugging Face datasets)")] = "hf",
                     directory: Annotated[Optional[Path], typer.Option("--dir", help="episodes folder")] = None) -> None:
     """Export episodes as a Hugging Face dataset (one row per step; load with datasets.load_from_disk)."""

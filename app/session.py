@@ -9,7 +9,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.core.display import VirtualDisplay, ensure_xauthority, has_display
+from deskpilot.core.display import VirtualDisplay, end_process, ensure_xauthority, has_display
 from deskpilot.core.errors import ScreenError
 
 DEMO_START_TIMEOUT = 20.0
@@ -43,12 +43,8 @@ class DemoApp:
         return self
 
     def stop(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
+        if self._process is not None:
+            end_process(self._process)
         self._process = None
 
 

@@ -62,7 +62,8 @@ def main() -> None:
             print(f"{name:<28} median {median_ms(fn, args.repeats):7.2f} ms  (n={args.repeats})", flush=True)
         cached = median_ms(lambda: builder.messages("x", history, Screenshot.of(image), space), args.repeats)
         baseline = median_ms(lambda: [Screenshot.of(image) for _ in range(3)], args.repeats)
-        print(f"{'step prompt, 3 images':<28} median {cached:7.2f} ms  (n={args.repeats})  ratio {cached / baseline:.2f} "
+        print(f"{'step prompt, 3 images':<28} median {cached:7.2f} ms  (n={args.repeats})  "
+              f"ratio {cached / baseline:.2f} "
               f"of re-encoding every image each step ({baseline:.1f} ms)")
 
 

@@ -75,7 +75,8 @@ def main() -> None:
                      f"{100 * statistics.median(areas):.1f}% of pixels read")
         latest = screen.capture()
         grounder.parse(latest)
-        report("locate (field by label)", timed_ms(lambda: grounder.locate(latest, "Full name field"), args.repeats * 5))
+        report("locate (field by label)",
+               timed_ms(lambda: grounder.locate(latest, "Full name field"), args.repeats * 5))
         report("locate (button text)", timed_ms(lambda: grounder.locate(latest, "the Save button"), args.repeats * 5))
 
         agent = Agent(screen, OcrGrounder(engine), OfflinePlanner(), Controller(),

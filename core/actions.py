@@ -145,7 +145,8 @@ class Action(BaseModel):
         if self.point is not None:
             parts.append(f"at ({self.point.x}, {self.point.y})")
         if self.kind is ActionKind.DRAG:
-            parts.append(f"to {self.end_target!r}" if self.end_point is None else f"to ({self.end_point.x}, {self.end_point.y})")
+            end = self.end_point
+            parts.append(f"to {self.end_target!r}" if end is None else f"to ({end.x}, {end.y})")
         if self.text is not None:
             parts.append(repr(self.redacted().text))
         if self.keys:

@@ -7,7 +7,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 from .actions import DEFAULT_WAIT_SECONDS, Action, ActionKind
@@ -106,22 +105,21 @@ class Controller:
             gui.mouseUp(button=action.button)
 
     def _type(self, text: str) -> None:
-        """ASCII as real key strokes (works everywhere, terminals included); any other text is pasted through the
-        clipboard, as UI-TARS does: key-by-key Unicode on X11 needs keymap remapping that apps read late under
-        load, and drops characters."""
-        for run, plain in _runs(text, lambda ch: ch.isascii() and (ch.isprintable() or ch in "\n\t")):
-            if not plain:
+        """ASCII as real key strokes (works everywhere, terminals included). Text with anything else in it is
+        pasted through the clipboard in one go, as UI-TARS does: key-by-key Unicode on X11 needs keymap remapping
+        that apps read late under load, and drops characters. A final newline is pressed as Enter."""
+        if all(ch.isascii() and (ch.isprintable() or ch in "\n\t") for ch in text):
+            for start in range(0, len(text), TYPE_CHUNK):
                 self.stop.check()
-                self._paste(run)
-                continue
-            for start in range(0, len(run), TYPE_CHUNK):
-                self.stop.check()
-                self.gui.write(run[start:start + TYPE_CHUNK], interval=self.type_interval)
-
-    def _paste(self, text: str) -> None:
-        self._set_clipboard(text)
+                self.gui.write(text[start:start + TYPE_CHUNK], interval=self.type_interval)
+            return
+        self.stop.check()
+        body = text[:-1] if text.endswith("\n") else text
+        self._set_clipboard(body)
         self.gui.hotkey(*self.paste_keys)
         time.sleep(PASTE_SETTLE_SECONDS)  # the app fetches the clipboard asynchronously; don't replace it too soon
+        if body != text:
+            self.gui.press("enter")
 
     def _set_clipboard(self, text: str) -> None:
         if sys.platform.startswith("linux"):
@@ -132,22 +130,16 @@ class Controller:
             # whoever reads our output would wait for it forever.
             subprocess.run([xclip, "-selection", "clipboard", "-in"], input=text.encode(), check=True, timeout=10,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            return
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline:  # xclip's background copy may not own the clipboard yet
+                held = subprocess.run([xclip, "-selection", "clipboard", "-out"], capture_output=True, timeout=5)
+                if held.stdout.decode(errors="replace") == text:
+                    return
+                time.sleep(0.02)
+            raise ControllerError("the clipboard did not take the text to paste (is a clipboard manager blocking it?)")
         import pyperclip
 
         try:
             pyperclip.copy(text)
         except pyperclip.PyperclipException as exc:
             raise ControllerError(f"cannot use the clipboard to type non-ASCII text: {exc}") from None
-
-
-def _runs(text: str, kind: Callable[[str], bool]) -> list[tuple[str, bool]]:
-    """Split text into maximal runs of characters for which `kind` is the same, with that value."""
-    runs: list[tuple[str, bool]] = []
-    for ch in text:
-        value = kind(ch)
-        if runs and runs[-1][1] == value:
-            runs[-1] = (runs[-1][0] + ch, value)
-        else:
-            runs.append((ch, value))
-    return runs

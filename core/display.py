@@ -76,10 +76,13 @@ class VirtualDisplay:
         env["XAUTHORITY"] = str(self._xauthority())
         return env
 
+    def _xauthority_path(self) -> Path:
+        return Path(tempfile.gettempdir()) / f"deskpilot-xauth-{(self.display or '').lstrip(':')}"
+
     def _xauthority(self) -> Path:
         """An Xauthority file naming this display, so X clients find an entry (Xvfb runs without access control,
         so the cookie itself is never checked)."""
-        path = Path(tempfile.gettempdir()) / f"deskpilot-xauth-{self.display.lstrip(':')}"  # type: ignore[union-attr]
+        path = self._xauthority_path()
         if not path.exists():
             def field(value: bytes) -> bytes:
                 return struct.pack(">H", len(value)) + value
@@ -92,13 +95,9 @@ class VirtualDisplay:
 
     def stop(self) -> None:
         if self.display is not None:
-            (Path(tempfile.gettempdir()) / f"deskpilot-xauth-{self.display.lstrip(':')}").unlink(missing_ok=True)
-        if self._process and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
+            self._xauthority_path().unlink(missing_ok=True)
+        if self._process is not None:
+            end_process(self._process)
         self._process = None
 
     def __enter__(self) -> VirtualDisplay:
@@ -107,3 +106,14 @@ class VirtualDisplay:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+
+def end_process(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """Terminate a child process, and kill it if it has not gone after `grace` seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()

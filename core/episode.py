@@ -67,6 +67,7 @@ class Step:
     verification: dict[str, Any] | None = None
     reward: float | None = None
     dry_run: bool = False
+    window: str | None = None  # title of the focused window when the step began
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -77,7 +78,7 @@ class Step:
         }
         if self.monitor is not None:
             data["monitor"] = self.monitor._asdict()
-        for name in ("verification", "reward"):
+        for name in ("verification", "reward", "window"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.dry_run:
@@ -92,12 +93,14 @@ class Step:
             monitor=Monitor(**data["monitor"]) if data.get("monitor") else None,
             elements=[Element.from_dict(e) for e in data.get("elements", [])],
             timing=data.get("timing", {}), verification=data.get("verification"), reward=data.get("reward"),
-            dry_run=bool(data.get("dry_run", False)),
+            dry_run=bool(data.get("dry_run", False)), window=data.get("window"),
         )
 
 
 def new_episode_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+    """Sortable by creation time (to the millisecond), unique by a random suffix."""
+    now = time.time()
+    return time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + f"{int(now * 1000) % 1000:03d}-" + secrets.token_hex(3)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -25,7 +25,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid")
 
     episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
-    planner: Literal["offline", "openai", "transformers"] = Field("offline", description="which planner decides actions")
+    planner: Literal["offline", "openai", "transformers"] = Field("offline",
+                                                                  description="which planner decides actions")
     base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible endpoint (vLLM, Ollama, ...)")
     model: str | None = Field(None, description="model name at the endpoint, or a local folder for transformers")
     api_key: SecretStr | None = Field(None, description="API key for the endpoint (else $OPENAI_API_KEY)")

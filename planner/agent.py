@@ -6,13 +6,14 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from deskpilot.core.actions import Action, ActionKind, scrub
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
-from deskpilot.core.errors import ActionRefused, DeskpilotError, GroundingError, SafetyStop
+from deskpilot.core.errors import DeskpilotError, GroundingError
+from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import Safety
 from deskpilot.core.screen import Screen
@@ -31,18 +32,6 @@ class StepReport:
     step: Step
     observation: Observation
     elements: list[Element]
-
-
-@dataclass
-class RunResult:
-    outcome: str  # success | needs_user | max_steps | stopped | refused | error
-    detail: str
-    episode_dir: Path
-    steps: list[Step] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome == "success"
 
 
 class Agent:
@@ -72,12 +61,8 @@ class Agent:
                     outcome = "success" if finished else "needs_user"
                     detail = step.action.text or ("finished" if finished else "the agent asks for help")
                     break
-        except SafetyStop as exc:
-            outcome, detail = "stopped", str(exc)
-        except ActionRefused as exc:
-            outcome, detail = "refused", str(exc)
         except DeskpilotError as exc:
-            outcome, detail = "error", scrub(str(exc), secrets)
+            outcome, detail = outcome_of(exc), scrub(str(exc), secrets)
         finally:
             writer.finish(outcome, detail)
         return RunResult(outcome, detail, writer.directory, steps)
@@ -85,7 +70,8 @@ class Agent:
     def _observe(self, image: object = None) -> Observation:
         if image is None:
             return self.screen.capture()
-        return Observation(image=image, monitor=self.screen.monitor(), cursor=self.screen.cursor())  # type: ignore[arg-type]
+        return Observation(image=image, monitor=self.screen.monitor(), cursor=self.screen.cursor(),  # type: ignore[arg-type]
+                           window_title=self.screen.window_title())
 
     def _step(self, index: int, task: str, history: list[Step], obs: Observation, before: str,
               writer: EpisodeWriter) -> tuple[Step, Observation, str]:
@@ -119,7 +105,7 @@ class Agent:
         after = writer.add_frame(after_image)
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, decision.thought, monitor, used, timing,
-                    dry_run=self.safety.dry_run)
+                    dry_run=self.safety.dry_run, window=obs.window_title)
         writer.append(step)
         log.info("step %d: %s", index + 1, action.redacted().describe())
         self._report(step, obs, elements)

@@ -64,7 +64,8 @@ class OpenAIBackend:
         except errors.APIStatusError as exc:
             raise PlannerError(f"{self.base_url} answered HTTP {exc.status_code}: {_short(exc.message)}") from None
         except errors.APIError as exc:
-            raise PlannerError(f"{self.base_url} sent a reply that is not a chat completion: {_short(str(exc))}") from None
+            raise PlannerError(f"{self.base_url} sent a reply that is not a chat completion: "
+                               f"{_short(str(exc))}") from None
 
     def _checked(self, text: str | None) -> str:
         if not text or not text.strip():

@@ -150,7 +150,8 @@ class Recorder:
                 self._write(self._merger.flush())
                 return
             if event.kind in ("press", "scroll", "key_down"):
-                event = RawEvent(**{**event.__dict__, "frame": self._frame_name(self._frames.before(event.t))})
+                event = RawEvent(**{**event.__dict__, "frame": self._frame_name(self._frames.before(event.t)),
+                                    "window": self.screen.window_title()})
             self._write(self._merger.feed(event))
 
     def _frame_name(self, image: np.ndarray) -> str:
@@ -175,7 +176,7 @@ class Recorder:
             time.sleep(max(0.0, item.events[-1].t + AFTER_DELAY - time.monotonic()))
             after = self._frame_name(self.screen.grab())
             step = Step(len(self.steps), action, before, after, monitor=self._monitor, elements=elements,
-                        timing={"at_s": round(item.started - self._t0, 3)})
+                        timing={"at_s": round(item.started - self._t0, 3)}, window=item.events[0].window)
             self.writer.append(step)
             self.steps.append(step)
             if self.on_step:
@@ -210,8 +211,9 @@ class Recorder:
             dy = max(box.y0 - y, 0, y - box.y1)
             return (dx * dx + dy * dy) ** 0.5
 
-        under = [line for line in lines if distance(line.box) <= 8]
-        labels = [line for line in lines if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
+        under = sorted((line for line in lines if distance(line.box) <= 8), key=lambda line: distance(line.box))
+        labels = [line for line in lines
+                  if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
         near = sorted((line for line in lines if line not in under), key=lambda line: distance(line.box))
         chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:1] or near[:1]))
         return [Element(self._monitor.image_box_to_screen(line.box), "text", line.text, line.score, "ocr")

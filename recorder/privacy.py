@@ -10,7 +10,8 @@ from collections import Counter
 
 PASSWORD_LABEL = re.compile(r"pass(word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|cvv|security code", re.I)
 TOKEN_PATTERNS = [re.compile(p) for p in (
-    r"\bsk-[A-Za-z0-9_-]{16,}", r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}", r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
+    r"\bsk-[A-Za-z0-9_-]{16,}", r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
     r"\bAIza[0-9A-Za-z_-]{30,}", r"-----BEGIN [A-Z ]*PRIVATE KEY-----", r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
 )]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -16,7 +15,8 @@ import numpy as np
 from deskpilot.core.actions import REDACTED, Action, ActionKind
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import Episode, EpisodeWriter, Step
-from deskpilot.core.errors import ActionRefused, DeskpilotError, GroundingError, SafetyStop
+from deskpilot.core.errors import ActionRefused, DeskpilotError, GroundingError
+from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import Safety
@@ -32,17 +32,6 @@ MAX_GAP_SECONDS = 2.0
 SecretSource = Callable[[Step], str | None]
 
 
-@dataclass
-class ReplayResult:
-    outcome: str  # success | stopped | refused | error
-    detail: str
-    steps: list[Step] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome == "success"
-
-
 class Replayer:
     def __init__(self, screen: Screen, grounder: OcrGrounder, controller: Controller, safety: Safety,
                  writer: EpisodeWriter, speed: float = 1.0, settle_timeout: float = 2.0, locate_timeout: float = 3.0,
@@ -54,7 +43,7 @@ class Replayer:
         self.secret = secret
         self.on_step = on_step
 
-    def replay(self, episode: Episode) -> ReplayResult:
+    def replay(self, episode: Episode) -> RunResult:
         steps: list[Step] = []
         outcome, detail = "success", f"replayed {len(episode.steps)} step(s)"
         previous_at = None
@@ -67,15 +56,11 @@ class Replayer:
                     self.safety.stop.sleep(min(MAX_GAP_SECONDS, max(0.0, at - previous_at)) / self.speed * 0.25)
                 previous_at = at
                 steps.append(self._replay_step(len(steps), episode, recorded))
-        except SafetyStop as exc:
-            outcome, detail = "stopped", str(exc)
-        except ActionRefused as exc:
-            outcome, detail = "refused", str(exc)
         except DeskpilotError as exc:
-            outcome, detail = "error", str(exc)
+            outcome, detail = outcome_of(exc), str(exc)
         finally:
             self.writer.finish(outcome, detail)
-        return ReplayResult(outcome, detail, steps)
+        return RunResult(outcome, detail, self.writer.directory, steps)
 
     def _replay_step(self, index: int, episode: Episode, recorded: Step) -> Step:
         image = self.screen.wait_until_settled(timeout=self.settle_timeout)

@@ -100,7 +100,8 @@ class ChatServer:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
-                    self._send(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}})
+                    self._send(401, {"error": {"message": "Incorrect API key provided",
+                                               "type": "invalid_request_error"}})
                     return
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 problem = server._validate(body)

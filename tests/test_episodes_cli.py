@@ -49,7 +49,8 @@ def test_export_to_a_hugging_face_dataset_with_images(tmp_path):
     assert row["task"] == "save it" and row["label"] == "good" and row["reward"] == 1.0
     assert row["action_text"] == "click(point='<point>5 6</point>', target='Save')"
     assert row["before"].size == (60, 40) and np.asarray(row["after"])[0, 0, 0] == 120
-    assert "s3cret" not in json.dumps(dataset[1]["action"]) and dataset[1]["action_text"] == "type(content='[redacted]')"
+    assert "s3cret" not in json.dumps(dataset[1]["action"])
+    assert dataset[1]["action_text"] == "type(content='[redacted]')"
 
 
 def test_export_of_nothing_is_a_clear_error(tmp_path):

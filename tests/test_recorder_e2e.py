@@ -52,6 +52,10 @@ def drive_script(boxes: dict) -> None:
     time.sleep(0.8)
     xdotool("key", "ctrl+s")
     time.sleep(0.6)
+    list_x, photo_y = boxes["Full name"][2] + 80, boxes["Full name"][1] - 22 + 3 * 14  # drag Photo.png down the list
+    xdotool("mousemove", str(list_x), str(photo_y), "mousedown", "1", "mousemove", str(list_x + 20), str(photo_y + 8),
+            "mousemove", str(list_x + 40), str(photo_y + 28), "mouseup", "1")
+    time.sleep(0.6)
 
 
 @pytest.fixture
@@ -70,9 +74,13 @@ def test_recorded_actions_equal_the_script(recording):
     assert state["full_name"] == "Ada Lovelace" and state["opened"] == ["Report.txt"] and state["saved"] == 1
     assert episode.meta.source == "demonstration" and episode.meta.outcome == "success"
     actions = [s.action for s in episode.steps]
-    assert [a.kind.value for a in actions] == ["click", "type", "click", "double_click", "hotkey"]
+    assert [a.kind.value for a in actions] == ["click", "type", "click", "double_click", "hotkey", "drag"]
     assert actions[1].text == "Ada Lovelace"
     assert actions[4].keys == ("ctrl", "s")
+    drag = actions[5]
+    assert drag.end_point.x - drag.point.x == 40 and drag.end_point.y - drag.point.y == 28
+    assert "Photo.png" in episode.steps[5].elements[0].text
+    assert episode.steps[0].window == "deskpilot demo - Contact form"
     assert episode.steps[0].elements[0].text.replace(" ", "") == "Fullname"  # the field's label
     assert "Remember me" in episode.steps[2].elements[0].text
     assert "Report.txt" in episode.steps[3].elements[0].text
@@ -90,7 +98,7 @@ def test_replay_after_the_window_moved_reproduces_the_final_state(recording, dem
         state = read_state(moved.state_file)
     finally:
         moved.stop()
-    for key in ("full_name", "remember_me", "opened", "saved", "events"):
+    for key in ("full_name", "remember_me", "opened", "saved", "events", "selected_file"):
         assert state[key] == recorded_state[key], key
     replayed = read_episode(list_episodes(tmp_path / "replays")[0])
     assert replayed.meta.model == "replay" and replayed.meta.extra["replay_of"] == episode.meta.id
