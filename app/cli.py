@@ -7,16 +7,15 @@ import json
 import logging
 import signal
 import sys
-import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
 
-from deskpilot.core.actions import Action
+from deskpilot.app import episodes_cli, recording_cli
+from deskpilot.app.common import confirmer, err, grounder_for, out, write_png
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, SettingsError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
@@ -25,8 +24,6 @@ from deskpilot.planner.base import Planner
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="deskpilot: a local, trainable desktop GUI agent.")
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
 PLANNERS = ("offline", "openai", "transformers")
 
 
@@ -50,20 +47,6 @@ def _observe(image: Path | None, settings: Settings) -> Observation:
     return Screen(settings.monitor, settings.scale).capture()
 
 
-def _grounder(settings: Settings):  # noqa: ANN202 - returns the configured Grounder
-    from deskpilot.grounding import OcrGrounder
-    from deskpilot.grounding.ocr import OcrEngine
-
-    return OcrGrounder(OcrEngine(threads=settings.ocr_threads))
-
-
-def _write_png(path: Path, image_rgb) -> None:  # noqa: ANN001
-    from deskpilot.core.episode import encode_png, write_atomic
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, encode_png(image_rgb))
-
-
 @app.command()
 def parse(image: Annotated[Optional[Path], typer.Option(help="a screenshot to parse instead of the screen")] = None,
           out_file: Annotated[Optional[Path], typer.Option("--out", help="write an annotated PNG here")] = None,
@@ -72,12 +55,12 @@ def parse(image: Annotated[Optional[Path], typer.Option(help="a screenshot to pa
     settings = load_settings()
     obs = _observe(image, settings)
     started = time.perf_counter()
-    elements = _grounder(settings).parse(obs)
+    elements = grounder_for(settings).parse(obs)
     elapsed = (time.perf_counter() - started) * 1000
     if out_file is not None:
         from deskpilot.grounding.annotate import annotate
 
-        _write_png(out_file, annotate(obs.image, obs.monitor, elements))
+        write_png(out_file, annotate(obs.image, obs.monitor, elements))
     if as_json:
         print(json.dumps({"elements": [e.to_dict() for e in elements], "parse_ms": round(elapsed, 1)}))
         return
@@ -90,10 +73,10 @@ def parse(image: Annotated[Optional[Path], typer.Option(help="a screenshot to pa
 def locate(description: Annotated[str, typer.Argument(help="e.g. 'the Save button', '\"Remember me\" checkbox'")],
            image: Annotated[Optional[Path], typer.Option(help="a screenshot instead of the screen")] = None,
            as_json: Annotated[bool, typer.Option("--json", help="print the element as JSON")] = False) -> None:
-    """Find the element a description means; exit 1 when it is not there."""
+    """Find the element a description means; a one-line error (exit 2) when it is not there."""
     settings = load_settings()
     obs = _observe(image, settings)
-    element = _grounder(settings).locate(obs, description)
+    element = grounder_for(settings).locate(obs, description)
     if element is None:
         if as_json:
             print(json.dumps({"element": None}))
@@ -153,165 +136,6 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         raise typer.Exit(1)
 
 
-@app.command()
-def record(task: Annotated[str, typer.Option(help="what the demonstration does (stored with the episode)")] = "",
-           out_dir: Annotated[Optional[Path], typer.Option("--out", help="episodes folder")] = None,
-           mask_typing: Annotated[bool, typer.Option("--mask-typing", help="redact everything typed")] = False,
-           ocr: Annotated[bool, typer.Option(help="read the text under each click (for replay and training)")]
-           = True) -> None:
-    """Record a demonstration until the stop hotkey (ctrl+shift+f10), Ctrl+C or SIGTERM; ctrl+shift+f9 pauses."""
-    from deskpilot.core.display import ensure_xauthority, has_display
-    from deskpilot.core.episode import EpisodeWriter
-    from deskpilot.core.hotkeys import GlobalHotkeys
-    from deskpilot.core.keys import split_combo
-    from deskpilot.core.screen import Screen
-    from deskpilot.grounding.ocr import OcrEngine
-    from deskpilot.recorder.capture import Recorder
-
-    settings = load_settings(episodes_dir=out_dir)
-    if not has_display():
-        raise ScreenError("recording needs a display: run it in your desktop session (DISPLAY is not set)")
-    ensure_xauthority()
-    screen = Screen(settings.monitor, settings.scale)
-    writer = EpisodeWriter.create(settings.episodes_dir, task, source="demonstration")
-    done = threading.Event()
-    recorder = Recorder(writer, screen, OcrEngine(threads=1) if ocr else None, mask_typing=mask_typing,
-                        ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
-                                        split_combo(settings.record_pause_hotkey)),
-                        on_step=lambda step: out.print(f"{step.index + 1:>3}. {step.action.describe()}",
-                                                       markup=False, highlight=False))
-
-    def toggle_pause() -> None:
-        recorder.paused = not recorder.paused
-        err.print("paused" if recorder.paused else "recording again", style="yellow")
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: done.set())
-    hotkeys = GlobalHotkeys({settings.record_stop_hotkey: done.set, settings.record_pause_hotkey: toggle_pause})
-    recorder.start()
-    err.print(f"recording: stop with {settings.record_stop_hotkey} or Ctrl+C, pause with "
-              f"{settings.record_pause_hotkey}", style="dim")
-    try:
-        while not done.wait(0.2):
-            pass
-    finally:
-        hotkeys.close()
-        steps = recorder.stop()
-    out.print(f"recorded {len(steps)} step(s): {writer.directory}", markup=False)
-
-
-@app.command()
-def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
-           speed: Annotated[float, typer.Option(help="faster (>1) or slower (<1) than recorded")] = 1.0,
-           dry_run: Annotated[bool, typer.Option("--dry-run", help="find every target, touch nothing")] = False,
-           episodes_dir: Annotated[Optional[Path], typer.Option(help="where the replay's episode goes")] = None,
-           yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False
-           ) -> None:
-    """Replay a recorded episode, finding each target again on the live screen."""
-    from deskpilot.core.controller import Controller
-    from deskpilot.core.display import ensure_xauthority, has_display
-    from deskpilot.core.episode import EpisodeWriter, read_episode
-    from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
-    from deskpilot.core.screen import Screen
-    from deskpilot.recorder.replay import Replayer
-
-    settings = load_settings(episodes_dir=episodes_dir, dry_run=dry_run or None)
-    recorded = read_episode(episode)
-    if speed <= 0:
-        raise DeskpilotError("--speed must be above 0")
-    if not has_display():
-        raise ScreenError("replay needs a display (DISPLAY is not set)")
-    ensure_xauthority()
-    stop = EmergencyStop()
-    with ExitStack() as stack:
-        stack.callback(stop.listen(settings.stop_hotkey).close)
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
-        writer = EpisodeWriter.create(settings.episodes_dir, f"replay: {recorded.meta.task}", source="agent",
-                                      model="replay", replay_of=recorded.meta.id)
-        replayer = Replayer(Screen(settings.monitor, settings.scale), _grounder(settings), Controller(stop),
-                            Safety(stop, ConfirmationPolicy(settings.confirm), confirm=_confirmer(yes),
-                                   min_interval=settings.min_action_interval, dry_run=settings.dry_run),
-                            writer, speed=speed, settle_timeout=settings.settle_timeout,
-                            locate_timeout=settings.locate_timeout, secret=_ask_secret,
-                            on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
-                                                        markup=False, highlight=False))
-        result = replayer.replay(recorded)
-    out.print(f"{result.outcome}: {result.detail}", style="green" if result.ok else "red", markup=False)
-    out.print(f"episode: {writer.directory}", markup=False)
-    if not result.ok:
-        raise typer.Exit(1)
-
-
-def _ask_secret(step):  # noqa: ANN001, ANN202
-    if not sys.stdin.isatty():
-        return None
-    import getpass
-
-    return getpass.getpass(f"step {step.index + 1} typed a secret; type it now (not echoed): ")
-
-
-episodes_app = typer.Typer(help="List, show and export episodes (agent runs and demonstrations).",
-                           no_args_is_help=True)
-app.add_typer(episodes_app, name="episodes")
-
-
-@episodes_app.command("list")
-def episodes_list(directory: Annotated[Optional[Path], typer.Option("--dir", help="episodes folder")] = None,
-                  as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Every episode in the folder, oldest first."""
-    from deskpilot.core.episode import list_episodes, read_episode
-
-    rows = []
-    for path in list_episodes(load_settings(episodes_dir=directory).episodes_dir):
-        episode = read_episode(path)
-        rows.append({"id": episode.meta.id, "source": episode.meta.source, "outcome": episode.meta.outcome,
-                     "steps": len(episode.steps), "task": episode.meta.task, "path": str(path)})
-    if as_json:
-        print(json.dumps(rows))
-        return
-    for row in rows:
-        out.print(f"{row['id']}  {row['source']:<13} {row['outcome']:<10} {row['steps']:>3} steps  {row['task']}",
-                  markup=False, highlight=False)
-
-
-@episodes_app.command("show")
-def episodes_show(episode: Annotated[Path, typer.Argument(help="an episode folder")],
-                  as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """An episode's metadata and steps."""
-    from deskpilot.core.episode import read_episode
-
-    read = read_episode(episode)
-    if as_json:
-        print(json.dumps({"episode": read.meta.to_dict(), "steps": [s.to_dict() for s in read.steps]}))
-        return
-    out.print(f"{read.meta.id} ({read.meta.source}) {read.meta.outcome}: {read.meta.task}", markup=False)
-    for step in read.steps:
-        label = f"  [{step.verification['label']}]" if step.verification else ""
-        out.print(f"{step.index + 1:>3}. {step.action.describe()}{label}  {step.thought}", markup=False,
-                  highlight=False)
-
-
-@episodes_app.command("export")
-def episodes_export(episodes: Annotated[Optional[list[Path]], typer.Argument(help="episode folders (default: all)")]
-                    = None,
-                    out_dir: Annotated[Path, typer.Option("--out", help="where the dataset is saved")]
-                    = Path("dataset"),
-                    fmt: Annotated[str, typer.Option("--format", help="hf (Hugging Face datasets)")] = "hf",
-                    directory: Annotated[Optional[Path], typer.Option("--dir", help="episodes folder")] = None) -> None:
-    """Export episodes as a Hugging Face dataset (one row per step; load with datasets.load_from_disk)."""
-    from deskpilot.core.episode import list_episodes
-    from deskpilot.recorder.export import export_hf
-
-    if fmt != "hf":
-        raise DeskpilotError(f"unknown export format {fmt!r}; available: hf")
-    chosen = episodes or list_episodes(load_settings(episodes_dir=directory).episodes_dir)
-    if not chosen:
-        raise DeskpilotError("no episodes to export")
-    rows = export_hf(list(chosen), out_dir)
-    out.print(f"exported {rows} step(s) from {len(chosen)} episode(s) to {out_dir}", markup=False)
-
-
 def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack: ExitStack,  # noqa: ANN202
                streamed: list[bool]):
     from deskpilot.core.controller import Controller
@@ -329,7 +153,7 @@ def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack
         err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
-    safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=_confirmer(yes),
+    safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
                     min_interval=settings.min_action_interval, dry_run=settings.dry_run)
     last: list[StepReport] = []
 
@@ -343,7 +167,7 @@ def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack
         out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,
                   highlight=False)
 
-    agent = Agent(Screen(settings.monitor, settings.scale), _grounder(settings), planner,
+    agent = Agent(Screen(settings.monitor, settings.scale), grounder_for(settings), planner,
                   Controller(stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
                   settle_timeout=settings.settle_timeout, on_step=show)
     err.print(f"stop: {settings.stop_hotkey}, Ctrl+C, or move the mouse into a screen corner", style="dim")
@@ -352,7 +176,7 @@ def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack
         report = last[0]
         shown = _last_acting_step(result.steps) or report.step
         picture = annotate(report.observation.image, report.observation.monitor, report.elements, shown.action)
-        _write_png(result.episode_dir / "annotated.png", picture)
+        write_png(result.episode_dir / "annotated.png", picture)
         out.print(f"annotated screenshot: {result.episode_dir / 'annotated.png'}", markup=False)
     return result
 
@@ -362,17 +186,9 @@ def _last_acting_step(steps):  # noqa: ANN001, ANN202
     return acting[-1] if acting else None
 
 
-def _confirmer(yes: bool):  # noqa: ANN202
-    def ask(action: Action, reason: str) -> bool:
-        if yes:
-            return True
-        if not sys.stdin.isatty():
-            return False
-        from rich.prompt import Confirm
-
-        return Confirm.ask(f"[yellow]{action.redacted().describe()}[/]: {reason}. Go ahead?", default=False)
-
-    return ask
+app.command()(recording_cli.record)
+app.command()(recording_cli.replay)
+app.add_typer(episodes_cli.episodes_app, name="episodes")
 
 
 def main() -> None:

@@ -1,0 +1,112 @@
+"""`deskpilot record` and `deskpilot replay`: demonstrations in, demonstrations played back."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from deskpilot.app.common import confirmer, err, grounder_for, out
+from deskpilot.core.errors import DeskpilotError, ScreenError
+from deskpilot.core.settings import load_settings
+
+
+def record(task: Annotated[str, typer.Option(help="what the demonstration does (stored with the episode)")] = "",
+           out_dir: Annotated[Optional[Path], typer.Option("--out", help="episodes folder")] = None,
+           mask_typing: Annotated[bool, typer.Option("--mask-typing", help="redact everything typed")] = False,
+           ocr: Annotated[bool, typer.Option(help="read the text under each click (for replay and training)")]
+           = True) -> None:
+    """Record a demonstration until the stop hotkey (ctrl+shift+f10), Ctrl+C or SIGTERM; ctrl+shift+f9 pauses."""
+    from deskpilot.core.display import ensure_xauthority, has_display
+    from deskpilot.core.episode import EpisodeWriter
+    from deskpilot.core.hotkeys import GlobalHotkeys
+    from deskpilot.core.keys import split_combo
+    from deskpilot.core.screen import Screen
+    from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.recorder.capture import Recorder
+
+    settings = load_settings(episodes_dir=out_dir)
+    if not has_display():
+        raise ScreenError("recording needs a display: run it in your desktop session (DISPLAY is not set)")
+    ensure_xauthority()
+    screen = Screen(settings.monitor, settings.scale)
+    writer = EpisodeWriter.create(settings.episodes_dir, task, source="demonstration")
+    done = threading.Event()
+    recorder = Recorder(writer, screen, OcrEngine(threads=1) if ocr else None, mask_typing=mask_typing,
+                        ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
+                                        split_combo(settings.record_pause_hotkey)),
+                        on_step=lambda step: out.print(f"{step.index + 1:>3}. {step.action.describe()}",
+                                                       markup=False, highlight=False))
+
+    def toggle_pause() -> None:
+        recorder.paused = not recorder.paused
+        err.print("paused" if recorder.paused else "recording again", style="yellow")
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    hotkeys = GlobalHotkeys({settings.record_stop_hotkey: done.set, settings.record_pause_hotkey: toggle_pause})
+    recorder.start()
+    err.print(f"recording: stop with {settings.record_stop_hotkey} or Ctrl+C, pause with "
+              f"{settings.record_pause_hotkey}", style="dim")
+    try:
+        while not done.wait(0.2):
+            pass
+    finally:
+        hotkeys.close()
+        steps = recorder.stop()
+    out.print(f"recorded {len(steps)} step(s): {writer.directory}", markup=False)
+
+
+def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
+           speed: Annotated[float, typer.Option(help="faster (>1) or slower (<1) than recorded")] = 1.0,
+           dry_run: Annotated[bool, typer.Option("--dry-run", help="find every target, touch nothing")] = False,
+           episodes_dir: Annotated[Optional[Path], typer.Option(help="where the replay's episode goes")] = None,
+           yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False
+           ) -> None:
+    """Replay a recorded episode, finding each target again on the live screen."""
+    from deskpilot.core.controller import Controller
+    from deskpilot.core.display import ensure_xauthority, has_display
+    from deskpilot.core.episode import EpisodeWriter, read_episode
+    from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
+    from deskpilot.core.screen import Screen
+    from deskpilot.recorder.replay import Replayer
+
+    settings = load_settings(episodes_dir=episodes_dir, dry_run=dry_run or None)
+    recorded = read_episode(episode)
+    if speed <= 0:
+        raise DeskpilotError("--speed must be above 0")
+    if not has_display():
+        raise ScreenError("replay needs a display (DISPLAY is not set)")
+    ensure_xauthority()
+    stop = EmergencyStop()
+    with ExitStack() as stack:
+        stack.callback(stop.listen(settings.stop_hotkey).close)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
+        writer = EpisodeWriter.create(settings.episodes_dir, f"replay: {recorded.meta.task}", source="agent",
+                                      model="replay", replay_of=recorded.meta.id)
+        replayer = Replayer(Screen(settings.monitor, settings.scale), grounder_for(settings), Controller(stop),
+                            Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
+                                   min_interval=settings.min_action_interval, dry_run=settings.dry_run),
+                            writer, speed=speed, settle_timeout=settings.settle_timeout,
+                            locate_timeout=settings.locate_timeout, secret=_ask_secret,
+                            on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
+                                                        markup=False, highlight=False))
+        result = replayer.replay(recorded)
+    out.print(f"{result.outcome}: {result.detail}", style="green" if result.ok else "red", markup=False)
+    out.print(f"episode: {writer.directory}", markup=False)
+    if not result.ok:
+        raise typer.Exit(1)
+
+
+def _ask_secret(step):  # noqa: ANN001, ANN202
+    if not sys.stdin.isatty():
+        return None
+    import getpass
+
+    return getpass.getpass(f"step {step.index + 1} typed a secret; type it now (not echoed): ")
