@@ -20,6 +20,7 @@ from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, S
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.settings import Settings, load_settings
+from deskpilot.grounding.base import Grounder
 from deskpilot.planner.base import Planner
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
@@ -119,14 +120,15 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         streamed[0] = True
         err.print(piece, end="", style="dim", markup=False, highlight=False)
 
-    planner_impl = build_planner(settings, on_text=stream_thought)
+    grounder = grounder_for(settings)
+    planner_impl = build_planner(settings, on_text=stream_thought, grounder=grounder)
     if isinstance(planner_impl, OfflinePlanner):
         planner_impl.plan(task)  # an instruction it cannot follow fails here, before anything starts
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:
             err.print("no display: started a virtual one (Xvfb) with the demo app", style="dim")
-        result = _run_agent(task, planner_impl, settings, yes, stack, streamed)
+        result = _run_agent(task, planner_impl, grounder, settings, yes, stack, streamed)
         if demo_app is not None:
             out.print(f"demo app state: {demo_app.state_file.read_text()}", markup=False, highlight=False)
     style = "green" if result.ok else "red"
@@ -136,8 +138,8 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         raise typer.Exit(1)
 
 
-def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack: ExitStack,  # noqa: ANN202
-               streamed: list[bool]):
+def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settings, yes: bool,  # noqa: ANN202
+               stack: ExitStack, streamed: list[bool]):
     from deskpilot.core.controller import Controller
     from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
     from deskpilot.core.screen import Screen
@@ -167,7 +169,7 @@ def _run_agent(task: str, planner: Planner, settings: Settings, yes: bool, stack
         out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,
                   highlight=False)
 
-    agent = Agent(Screen(settings.monitor, settings.scale), grounder_for(settings), planner,
+    agent = Agent(Screen(settings.monitor, settings.scale), grounder, planner,
                   Controller(stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
                   settle_timeout=settings.settle_timeout, on_step=show)
     err.print(f"stop: {settings.stop_hotkey}, Ctrl+C, or move the mouse into a screen corner", style="dim")

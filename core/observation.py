@@ -24,19 +24,23 @@ class Element:
     text: str = ""
     score: float = 1.0
     source: ElementSource = "ocr"
+    checked: bool | None = None  # for check boxes and radio buttons, when it could be seen
 
     @property
     def center(self) -> Point:
         return self.box.center
 
     def to_dict(self) -> dict[str, Any]:
-        return {"box": list(self.box), "role": self.role, "text": self.text, "score": round(float(self.score), 4),
+        data = {"box": list(self.box), "role": self.role, "text": self.text, "score": round(float(self.score), 4),
                 "source": self.source}
+        if self.checked is not None:
+            data["checked"] = self.checked
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Element:
         return cls(Box(*data["box"]), data.get("role", "text"), data.get("text", ""), float(data.get("score", 1.0)),
-                   data.get("source", "ocr"))
+                   data.get("source", "ocr"), data.get("checked"))
 
 
 @dataclass

@@ -3,6 +3,8 @@ last frame, and `locate` for descriptions like 'the Save button', 'Full name fie
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
@@ -13,7 +15,7 @@ from .changes import changed_regions, merge_boxes
 from .description import TargetSpec, parse_description
 from .ocr import OcrEngine, TextLine
 from .text_match import match_text
-from .widgets import find_field, find_toggle
+from .widgets import find_field, find_toggle, toggle_checked
 
 FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of it changed
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
@@ -93,7 +95,8 @@ class OcrGrounder:
                                                             else "input")
         if spec.role in ("checkbox", "radio"):
             toggle = find_toggle(obs.image, box)
-            return self._element(obs, line, toggle or box, spec.role)
+            element = self._element(obs, line, toggle or box, spec.role)
+            return replace(element, checked=toggle_checked(obs.image, toggle)) if toggle else element
         return self._element(obs, line, box, spec.role or "text")
 
     def _best_text(self, spec: TargetSpec) -> tuple[TextLine, Box] | None:

@@ -10,6 +10,7 @@ from deskpilot.core.geometry import Box
 
 FIELD_MIN_H, FIELD_MAX_H, FIELD_MIN_W = 14, 72, 36
 TOGGLE_MIN, TOGGLE_MAX = 8, 32
+MARK_CONTRAST, MARK_SHARE = 60, 0.1
 
 
 def _rectangles(image: np.ndarray, region: Box) -> list[Box]:
@@ -74,3 +75,16 @@ def find_toggle(image: np.ndarray, label: Box) -> Box | None:
     after = [b for b in _rectangles(image, Box(label.x1 - 4, cy - 24, label.x1 + 48, cy + 24))
              if TOGGLE_MIN <= b.width <= TOGGLE_MAX and abs(b.width - b.height) <= 4 and b.y0 <= cy <= b.y1]
     return min(after, key=lambda b: b.x0) if after else None
+
+
+def toggle_checked(image: np.ndarray, box: Box) -> bool | None:
+    """Whether a check box or radio button (its box, image pixels) shows a mark: a share of its inside that
+    stands out from the inside's usual colour (a tick, a cross, a dot), in light and dark themes alike.
+    None when the box is too small to tell."""
+    inset = max(3, min(box.width, box.height) // 5)
+    inner = image[box.y0 + inset:box.y1 - inset, box.x0 + inset:box.x1 - inset]
+    if inner.size == 0 or min(inner.shape[:2]) < 3:
+        return None
+    gray = cv2.cvtColor(inner, cv2.COLOR_RGB2GRAY).astype(np.int16)
+    standing_out = np.abs(gray - int(np.median(gray))) > MARK_CONTRAST
+    return bool(standing_out.mean() >= MARK_SHARE)

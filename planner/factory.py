@@ -8,15 +8,18 @@ from collections.abc import Callable
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.settings import Settings
 
+from deskpilot.grounding.base import Grounder
+
 from .base import Planner
 from .families import family, guess_family
 
 
-def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None) -> Planner:
+def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
+                  grounder: Grounder | None = None) -> Planner:
     if settings.planner == "offline":
         from .offline import OfflinePlanner
 
-        return OfflinePlanner()
+        return OfflinePlanner(grounder)
     if not settings.model:
         raise PlannerError(f"the {settings.planner} planner needs --model (a model name, or a local folder)")
     from .model_planner import ModelPlanner

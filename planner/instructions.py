@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import PlannerError
@@ -47,11 +48,19 @@ class _Quoted:
                                               else self.values[int(m.group(1))]), text)
 
 
-def parse_instructions(task: str) -> list[Action]:
+class PlannedAction(NamedTuple):
+    """One action of the plan; `ensure_checked` makes it conditional: skipped when the check box or radio button
+    it clicks already shows that state."""
+
+    action: Action
+    ensure_checked: bool | None = None
+
+
+def parse_instructions(task: str) -> list[PlannedAction]:
     """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
     quoted = _Quoted(task.strip())
     clauses = re.split(r"\s*(?:;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
-    actions: list[Action] = []
+    actions: list[PlannedAction] = []
     verb = ""
     for raw in clauses:
         clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
@@ -109,7 +118,7 @@ def _type_into(field: str, text: str, quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, target), Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)]
 
 
-Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action]]]
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action] | list[PlannedAction]]]
 
 
 def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
@@ -129,10 +138,11 @@ def _select(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, option)]
 
 
-def _toggle(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _toggle(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
     target = _target(match.group("what"), quoted)
     has_role = any(re.search(rf"\b{re.escape(w)}s?$", target, re.I) for w in ROLE_WORDS)
-    return [_click(ActionKind.CLICK, target if has_role else f"{target} checkbox")]
+    click = _click(ActionKind.CLICK, target if has_role else f"{target} checkbox")
+    return [PlannedAction(click, ensure_checked=not match.group("un"))]
 
 
 def _scroll(match: re.Match[str], quoted: _Quoted) -> list[Action]:
@@ -157,7 +167,7 @@ _RULES: list[Rule] = [
      lambda m, q: [_click(ActionKind.RIGHT_CLICK, _target(m.group("what"), q))]),
     (re.compile(r"^open\s+(?P<what>.+)$", re.I), _open),
     (re.compile(r"^(?:select|choose|pick)\s+(?P<option>.+?)\s+(?:from|in)\s+(?P<list>.+)$", re.I), _select),
-    (re.compile(r"^(?:un)?(?:check|tick)\s+(?:the\s+)?(?:box\s+)?(?P<what>.+)$", re.I), _toggle),
+    (re.compile(r"^(?P<un>un)?(?:check|tick)\s+(?:the\s+)?(?:box\s+)?(?P<what>.+)$", re.I), _toggle),
     (re.compile(r"^(?:press|hit|push)\s+(?:the\s+)?(?:keys?\s+)?(?P<what>.+?)(?:\s+keys?)?$", re.I), _press),
     (re.compile(r"^(?:click|tap|select|choose|pick|go to|switch to)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
@@ -182,9 +192,9 @@ _RULES: list[Rule] = [
 ]
 
 
-def _parse_clause(clause: str, quoted: _Quoted) -> list[Action]:
+def _parse_clause(clause: str, quoted: _Quoted) -> list[PlannedAction]:
     for pattern, build in _RULES:
         match = pattern.match(clause)
         if match:
-            return build(match, quoted)
+            return [a if isinstance(a, PlannedAction) else PlannedAction(a) for a in build(match, quoted)]
     raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")

@@ -142,3 +142,19 @@ def test_runs_its_own_virtual_display_and_demo_app_when_there_is_no_screen(tmp_p
     state = json.loads((tmp_path / "ep" / "demo-state.json").read_text())
     assert state["full_name"] == "Headless" and state["saved"] == 1
     assert (only_episode(tmp_path / "ep").directory / "annotated.png").is_file()
+
+
+def test_check_looks_before_it_clicks(demo_app, tmp_path):
+    def run(task: str, name: str):
+        result = deskpilot("run", task, "--episodes-dir", str(tmp_path / name))
+        assert result.returncode == 0, result.stdout + result.stderr
+        return read_episode(list_episodes(tmp_path / name)[0])
+
+    run('check "Remember me"', "a")
+    assert read_state(demo_app.state_file)["remember_me"] is True
+    again = run('check "Remember me" then click "OK"', "b")
+    assert read_state(demo_app.state_file)["remember_me"] is True  # not toggled back off
+    assert [s.action.kind.value for s in again.steps] == ["click", "finished"]
+    assert "already on" in again.steps[0].thought
+    run('uncheck "Remember me"', "c")
+    assert read_state(demo_app.state_file)["remember_me"] is False

@@ -104,3 +104,13 @@ def test_locate_works_on_a_screenshot_file_with_an_offset_monitor(screen_and_box
     element = OcrGrounder(engine).locate(shifted, "the Save button")
     x0, y0, x1, y1 = boxes["Save"]
     assert inside(element.center, (x0 + 1920, y0, x1 + 1920, y1))
+
+
+def test_check_box_state_is_read_from_pixels(demo_app, engine):
+    screen = Screen()
+    assert OcrGrounder(engine).locate(screen.capture(), '"Remember me" checkbox').checked is False
+    x0, y0, x1, y1 = read_state(demo_app.state_file)["boxes"]["Remember me"]
+    subprocess.run(["xdotool", "mousemove", str(x0 + 8), str((y0 + y1) // 2), "click", "1"], check=True)
+    time.sleep(0.4)
+    assert OcrGrounder(engine).locate(screen.capture(), '"Remember me" checkbox').checked is True
+    assert OcrGrounder(engine).locate(screen.capture(), "Medium radio").checked is False

@@ -9,7 +9,7 @@ from deskpilot.planner.instructions import parse_instructions
 
 
 def plan(task: str) -> list[str]:
-    return [a.to_json() for a in parse_instructions(task)]
+    return [p.action.to_json() for p in parse_instructions(task)]
 
 
 @pytest.mark.parametrize("task, expected", [
@@ -41,15 +41,16 @@ def test_instruction_becomes_actions(task, expected):
 
 
 def test_web_form_phrasing_with_a_shared_verb():
-    actions = parse_instructions('Enter the username "kanesha" and the password "HhE" into the text fields and '
-                                 "press login.")
+    actions = [p.action for p in parse_instructions('Enter the username "kanesha" and the password "HhE" into the '
+                                                    "text fields and press login.")]
     assert [a.describe() for a in actions] == [
         "click 'username field'", "type 'kanesha'", "click 'password field'", "type '[redacted]'", "click 'login'"]
     assert actions[3].secret and actions[3].text == "HhE"
 
 
 def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
-    actions = parse_instructions('Type "a, b; c. d" into Notes; press tab, check Agree. Then click "Next"')
+    actions = [p.action for p in parse_instructions('Type "a, b; c. d" into Notes; press tab, check Agree. '
+                                                    'Then click "Next"')]
     assert [a.kind.value for a in actions] == ["click", "type", "hotkey", "click", "click"]
     assert actions[1].text == "a, b; c. d"
 
@@ -58,3 +59,9 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)
+
+
+def test_check_and_uncheck_are_conditional_on_the_state_seen():
+    check, uncheck, click = parse_instructions('check "Remember me", uncheck Subscribe then click OK')
+    assert check.ensure_checked is True and uncheck.ensure_checked is False and click.ensure_checked is None
+    assert uncheck.action.target == "Subscribe checkbox"
