@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import episodes_cli, recording_cli
+from deskpilot.app import episodes_cli, label_cli, recording_cli
 from deskpilot.app.common import confirmer, err, grounder_for, out, write_png
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, SettingsError
 from deskpilot.core.geometry import Monitor
@@ -188,6 +188,7 @@ def _last_acting_step(steps):  # noqa: ANN001, ANN202
     return acting[-1] if acting else None
 
 
+app.command()(label_cli.label)
 app.command()(recording_cli.record)
 app.command()(recording_cli.replay)
 app.add_typer(episodes_cli.episodes_app, name="episodes")

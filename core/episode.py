@@ -221,6 +221,15 @@ def _read_steps(path: Path) -> list[Step]:
     return steps
 
 
+def rewrite_steps(episode: Episode, steps: list[Step]) -> None:
+    """Replace an episode's steps.jsonl atomically (for labels added after the fact); frames and episode.json are
+    left alone. Only for finished episodes: a writer still appending would lose its lines."""
+    if episode.meta.outcome == "running":
+        raise EpisodeError(f"{episode.directory} is still being written (or its writer died); finish it first")
+    lines = "".join(json.dumps(step.to_dict(), ensure_ascii=False) + "\n" for step in steps)
+    write_atomic(episode.directory / STEPS_FILE, lines.encode())
+
+
 def list_episodes(root: Path | str) -> list[Path]:
     root = Path(root)
     if not root.is_dir():

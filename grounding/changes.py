@@ -45,15 +45,27 @@ def merge_boxes(boxes: list[Box]) -> list[Box]:
     return merged
 
 
-def changed_near(before: np.ndarray, after: np.ndarray, x: int, y: int, radius: int = 60) -> float:
-    """Share of pixels within `radius` of (x, y) (image pixels) that differ between two frames: 0 means the action
-    there had no visible effect."""
+def changed_share(before: np.ndarray, after: np.ndarray, region: Box) -> float:
+    """Share of pixels in `region` (image pixels) that differ between two frames."""
     if before.shape != after.shape:
         return 1.0
-    h, w = after.shape[:2]
-    x0, y0, x1, y1 = max(0, x - radius), max(0, y - radius), min(w, x + radius), min(h, y + radius)
-    if x1 <= x0 or y1 <= y0:
+    region = region.clipped(Box(0, 0, after.shape[1], after.shape[0]))
+    if region.width <= 0 or region.height <= 0:
         return 0.0
-    diff = cv2.absdiff(before[y0:y1, x0:x1], after[y0:y1, x0:x1])
+    window = (slice(region.y0, region.y1), slice(region.x0, region.x1))
+    diff = cv2.absdiff(before[window], after[window])
     changed = diff.max(axis=2) > DIFF_THRESHOLD if diff.ndim == 3 else diff > DIFF_THRESHOLD
     return float(changed.mean())
+
+
+def changed_near(before: np.ndarray, after: np.ndarray, x: int, y: int, radius: int = 60) -> float:
+    """Share of pixels within `radius` of (x, y) that differ: 0 means the action there had no visible effect."""
+    return changed_share(before, after, Box(x - radius, y - radius, x + radius, y + radius))
+
+
+def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:
+    """How many pixels differ at all (a blinking text caret is a few dozen)."""
+    if before.shape != after.shape:
+        return before.size
+    diff = cv2.absdiff(before, after)
+    return int((diff.max(axis=2) > DIFF_THRESHOLD).sum() if diff.ndim == 3 else (diff > DIFF_THRESHOLD).sum())

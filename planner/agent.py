@@ -115,15 +115,15 @@ class Agent:
                 writer: EpisodeWriter) -> tuple[Action, list[Element], Observation, str]:
         """Resolve target descriptions to points, re-looking at the screen until `locate_timeout` (the target
         may still be appearing). Returns the resolved action, the elements used, and the observation used."""
-        if not action.needs_grounding:
+        wanted = {name: description for name, description in
+                  (("point", action.target if action.point is None else None),
+                   ("end_point", action.end_target if action.end_point is None else None)) if description}
+        if not wanted:
             return action, [], obs, before
         deadline = time.monotonic() + self.locate_timeout
         while True:
-            found = {name: self.grounder.locate(obs, desc) if desc else None
-                     for name, desc in (("point", action.target if action.point is None else None),
-                                        ("end_point", action.end_target if action.end_point is None else None))}
-            missing = [desc for name, desc in (("point", action.target), ("end_point", action.end_target))
-                       if desc and getattr(action, name) is None and found[name] is None]
+            found = {name: self.grounder.locate(obs, description) for name, description in wanted.items()}
+            missing = [wanted[name] for name, element in found.items() if element is None]
             if not missing:
                 break
             if time.monotonic() >= deadline:
@@ -131,10 +131,8 @@ class Agent:
             self.safety.stop.sleep(LOCATE_RETRY_SECONDS)
             obs = self.screen.capture()
             before = writer.add_frame(obs.image)
-        used = [e for e in found.values() if e is not None]
-        resolved = action.with_points(found["point"].center if found["point"] else None,
-                                      found["end_point"].center if found["end_point"] else None)
-        return resolved, used, obs, before
+        points = {name: element.center for name, element in found.items() if element is not None}
+        return action.with_points(**points), [e for e in found.values() if e is not None], obs, before
 
     def _report(self, step: Step, obs: Observation, elements: list[Element]) -> None:
         if self.on_step is not None:

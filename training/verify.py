@@ -1,0 +1,120 @@
+"""Step verifiers: label each step of an episode good / bad / unknown, with a reason and a score, from what can
+be seen. Each writes `{label, reason, score, verifier}` into the step's `verification` and nothing else.
+
+- `heuristic`: from the before/after frames and the action: did the screen change near the action point, did the
+  typed text appear (OCR of what changed), did the step repeat an action that had no effect.
+- `human`: a label a person set (`deskpilot label --set good|bad`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from deskpilot.core.actions import REDACTED, ActionKind
+from deskpilot.core.episode import Episode, Step
+from deskpilot.core.geometry import Monitor
+from deskpilot.grounding.changes import changed_near, changed_pixels, changed_regions, changed_share
+from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.text_match import match_text
+
+Label = Literal["good", "bad", "unknown"]
+EFFECT_SHARE = 0.002  # changed share of the area around the action point that counts as a visible effect
+CARET_PIXELS = 64  # fewer changed pixels than this on the whole screen is a blinking caret, not an effect
+TEXT_MATCH = 0.85
+
+
+@dataclass(frozen=True)
+class Verdict:
+    label: Label
+    reason: str
+    score: float
+    verifier: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"label": self.label, "reason": self.reason, "score": round(self.score, 3), "verifier": self.verifier}
+
+
+class HeuristicVerifier:
+    name = "heuristic"
+
+    def __init__(self, ocr: OcrEngine | None = None):
+        self.ocr = ocr or OcrEngine()
+
+    def judge_episode(self, episode: Episode) -> list[Verdict | None]:
+        """A verdict per step (None for steps with nothing to judge: finished, call_user)."""
+        verdicts: list[Verdict | None] = []
+        previous: tuple[Step, Verdict] | None = None
+        for step in episode.steps:
+            if step.action.is_terminal or step.after is None:
+                verdicts.append(None)
+                continue
+            verdict = self.judge(step, episode.frame(step.before), episode.frame(step.after), previous)
+            verdicts.append(verdict)
+            previous = (step, verdict)
+        return self._credit_focus_clicks(episode, verdicts)
+
+    def _credit_focus_clicks(self, episode: Episode, verdicts: list[Verdict | None]) -> list[Verdict | None]:
+        """A click into a field that showed no change of its own (the field already had the focus) worked if
+        the text typed next appeared inside that field."""
+        for index, (step, verdict) in enumerate(zip(episode.steps[:-1], verdicts[:-1])):
+            following, next_verdict = episode.steps[index + 1], verdicts[index + 1]
+            if (verdict is None or verdict.label == "good" or next_verdict is None or next_verdict.label != "good"
+                    or following.action.kind is not ActionKind.TYPE or following.after is None):
+                continue
+            fields = [e for e in step.elements if e.role in ("input", "dropdown")]
+            monitor = step.monitor or Monitor(0, 0, *reversed(episode.frame(step.before).shape[:2]))
+            before, after = episode.frame(following.before), episode.frame(following.after)
+            if any(changed_share(before, after, monitor.screen_box_to_image(e.box)) > 0 for e in fields):
+                verdicts[index] = self._verdict("good", "the text typed next appeared in the field it clicked", 0.8)
+        return verdicts
+
+    def judge(self, step: Step, before: np.ndarray, after: np.ndarray,
+              previous: tuple[Step, Verdict] | None = None) -> Verdict:
+        action = step.action
+        changed = changed_pixels(before, after) > CARET_PIXELS
+        if action.kind is ActionKind.TYPE:
+            return self._typed(action.text or "", before, after, changed)
+        if action.point is not None and action.kind is not ActionKind.SCROLL:
+            monitor = step.monitor or Monitor(0, 0, after.shape[1], after.shape[0])
+            x, y = (round(v) for v in monitor.screen_to_image(*action.point))
+            share = max([changed_near(before, after, x, y)]
+                        + [changed_share(before, after, monitor.screen_box_to_image(e.box).padded(4))
+                           for e in step.elements])
+            if share >= EFFECT_SHARE:
+                return self._verdict("good", f"the screen changed near ({action.point.x}, {action.point.y})",
+                                     min(1.0, 0.6 + share))
+            if previous and previous[0].action == action and previous[1].label == "bad":
+                return self._verdict("bad", "repeats an action that already had no visible effect", 0.05)
+            if changed:
+                return self._verdict("unknown", "the screen changed, but not near the action point", 0.4)
+            return self._verdict("bad", f"nothing changed after {action.kind.value} at "
+                                        f"({action.point.x}, {action.point.y})", 0.1)
+        if action.kind in (ActionKind.WAIT,):
+            return self._verdict("unknown", "waiting has no effect of its own to check", 0.5)
+        if changed:
+            return self._verdict("good", f"the screen changed after {action.kind.value}", 0.7)
+        return self._verdict("unknown", f"nothing visible changed after {action.kind.value} (it may act unseen)", 0.3)
+
+    def _typed(self, text: str, before: np.ndarray, after: np.ndarray, changed: bool) -> Verdict:
+        if not changed:
+            return self._verdict("bad", "nothing appeared on the screen after typing", 0.1)
+        wanted = text.strip()
+        if text == REDACTED or not any(ch.isalnum() for ch in wanted):
+            return self._verdict("good", "the screen changed where the (hidden) text was typed", 0.6)
+        for region in changed_regions(before, after):
+            crop = after[region.y0:region.y1, region.x0:region.x1]
+            for line in self.ocr.read(crop):
+                match = match_text(wanted[-40:], line.text)
+                if match is not None and match.score >= TEXT_MATCH:
+                    return self._verdict("good", f"the typed text appeared: {line.text!r}", match.score)
+        return self._verdict("bad", "the screen changed but the typed text is not readable in what changed", 0.25)
+
+    def _verdict(self, label: Label, reason: str, score: float) -> Verdict:
+        return Verdict(label, reason, score, self.name)
+
+
+def human_verdict(label: Label, reason: str = "set by a person") -> Verdict:
+    return Verdict(label, reason, 1.0 if label == "good" else 0.0, "human")
