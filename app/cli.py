@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import episodes_cli, label_cli, recording_cli
+from deskpilot.app import episodes_cli, label_cli, recording_cli, train_cli
 from deskpilot.app.common import confirmer, err, grounder_for, out, write_png
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, SettingsError
 from deskpilot.core.geometry import Monitor
@@ -192,6 +192,8 @@ app.command()(label_cli.label)
 app.command()(recording_cli.record)
 app.command()(recording_cli.replay)
 app.add_typer(episodes_cli.episodes_app, name="episodes")
+app.add_typer(train_cli.train_app, name="train")
+app.add_typer(train_cli.eval_app, name="eval")
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
-"""`deskpilot label`: verify the steps of episodes (heuristic from the frames, or a person's label) and write the
-verdicts into them."""
+"""`deskpilot label`: verify the steps of episodes (heuristic from the frames, a vision-language judge, the
+environment's reward, or a person's label) and write the verdicts into them."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ from deskpilot.app.common import out
 from deskpilot.core.episode import read_episode, rewrite_steps
 from deskpilot.core.errors import DeskpilotError
 
-VERIFIERS = ("heuristic", "human")
+VERIFIERS = ("heuristic", "judge", "env", "human")
 
 
 def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")],
           verifier: Annotated[str, typer.Option(help=f"one of: {', '.join(VERIFIERS)}")] = "heuristic",
           set_label: Annotated[Optional[str], typer.Option("--set", help="good | bad (with --verifier human, "
                                                            "the default when given)")] = None,
-          step: Annotated[Optional[int], typer.Option(help="only this step (1-based)")] = None) -> None:
+          step: Annotated[Optional[int], typer.Option(help="only this step (1-based)")] = None,
+          planner: Annotated[str, typer.Option(help="judge model backend: openai | transformers")] = "openai",
+          model: Annotated[Optional[str], typer.Option(help="judge model: a name at --base-url, or a folder")] = None,
+          base_url: Annotated[Optional[str], typer.Option(help="judge endpoint (OpenAI-compatible)")] = None) -> None:
     """Label each step good / bad / unknown and store the verdict in the episode."""
-    from deskpilot.training.verify import HeuristicVerifier, human_verdict
-
     if set_label is not None:
         verifier = "human"
         if set_label not in ("good", "bad"):
@@ -32,21 +33,42 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
         raise DeskpilotError(f"unknown verifier {verifier!r}; available: {', '.join(VERIFIERS)}")
     if verifier == "human" and set_label is None:
         raise DeskpilotError("the human verifier needs --set good|bad")
-    heuristic = HeuristicVerifier() if verifier == "heuristic" else None
+    judge_episode = _verifier(verifier, set_label, step, planner, model, base_url)
     totals: Counter[str] = Counter()
     for path in episodes:
         episode = read_episode(path)
         if step is not None and not 1 <= step <= len(episode.steps):
             raise DeskpilotError(f"{path} has no step {step} (it has {len(episode.steps)})")
-        verdicts = (heuristic.judge_episode(episode) if heuristic
-                    else [human_verdict(set_label) for _ in episode.steps])  # type: ignore[arg-type]
+        verdicts = judge_episode(episode)
         steps = list(episode.steps)
         for index, verdict in enumerate(verdicts):
             if verdict is None or (step is not None and index != step - 1):
                 continue
             steps[index].verification = verdict.as_dict()
             totals[verdict.label] += 1
-            out.print(f"{episode.meta.id} {index + 1:>3}. {steps[index].action.describe()}: {verdict.label} "
-                      f"({verdict.reason})", markup=False, highlight=False)
+            out.print(f"{episode.meta.id} {index + 1:>3}. {steps[index].action.redacted().describe()}: "
+                      f"{verdict.label} ({verdict.reason})", markup=False, highlight=False)
         rewrite_steps(episode, steps)
     out.print(", ".join(f"{n} {name}" for name, n in sorted(totals.items())) or "nothing to label", markup=False)
+
+
+def _verifier(name: str, set_label: Optional[str], step: Optional[int], planner: str,  # noqa: ANN202
+              model: Optional[str], base_url: Optional[str]):
+    """The chosen verifier's `judge_episode(episode) -> [Verdict | None]`."""
+    from deskpilot.training.verify import EnvVerifier, HeuristicVerifier, human_verdict
+
+    if name == "heuristic":
+        return HeuristicVerifier().judge_episode
+    if name == "env":
+        return EnvVerifier().judge_episode
+    if name == "judge":
+        from deskpilot.core.settings import load_settings
+        from deskpilot.planner.factory import build_backend
+        from deskpilot.training.judge import JudgeVerifier
+
+        if planner not in ("openai", "transformers"):
+            raise DeskpilotError(f"the judge runs on openai or transformers, not {planner!r}")
+        backend = build_backend(load_settings(planner=planner, model=model, base_url=base_url))
+        judge = JudgeVerifier(backend)
+        return lambda episode: judge.judge_episode(episode, only=None if step is None else step - 1)
+    return lambda episode: [human_verdict(set_label) for _ in episode.steps]  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Building the planner the settings ask for."""
+"""Building the planner (and the chat backend) the settings ask for."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from deskpilot.core.settings import Settings
 
 from deskpilot.grounding.base import Grounder
 
-from .base import Planner
+from .base import ChatBackend, Planner
 from .families import family, guess_family
 
 
@@ -20,20 +20,25 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .offline import OfflinePlanner
 
         return OfflinePlanner(grounder)
-    if not settings.model:
-        raise PlannerError(f"the {settings.planner} planner needs --model (a model name, or a local folder)")
     from .model_planner import ModelPlanner
 
     chosen = family(settings.family) if settings.family else guess_family(settings.model)
+    return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
+                        token_budget=settings.token_budget, on_text=on_text)
+
+
+def build_backend(settings: Settings) -> ChatBackend:
+    """The chat model behind `--planner openai` (an endpoint) or `--planner transformers` (a local folder)."""
+    if not settings.model:
+        raise PlannerError(f"the {settings.planner} planner needs --model (a model name, or a local folder)")
     if settings.planner == "openai":
         from .openai_backend import OpenAIBackend
 
         key = settings.api_key.get_secret_value() if settings.api_key else os.environ.get("OPENAI_API_KEY")
-        backend = OpenAIBackend(settings.base_url, settings.model, key, timeout=settings.planner_timeout,
-                                max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens)
-    else:
+        return OpenAIBackend(settings.base_url, settings.model, key, timeout=settings.planner_timeout,
+                             max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens)
+    if settings.planner == "transformers":
         from .transformers_backend import TransformersBackend
 
-        backend = TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens)
-    return ModelPlanner(backend, chosen, settings.plan_mode, max_images=settings.history_images,
-                        token_budget=settings.token_budget, on_text=on_text)
+        return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens)
+    raise PlannerError(f"the {settings.planner} planner has no chat model")

@@ -21,6 +21,7 @@ from deskpilot.core.action_text import parse_response
 from deskpilot.core.actions import Action
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError
+from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Element, Observation
 from deskpilot.grounding.annotate import annotate
 from deskpilot.grounding.changes import changed_near
@@ -104,16 +105,21 @@ class ModelPlanner:
         if self._last is None:
             return ""
         before, action = self._last
-        if action.point is None:
-            return ""
-        x, y = (round(v) for v in obs.monitor.screen_to_image(*action.point))
-        if changed_near(before, obs.image, x, y) < NO_EFFECT_SHARE:
-            return (f"Note: after your last action ({action.kind.value}) nothing on the screen changed near the point "
-                    "you acted on. It may have missed its target; try something else rather than repeating it.")
-        return ""
+        return no_effect_note(before, obs.image, action, obs.monitor)
 
     def _element_list(self, elements: list[Element]) -> str:
         if self.mode != "som":
             return ""
         lines = [f"[{n}] {e.role} {e.text!r}" for n, e in enumerate(elements, 1)]
         return "Elements on the screen:\n" + "\n".join(lines)
+
+
+def no_effect_note(before: np.ndarray, now: np.ndarray, action: Action, monitor: Monitor) -> str:
+    """The note the model gets when its last pointing action changed nothing near its point ("" otherwise)."""
+    if action.point is None:
+        return ""
+    x, y = (round(v) for v in monitor.screen_to_image(*action.point))
+    if changed_near(before, now, x, y) < NO_EFFECT_SHARE:
+        return (f"Note: after your last action ({action.kind.value}) nothing on the screen changed near the point "
+                "you acted on. It may have missed its target; try something else rather than repeating it.")
+    return ""

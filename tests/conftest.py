@@ -14,6 +14,10 @@ from pathlib import Path
 import pytest
 
 from deskpilot.app.session import DemoApp
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import EpisodeWriter, Step
+from deskpilot.core.geometry import Point
+from deskpilot.core.screen import Screen
 from deskpilot.core.display import VirtualDisplay
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -80,3 +84,18 @@ def deskpilot(*args: str, env: dict[str, str] | None = None, timeout: float = 18
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "deskpilot.app", *args], capture_output=True, text=True,
                           timeout=timeout, env=full_env, **popen)  # type: ignore[arg-type]
+
+
+def clicks_on_nothing(root: Path, count: int = 2) -> Path:
+    """An episode whose clicks land on the empty desktop: frames before and after are identical."""
+    screen = Screen()
+    writer = EpisodeWriter.create(root, "click the empty corner", source="agent")
+    for index in range(count):
+        before = writer.add_frame(screen.grab())
+        subprocess.run(["xdotool", "mousemove", "1200", "760", "click", "1"], check=True)
+        time.sleep(0.3)
+        after = writer.add_frame(screen.grab())
+        writer.append(Step(index, Action(kind=ActionKind.CLICK, point=Point(1200, 760)), before, after,
+                           monitor=screen.monitor()))
+    writer.finish("success")
+    return writer.directory

@@ -2,30 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import time
+from conftest import clicks_on_nothing, deskpilot
 
-from conftest import deskpilot
-
-from deskpilot.core.actions import Action, ActionKind
-from deskpilot.core.episode import EpisodeWriter, Step, list_episodes, read_episode
-from deskpilot.core.geometry import Point
-from deskpilot.core.screen import Screen
-
-
-def clicks_on_nothing(root, count: int = 2):
-    """An episode whose clicks land on the empty desktop: frames before and after are identical."""
-    screen = Screen()
-    writer = EpisodeWriter.create(root, "click the empty corner", source="agent")
-    for index in range(count):
-        before = writer.add_frame(screen.grab())
-        subprocess.run(["xdotool", "mousemove", "1200", "760", "click", "1"], check=True)
-        time.sleep(0.3)
-        after = writer.add_frame(screen.grab())
-        writer.append(Step(index, Action(kind=ActionKind.CLICK, point=Point(1200, 760)), before, after,
-                           monitor=screen.monitor()))
-    writer.finish("success")
-    return writer.directory
+from deskpilot.core.episode import list_episodes, read_episode
 
 
 def test_steps_that_worked_are_labelled_good(demo_app, tmp_path):

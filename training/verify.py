@@ -3,6 +3,8 @@ be seen. Each writes `{label, reason, score, verifier}` into the step's `verific
 
 - `heuristic`: from the before/after frames and the action: did the screen change near the action point, did the
   typed text appear (OCR of what changed), did the step repeat an action that had no effect.
+- `env`: the environment's reward, where the episode came from one that gives it (the MiniWoB harness).
+- `judge` (judge.py): a vision-language model looking at the screens around the step.
 - `human`: a label a person set (`deskpilot label --set good|bad`).
 """
 
@@ -114,6 +116,36 @@ class HeuristicVerifier:
 
     def _verdict(self, label: Label, reason: str, score: float) -> Verdict:
         return Verdict(label, reason, score, self.name)
+
+
+class EnvVerifier:
+    """Labels from the environment's reward: a step's own reward when it has one; otherwise the episode's final
+    reward (`extra.reward`) vouches for every step of an episode that earned it. A failed episode says nothing
+    about which of its steps went wrong, so its steps stay unknown."""
+
+    name = "env"
+
+    def judge_episode(self, episode: Episode) -> list[Verdict | None]:
+        final = episode.meta.extra.get("reward")
+        verdicts: list[Verdict | None] = []
+        for step in episode.steps:
+            if step.reward is not None:
+                label: Label = "good" if step.reward > 0 else "bad"
+                verdicts.append(Verdict(label, f"the environment gave reward {step.reward:g}", _unit(step.reward),
+                                        self.name))
+            elif step.action.is_terminal or final is None:
+                verdicts.append(None)
+            elif float(final) > 0:
+                verdicts.append(Verdict("good", f"the episode earned reward {float(final):g}", _unit(float(final)),
+                                        self.name))
+            else:
+                verdicts.append(Verdict("unknown", f"the episode earned no reward ({float(final):g})", 0.5,
+                                        self.name))
+        return verdicts
+
+
+def _unit(reward: float) -> float:
+    return min(1.0, max(0.0, (reward + 1) / 2))
 
 
 def human_verdict(label: Label, reason: str = "set by a person") -> Verdict:

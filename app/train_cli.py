@@ -1,0 +1,94 @@
+"""`deskpilot train sft|kto|grpo` and `deskpilot eval steps`: train the user's own model on their labelled episodes,
+and measure it on held-out steps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from deskpilot.app.common import err, out
+
+train_app = typer.Typer(help="Train a vision-language model on labelled episodes (TRL + LoRA).", no_args_is_help=True)
+eval_app = typer.Typer(help="Measure a model on held-out labelled steps.", no_args_is_help=True)
+
+ModelOption = Annotated[str, typer.Option(help="base model: a local folder (or a cached model id)")]
+DataOption = Annotated[list[Path], typer.Option(help="episodes folder(s) or episode(s); repeat for more")]
+FamilyOption = Annotated[Optional[str], typer.Option(help="coordinate family (default: guessed from --model)")]
+ImagesOption = Annotated[int, typer.Option(help="screenshots in each prompt, as the planner sends them")]
+
+
+def _train(method: str, model: str, data: list[Path], out_dir: Path, lora: bool, max_steps: Optional[int],
+           config: Optional[Path], family: Optional[str], max_images: int) -> None:
+    from deskpilot.planner.families import family as family_named
+    from deskpilot.planner.families import guess_family
+    from deskpilot.training.trainers import TrainRequest, train
+
+    chosen = family_named(family) if family else guess_family(model)
+    request = TrainRequest(method, model, list(data), out_dir, chosen, lora, max_steps, config,  # type: ignore[arg-type]
+                           max_images)
+    err.print(f"training {method} on {model} ({chosen.name} coordinates, "
+              f"{'LoRA' if lora else 'all weights'}) -> {out_dir}", style="dim", markup=False)
+    result = train(request)
+    if result is None:
+        return
+    out.print(f"{result.data}", markup=False, highlight=False)
+    out.print(f"{result.steps} steps in {result.seconds:.1f} s ({result.steps_per_second:.2f} steps/s), "
+              f"peak memory {result.peak_memory_mb:.0f} MB", markup=False, highlight=False)
+    if result.plot:
+        out.print(f"plot: {result.plot}", markup=False)
+    out.print(f"model: {result.out}  (run it: deskpilot run TASK --planner transformers --model {result.out})",
+              markup=False, highlight=False)
+
+
+def _command(method: str):  # noqa: ANN202 - a typer command for one method
+    def command(model: ModelOption, data: DataOption,
+                out_dir: Annotated[Path, typer.Option("--out", help="where the adapter / model is written")],
+                lora: Annotated[bool, typer.Option("--lora/--full", help="train a LoRA adapter (default) or all "
+                                                   "weights")] = True,
+                max_steps: Annotated[Optional[int], typer.Option(help="stop after this many optimizer steps")] = None,
+                config: Annotated[Optional[Path], typer.Option(help="YAML/JSON: TRL settings, lora, rewards")] = None,
+                family: FamilyOption = None, max_images: ImagesOption = 3) -> None:
+        _train(method, model, data, out_dir, lora, max_steps, config, family, max_images)
+
+    command.__doc__ = {
+        "sft": "Supervised fine-tuning on good steps and demonstrations.",
+        "kto": "KTO on steps labelled good and bad (unpaired), as in STEVE.",
+        "grpo": "GRPO with rule rewards: valid format, action type, click inside the target, typed text.",
+    }[method]
+    return command
+
+
+for _method in ("sft", "kto", "grpo"):
+    train_app.command(_method)(_command(_method))
+
+
+@eval_app.command("steps")
+def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None, max_images: ImagesOption = 3,
+               limit: Annotated[Optional[int], typer.Option(help="at most this many steps")] = None,
+               planner: Annotated[str, typer.Option(help="transformers (local folder) | openai (endpoint)")]
+               = "transformers",
+               base_url: Annotated[Optional[str], typer.Option(help="endpoint for --planner openai")] = None,
+               report: Annotated[Optional[Path], typer.Option("--report", help="write the JSON report here")] = None,
+               as_json: Annotated[bool, typer.Option("--json", help="print the JSON report")] = False) -> None:
+    """Offline step accuracy on held-out good steps: action type, click inside the target box, text match."""
+    from deskpilot.core.settings import load_settings
+    from deskpilot.planner.families import family as family_named
+    from deskpilot.planner.families import guess_family
+    from deskpilot.training.evaluate import evaluate_steps
+
+    settings = load_settings(planner=planner, model=model, base_url=base_url)
+    chosen = family_named(family) if family else guess_family(model)
+    result = evaluate_steps(settings, list(data), chosen, max_images=max_images, limit=limit)
+    if report is not None:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(json.dumps(result, indent=2))
+    if as_json:
+        print(json.dumps(result))
+        return
+    for name, value in result["metrics"].items():
+        shown = "n/a" if value is None else f"{value:.3f}"
+        out.print(f"{name:<18} {shown}", markup=False, highlight=False)
+    out.print(f"{result['steps']} steps", style="dim")

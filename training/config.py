@@ -1,0 +1,93 @@
+"""Training settings: per-method defaults, overridden by a YAML/JSON `--config` file, then by command-line flags.
+
+A config file holds TRL config fields at the top level (any field of SFTConfig / KTOConfig / GRPOConfig:
+`learning_rate`, `per_device_train_batch_size`, `beta`, `num_generations`, `deepspeed`, ...) plus two sections of
+deskpilot's own:
+
+    lora: {r: 16, lora_alpha: 32, lora_dropout: 0.05, target_modules: [q_proj, v_proj]}
+    rewards: {format: 0.5, action_type: 1.0, click: 1.0, click_distance: 0.5, text: 1.0, similarity: 0.2}  # GRPO
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.errors import DeskpilotError
+
+from .data import Method
+from .rewards import DEFAULT_WEIGHTS, REWARDS
+
+DEFAULT_LORA: dict[str, Any] = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": "all-linear"}
+COMMON: dict[str, Any] = {
+    "per_device_train_batch_size": 4, "gradient_accumulation_steps": 1, "logging_steps": 1,
+    "save_strategy": "steps", "save_steps": 200, "save_total_limit": 2, "num_train_epochs": 3,
+    "lr_scheduler_type": "cosine", "warmup_steps": 0, "seed": 0, "dataloader_num_workers": 0,
+}
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "sft": {"learning_rate": 1e-4, "max_length": None},
+    "kto": {"learning_rate": 5e-5, "max_length": None, "beta": 0.1},
+    "grpo": {"learning_rate": 1e-5, "num_generations": 4, "max_completion_length": 96, "temperature": 1.0},
+}
+
+
+def read_config_file(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DeskpilotError(f"cannot read training config {path}: {exc.strerror}") from None
+    try:
+        if path.suffix.lower() == ".json":
+            data = json.loads(text)
+        else:
+            import yaml
+
+            data = yaml.safe_load(text) or {}
+    except (ValueError, ImportError) as exc:
+        raise DeskpilotError(f"training config {path} is not valid {path.suffix.lstrip('.') or 'YAML'}: "
+                             f"{str(exc).splitlines()[0]}") from None
+    if not isinstance(data, dict):
+        raise DeskpilotError(f"training config {path} must hold a mapping of settings")
+    return data
+
+
+def config_class(method: Method) -> type:
+    import trl
+
+    return {"sft": trl.SFTConfig, "kto": trl.KTOConfig, "grpo": trl.GRPOConfig}[method]
+
+
+def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments for TRL's config class: defaults < config file < flags, unknown names refused."""
+    settings = {k: v for k, v in file_settings.items() if k not in ("lora", "rewards")}
+    known = {f.name for f in dataclasses.fields(config_class(method))}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise DeskpilotError(f"unknown {method} training setting(s): {', '.join(unknown)}")
+    merged = {**COMMON, **DEFAULTS[method], **settings, **{k: v for k, v in flags.items() if v is not None}}
+    if merged.get("max_steps") is None:
+        merged.pop("max_steps", None)
+    return merged
+
+
+def lora_settings(file_settings: dict[str, Any]) -> dict[str, Any]:
+    section = file_settings.get("lora") or {}
+    if not isinstance(section, dict):
+        raise DeskpilotError("the `lora` section of a training config must be a mapping")
+    return {**DEFAULT_LORA, **section}
+
+
+def reward_weights(file_settings: dict[str, Any]) -> dict[str, float]:
+    section = file_settings.get("rewards")
+    if section is None:
+        return dict(DEFAULT_WEIGHTS)
+    if not isinstance(section, dict) or not section:
+        raise DeskpilotError("the `rewards` section must map reward names to weights, e.g. {click: 1.0}")
+    unknown = sorted(set(section) - set(REWARDS))
+    if unknown:
+        raise DeskpilotError(f"unknown reward(s) {', '.join(unknown)}; available: {', '.join(REWARDS)}")
+    return {name: float(weight) for name, weight in section.items()}

@@ -1,0 +1,66 @@
+"""`deskpilot eval steps`: offline step accuracy of a model on held-out steps. Each good step (or demonstration)
+is put to the model exactly as the planner would put it; the answer is scored against what was done: did it parse,
+is it the right kind of action, does a click land inside the target element, is the typed text right."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from rich.progress import Progress
+
+from deskpilot.core.errors import PlannerError
+from deskpilot.core.settings import Settings
+from deskpilot.planner.factory import build_backend
+from deskpilot.planner.families import ModelFamily
+
+from .rewards import StepScore, score_answer
+from .samples import SampleBuilder
+
+log = logging.getLogger(__name__)
+
+
+def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, max_images: int = 3,
+                   limit: int | None = None) -> dict[str, Any]:
+    samples = [s for s in SampleBuilder(family, max_images=max_images).samples(data) if s.label == "good"]
+    if limit is not None:
+        samples = samples[:limit]
+    if not samples:
+        raise PlannerError("no good steps to evaluate on; label the episodes first (deskpilot label)")
+    backend = build_backend(settings)
+    per_step: list[dict[str, Any]] = []
+    scores: list[StepScore] = []
+    with Progress(transient=True) as progress:
+        task = progress.add_task("evaluating", total=len(samples))
+        for sample in samples:
+            try:
+                answer = backend.complete(sample.messages)
+            except PlannerError as exc:
+                log.info("step %s/%d: %s", sample.episode, sample.step, exc)
+                answer = ""
+            score = score_answer(answer, sample.target)
+            scores.append(score)
+            per_step.append({"episode": sample.episode, "step": sample.step, "expected": sample.completion,
+                             "answer": answer, "target": sample.target.to_dict(), **score.__dict__})
+            progress.advance(task)
+    return {"model": settings.model, "family": family.name, "steps": len(samples),
+            "metrics": summarize(scores), "per_step": per_step}
+
+
+def summarize(scores: list[StepScore]) -> dict[str, float | None]:
+    """Rates over the steps each check applies to (None when it applies to none)."""
+
+    def rate(values: list[Any]) -> float | None:
+        values = [float(v) for v in values if v is not None]
+        return round(mean(values), 4) if values else None
+
+    return {
+        "parsed": rate([s.parsed for s in scores]),
+        "action_type": rate([s.kind_ok for s in scores]),
+        "click_in_box": rate([s.in_box for s in scores]),
+        "click_nearness": rate([s.nearness for s in scores]),
+        "text_match": rate([s.text_ok for s in scores]),
+        "text_similarity": rate([s.text_similarity for s in scores]),
+    }

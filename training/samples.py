@@ -1,0 +1,202 @@
+"""Training samples from episodes, in the planner's own prompt format: for each usable step, the chat messages the
+model planner would have sent at that moment (system prompt with the task, earlier answers, recent screenshots)
+and the answer it should give (`Thought: ...` / `Action: ...`, coordinates in the model family's space), plus the
+step's label and the rule-reward target (action type, the clicked element's box, the typed text).
+
+Steps are left out when they cannot teach anything true: dry runs, steps with redacted text, steps whose frame
+is missing, and (for labelled data) steps a verifier could not decide."""
+
+from __future__ import annotations
+
+import base64
+import io
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from deskpilot.core.action_text import format_action
+from deskpilot.core.actions import REDACTED, Action, ActionKind
+from deskpilot.core.coords import CoordinateSpace
+from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
+from deskpilot.core.errors import DeskpilotError, EpisodeError
+from deskpilot.core.geometry import Box, Monitor, Point
+from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, model_image
+from deskpilot.planner.families import ModelFamily, load_template
+from deskpilot.planner.model_planner import no_effect_note
+
+log = logging.getLogger(__name__)
+Label = Literal["good", "bad", "unknown"]
+CLICK_SLACK = 0.02  # with no element under a click, its target box reaches this share of the screen around it
+POINTED = (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK, ActionKind.MOVE, ActionKind.DRAG)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a correct answer must contain, in the model's coordinates: rule rewards and evaluation check this."""
+
+    kind: str
+    box: tuple[int, int, int, int] | None = None  # the element the action must hit (x0, y0, x1, y1)
+    point: tuple[int, int] | None = None  # where the recorded action hit
+    text: str | None = None  # typed text, hotkey combo or finished() answer
+    diagonal: float = 1000.0  # of the model's image, to shape distances
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "box": list(self.box) if self.box else None,
+                "point": list(self.point) if self.point else None, "text": self.text, "diagonal": self.diagonal}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Target:
+        return cls(data["kind"], tuple(data["box"]) if data.get("box") else None,
+                   tuple(data["point"]) if data.get("point") else None, data.get("text"),
+                   float(data.get("diagonal", 1000.0)))
+
+
+@dataclass
+class Sample:
+    """One step as training data. `messages` are OpenAI-format chat messages (images as data URLs)."""
+
+    episode: str
+    step: int
+    source: str
+    messages: list[dict[str, Any]]
+    completion: str
+    label: Label
+    target: Target
+
+
+def episode_dirs(paths: list[Path]) -> list[Path]:
+    """Episode folders from arguments that are episodes or folders of episodes."""
+    found: list[Path] = []
+    for path in paths:
+        if (path / "episode.json").is_file():
+            found.append(path)
+        elif path.is_dir():
+            found.extend(list_episodes(path))
+        else:
+            raise DeskpilotError(f"{path} is neither an episode nor a folder of episodes")
+    if not found:
+        raise DeskpilotError(f"no episodes in {', '.join(str(p) for p in paths)}")
+    return found
+
+
+def step_label(step: Step, episode: Episode) -> Label:
+    """A step's verdict. Unverified steps of a person's demonstration count as good, and so does the closing
+    `finished` of an episode that succeeded; anything else unverified is unknown."""
+    if step.verification and step.verification.get("label") in ("good", "bad", "unknown"):
+        return step.verification["label"]
+    if episode.meta.source == "demonstration":
+        return "good"
+    if step.action.kind is ActionKind.FINISHED and episode.meta.outcome == "success":
+        return "good"
+    return "unknown"
+
+
+def answer_text(step: Step, space: CoordinateSpace) -> str:
+    """The reply the planner expects for this step: `Thought: ...` (when there was one) and `Action: <call>`."""
+    action = step.action.model_copy(update={"target": None, "end_target": None})
+    call = format_action(action, space)
+    return f"Thought: {step.thought.strip()}\nAction: {call}" if step.thought.strip() else f"Action: {call}"
+
+
+def target_of(step: Step, space: CoordinateSpace, image_size: tuple[int, int]) -> Target:
+    action, monitor = step.action, space.monitor
+    diagonal = float((image_size[0] ** 2 + image_size[1] ** 2) ** 0.5)
+    text = _target_text(action)
+    if action.point is None or action.kind not in POINTED:
+        return Target(action.kind.value, text=text, diagonal=diagonal)
+    point = space.from_screen(action.point)
+    hit = [e.box for e in step.elements if e.box.contains(action.point.x, action.point.y)]
+    if hit:
+        box = min(hit, key=lambda b: b.area)
+    else:
+        reach = round(CLICK_SLACK * max(monitor.width, monitor.height))
+        box = Box(action.point.x - reach, action.point.y - reach, action.point.x + reach, action.point.y + reach)
+    x0, y0 = space.from_screen(Point(box.x0, box.y0))
+    x1, y1 = space.from_screen(Point(box.x1, box.y1))
+    return Target(action.kind.value, (x0, y0, x1, y1), point, text, diagonal)
+
+
+def _target_text(action: Action) -> str | None:
+    if action.kind is ActionKind.TYPE:
+        return action.text
+    if action.kind is ActionKind.HOTKEY:
+        return " ".join(action.keys)
+    if action.kind in (ActionKind.FINISHED, ActionKind.CALL_USER):
+        return action.text
+    return None
+
+
+def usable(step: Step, episode: Episode) -> bool:
+    """Whether a step can be training data: it was carried out, holds no redacted text, and has its frame."""
+    if step.dry_run or (step.action.text is not None and REDACTED in step.action.text):
+        return False
+    return (episode.directory / step.before).is_file()
+
+
+class SampleBuilder:
+    """Builds Samples the way the model planner builds prompts, for one model family and planning mode."""
+
+    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000):
+        self.family = family
+        self.builder = PromptBuilder(load_template("native"), max_images=max_images, token_budget=token_budget)
+
+    def episode_samples(self, episode: Episode) -> Iterator[Sample]:
+        turns: list[Turn] = []
+        last: tuple[np.ndarray, Action] | None = None  # the previous step's screen and action, for its effect note
+        for step in episode.steps:
+            try:
+                frame = episode.frame(step.before) if usable(step, episode) else None
+            except EpisodeError as exc:
+                log.warning("%s", exc)
+                frame = None
+            if frame is None:
+                turns, last = [], None  # the planner's conversation breaks here; later steps start afresh
+                continue
+            monitor = step.monitor or Monitor(0, 0, frame.shape[1], frame.shape[0])
+            space = self.family.space(monitor)
+            image = model_image(frame, space)
+            screenshot = Screenshot.of(image)
+            completion = answer_text(step, space)
+            note = no_effect_note(last[0], frame, last[1], monitor) if last else ""
+            messages = self.builder.messages(episode.meta.task, turns, screenshot, space, note)
+            yield Sample(episode.meta.id, step.index, episode.meta.source, messages, completion,
+                         step_label(step, episode), target_of(step, space, (image.shape[1], image.shape[0])))
+            turns.append(Turn(screenshot, completion))
+            last = (frame, step.action)
+
+    def samples(self, paths: list[Path]) -> list[Sample]:
+        found: list[Sample] = []
+        for directory in episode_dirs(paths):
+            episode = read_episode(directory)
+            if episode.meta.outcome == "running":
+                log.warning("skipping %s: it is still being written", directory)
+                continue
+            found.extend(self.episode_samples(episode))
+        return found
+
+
+def to_trl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """OpenAI-format messages -> TRL's vision format: `{"type": "image"}` placeholders and the PIL images in order."""
+    from PIL import Image
+
+    converted: list[dict[str, Any]] = []
+    images: list[Any] = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, str):
+            converted.append({"role": message["role"], "content": [{"type": "text", "text": content}]})
+            continue
+        parts: list[dict[str, Any]] = []
+        for part in content:
+            if part["type"] == "image_url":
+                data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
+                images.append(Image.open(io.BytesIO(data)).convert("RGB"))
+                parts.append({"type": "image"})
+            else:
+                parts.append({"type": "text", "text": part["text"]})
+        converted.append({"role": message["role"], "content": parts})
+    return converted, images

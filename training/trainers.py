@@ -1,0 +1,149 @@
+"""`deskpilot train sft|kto|grpo`: TRL's SFTTrainer / KTOTrainer / GRPOTrainer on samples from episodes, with a
+peft LoRA adapter by default. What lands in `out` (adapter or full weights, plus the processor) is what the
+planner's transformers backend loads. Scale-out is accelerate's job: run the same command under
+`accelerate launch --config_file ... -m deskpilot.app train ...` (DeepSpeed ZeRO / FSDP configs in
+resources/accelerate/)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import resource
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.errors import DeskpilotError
+from deskpilot.planner.families import ModelFamily
+
+from .config import config_class, lora_settings, read_config_file, reward_weights, trl_arguments
+from .data import Method, build_dataset, summary
+from .metrics import MetricsLog, plot_metrics
+from .rewards import REWARDS
+from .samples import SampleBuilder
+
+log = logging.getLogger(__name__)
+RUN_FILE = "deskpilot_training.json"
+
+
+@dataclass
+class TrainRequest:
+    method: Method
+    model: str
+    data: list[Path]
+    out: Path
+    family: ModelFamily
+    lora: bool = True
+    max_steps: int | None = None
+    config: Path | None = None
+    max_images: int = 3
+
+
+@dataclass
+class TrainResult:
+    method: str
+    base_model: str
+    family: str
+    out: str
+    data: str
+    steps: int
+    seconds: float
+    steps_per_second: float
+    peak_memory_mb: float
+    metrics: dict[str, float] = field(default_factory=dict)
+    plot: str | None = None
+
+
+def train(request: TrainRequest) -> TrainResult | None:
+    """Train, save the adapter (or weights) and processor to `request.out`, and describe the run; None on the
+    non-main processes of a distributed run."""
+    file_settings = read_config_file(request.config)
+    arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps})
+    rewards = reward_weights(file_settings) if request.method == "grpo" else {}
+    if rewards:
+        arguments["reward_weights"] = list(rewards.values())
+    samples = SampleBuilder(request.family, max_images=request.max_images).samples(request.data)
+    dataset = build_dataset(samples, request.method)
+    log.info("%s", summary(samples))
+
+    import torch
+
+    cuda = torch.cuda.is_available()
+    arguments.setdefault("bf16", cuda and torch.cuda.is_bf16_supported())
+    arguments.setdefault("use_cpu", not cuda)
+    arguments.setdefault("report_to", ["tensorboard"] if _has_tensorboard() else "none")
+    if request.method == "kto" and arguments["per_device_train_batch_size"] < 2:
+        raise DeskpilotError("KTO needs per_device_train_batch_size of at least 2")
+    try:
+        config = config_class(request.method)(output_dir=str(request.out), **arguments)
+    except (TypeError, ValueError) as exc:
+        raise DeskpilotError(f"bad {request.method} training settings: {str(exc).splitlines()[0]}") from None
+    model, processor = load_trainable(request.model, torch.bfloat16 if config.bf16 else torch.float32)
+    trainer = _trainer(request, config, model, processor, dataset, lora_settings(file_settings), rewards)
+    started = time.perf_counter()
+    output = trainer.train()
+    seconds = time.perf_counter() - started
+    trainer.save_model(str(request.out))
+    if not trainer.is_world_process_zero():
+        return None
+    processor.save_pretrained(str(request.out))
+    plot = plot_metrics(request.out)
+    result = TrainResult(
+        method=request.method, base_model=request.model, family=request.family.name, out=str(request.out),
+        data=summary(samples), steps=trainer.state.global_step, seconds=round(seconds, 2),
+        steps_per_second=round(trainer.state.global_step / seconds, 3) if seconds else 0.0,
+        peak_memory_mb=round(_peak_memory_mb(torch), 1),
+        metrics={k: round(v, 5) for k, v in output.metrics.items() if isinstance(v, (int, float))},
+        plot=str(plot) if plot else None)
+    (request.out / RUN_FILE).write_text(json.dumps(asdict(result), indent=2))
+    return result
+
+
+def load_trainable(model_path: str, dtype: Any) -> tuple[Any, Any]:
+    """The model and processor to train, from a local folder (or a cached hub id)."""
+    import transformers
+
+    from deskpilot.planner.transformers_backend import load_processor
+
+    if (Path(model_path) / "adapter_config.json").is_file():
+        raise DeskpilotError(f"{model_path} is a LoRA adapter; train from its base model (adapters are trained "
+                             "fresh on the base for each method)")
+    try:
+        model = transformers.AutoModelForImageTextToText.from_pretrained(model_path, dtype=dtype)
+        processor = load_processor(model_path, model.config.model_type)
+    except (OSError, ValueError, KeyError) as exc:
+        raise DeskpilotError(f"cannot load model {model_path!r}: {str(exc).splitlines()[0]}") from None
+    return model, processor
+
+
+def _trainer(request: TrainRequest, config: Any, model: Any, processor: Any, dataset: Any, lora: dict[str, Any],
+             rewards: dict[str, float]) -> Any:
+    import trl
+
+    callbacks = [MetricsLog(request.out)]
+    common: dict[str, Any] = {"model": model, "args": config, "train_dataset": dataset,
+                              "processing_class": processor, "callbacks": callbacks}
+    if request.lora:
+        from peft import LoraConfig
+
+        common["peft_config"] = LoraConfig(task_type="CAUSAL_LM", **lora)
+    if request.method == "sft":
+        return trl.SFTTrainer(**common)
+    if request.method == "kto":
+        return trl.KTOTrainer(**common)
+    return trl.GRPOTrainer(reward_funcs=[REWARDS[name] for name in rewards], **common)
+
+
+def _has_tensorboard() -> bool:
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _peak_memory_mb(torch: Any) -> float:
+    if torch.cuda.is_available():
+        return torch.cuda.max_memory_allocated() / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
