@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 from conftest import clicks_on_nothing, deskpilot
+from openai_server import ChatServer
 
 from deskpilot.core.episode import list_episodes, read_episode
 
@@ -43,3 +45,51 @@ def test_a_person_can_overrule_one_step(demo_app, tmp_path):
 def test_label_errors_are_one_line(tmp_path):
     result = deskpilot("label", str(tmp_path), "--set", "maybe")
     assert result.returncode == 2 and result.stderr.strip() == "error: --set takes good or bad, not 'maybe'"
+
+
+def test_a_vision_language_judge_labels_steps_over_the_openai_protocol(demo_app, tmp_path):
+    path = clicks_on_nothing(tmp_path, 3)
+    replies = ['{"verdict": "correct", "confidence": 0.9, "reason": "the field got focus"}',
+               "The step looks wrong to me.",  # not JSON: asked once more
+               '```json\n{"verdict": "incorrect", "confidence": 0.8, "reason": "nothing changed"}\n```',
+               "no idea", '{"verdict": "maybe"}']  # twice unusable: the step stays unknown
+    with ChatServer(replies) as server:
+        result = deskpilot("label", str(path), "--verifier", "judge", "--model", "judge-7b", "--base-url",
+                           server.base_url, env={"OPENAI_API_KEY": "sk-test"})
+    assert result.returncode == 0, result.stderr
+    assert not server.problems and len(server.requests) == 5
+    first = server.requests[0]["messages"]
+    assert first[0]["role"] == "system" and '"verdict"' in first[0]["content"]
+    text = first[1]["content"][0]["text"]
+    assert "Task: click the empty corner" in text and "Step to judge: 1. click at (1200, 760)" in text
+    before, after = server.images_in(server.requests[0])
+    assert before.shape == after.shape == (800, 1280, 3)
+    assert (before != after).any(), "the action is drawn on the BEFORE screenshot"
+    assert "not the JSON object" in server.requests[2]["messages"][-1]["content"]
+    verdicts = [s.verification for s in read_episode(path).steps]
+    assert verdicts[0] == {"label": "good", "reason": "the field got focus", "score": 0.9, "verifier": "judge"}
+    assert verdicts[1]["label"] == "bad" and verdicts[1]["score"] == 0.2
+    assert verdicts[2]["label"] == "unknown" and "could not be used" in verdicts[2]["reason"]
+
+
+def test_env_reward_labels_steps(tmp_path):
+    from deskpilot.core.actions import Action, ActionKind
+    from deskpilot.core.episode import EpisodeWriter, Step
+    from deskpilot.core.geometry import Point
+    from deskpilot.training.verify import EnvVerifier
+
+    def episode(reward: float, step_rewards: list[float | None]):
+        writer = EpisodeWriter.create(tmp_path, "click the button", reward=reward)
+        frame = writer.add_frame(np.zeros((20, 20, 3), np.uint8))
+        for index, step_reward in enumerate(step_rewards):
+            writer.append(Step(index, Action(kind=ActionKind.CLICK, point=Point(5, 5)), frame, frame,
+                               reward=step_reward))
+        writer.append(Step(len(step_rewards), Action(kind=ActionKind.FINISHED), frame))
+        writer.finish("success")
+        return read_episode(writer.directory)
+
+    won = EnvVerifier().judge_episode(episode(0.8, [None, None]))
+    assert [v.label if v else None for v in won] == ["good", "good", None]
+    assert won[0].reason == "the episode earned reward 0.8"
+    lost = EnvVerifier().judge_episode(episode(-1.0, [None, -0.5]))
+    assert [v.label if v else None for v in lost] == ["unknown", "bad", None]

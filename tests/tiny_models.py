@@ -17,8 +17,9 @@ CORPUS = ["Thought: click the Save button.\nAction: click(point='<point>120 340<
           "finished(content='done')", "You operate a Linux computer. The user's task: fill the form 0123456789"]
 
 
-def build_tiny_llava(folder: Path) -> Path:
-    """A LLaVA-style model (CLIP vision + Qwen2 text, ~100k parameters) with its processor, saved to `folder`."""
+def build_tiny_llava(folder: Path, image_size: int = 28, hidden: int = 32, layers: int = 1) -> Path:
+    """A LLaVA-style model (CLIP vision + Qwen2 text; ~100k parameters at the defaults) with its processor, saved to
+    `folder`. Larger `image_size` / `hidden` / `layers` give a slower model of the same shape for benchmarks."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlavaConfig, LlavaForConditionalGeneration,
@@ -32,14 +33,17 @@ def build_tiny_llava(folder: Path) -> Path:
                                                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, eos_token="<|im_end|>", pad_token="<|endoftext|>",
                                         extra_special_tokens={"image_token": "<image>"})
-    image_processor = CLIPImageProcessor(size={"shortest_edge": 28}, crop_size={"height": 28, "width": 28})
+    image_processor = CLIPImageProcessor(size={"shortest_edge": image_size},
+                                         crop_size={"height": image_size, "width": image_size})
     processor = LlavaProcessor(image_processor=image_processor, tokenizer=tokenizer, patch_size=14,
                                vision_feature_select_strategy="default", num_additional_image_tokens=1,
                                chat_template=CHAT_TEMPLATE, image_token="<image>")
     config = LlavaConfig(
-        vision_config=CLIPVisionConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                                       num_attention_heads=2, image_size=28, patch_size=14, projection_dim=16),
-        text_config=Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        vision_config=CLIPVisionConfig(hidden_size=hidden // 2, intermediate_size=hidden, num_hidden_layers=layers,
+                                       num_attention_heads=2, image_size=image_size, patch_size=14,
+                                       projection_dim=hidden // 2),
+        text_config=Qwen2Config(vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=hidden * 2,
+                                num_hidden_layers=layers,
                                 num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
                                 eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id),
         image_token_id=tokenizer.convert_tokens_to_ids("<image>"), vision_feature_select_strategy="default",

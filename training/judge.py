@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 PROMPT_FILE = RESOURCES_DIR / "prompts" / "judge_step.txt"
 VERDICT_LABELS: dict[str, Label] = {"correct": "good", "incorrect": "bad", "unsure": "unknown"}
 CORRECTION = ('That was not the JSON object asked for ({error}). Answer with exactly one JSON object: '
-              '{"verdict": "correct" | "incorrect" | "unsure", "confidence": <0 to 1>, "reason": "..."}')
+              '{{"verdict": "correct" | "incorrect" | "unsure", "confidence": <0 to 1>, "reason": "..."}}')
 
 
 class UnusableAnswer(ValueError):
