@@ -4,6 +4,7 @@ and measure it on held-out steps."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -25,6 +26,8 @@ def _train(method: str, model: str, data: list[Path], out_dir: Path, lora: bool,
     from deskpilot.planner.families import family as family_named
     from deskpilot.planner.families import guess_family
     from deskpilot.training.trainers import TrainRequest, train
+
+    warnings.filterwarnings("ignore", category=FutureWarning)  # transformers' renames, not the user's concern
 
     chosen = family_named(family) if family else guess_family(model)
     request = TrainRequest(method, model, list(data), out_dir, chosen, lora, max_steps, config,  # type: ignore[arg-type]
