@@ -188,6 +188,27 @@ def _last_acting_step(steps):  # noqa: ANN001, ANN202
     return acting[-1] if acting else None
 
 
+@app.command("app")
+def open_app(episodes_dir: Annotated[Optional[Path], typer.Option(help="episodes folder")] = None,
+             geometry: Annotated[Optional[str], typer.Option(help="x,y,width,height of the window")] = None) -> None:
+    """Open the desktop app (Run, Episodes, Train). Plain `deskpilot` does this where there is a display."""
+    from deskpilot.core.display import ensure_xauthority, has_display
+
+    if not has_display():
+        raise ScreenError("the app needs a display (DISPLAY or WAYLAND_DISPLAY); the CLI commands work without one")
+    ensure_xauthority()
+    box = None
+    if geometry:
+        try:
+            x, y, width, height = (int(v) for v in geometry.split(","))
+        except ValueError:
+            raise DeskpilotError(f"--geometry wants x,y,width,height, not {geometry!r}") from None
+        box = (x, y, width, height)
+    from deskpilot.app.window import run_app
+
+    raise typer.Exit(run_app(load_settings(episodes_dir=episodes_dir), box))
+
+
 app.command()(label_cli.label)
 app.command()(recording_cli.record)
 app.command()(recording_cli.replay)
@@ -198,6 +219,10 @@ app.add_typer(train_cli.eval_app, name="eval")
 
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from deskpilot.core.display import has_display
+
+    if len(sys.argv) == 1 and has_display():
+        sys.argv.append("app")
     try:
         app()
     except DeskpilotError as exc:

@@ -1,0 +1,139 @@
+"""The agent in a worker thread for the app: the window never freezes. Steps come back as Qt signals with the
+annotated screenshot; Pause holds the agent between steps; Stop (button, global hotkey, screen corner) ends it
+before its next action; confirmations the safety policy asks for are answered by the window.
+
+deskpilot's own window is blanked out of every screenshot the agent sees (MaskedScreen), so grounding never finds
+its text and the agent never acts on it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QThread, Signal
+
+from deskpilot.core.actions import Action
+from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.geometry import Box
+from deskpilot.core.safety import EmergencyStop
+from deskpilot.core.screen import Screen
+from deskpilot.core.settings import Settings
+
+log = logging.getLogger(__name__)
+MASK_COLOUR = (32, 33, 36)
+
+
+class MaskedScreen(Screen):
+    """A Screen whose grabs have `excluded()` regions (screen pixels) painted over."""
+
+    def __init__(self, excluded: Callable[[], list[Box]], monitor: int = 0, scale: float = 1.0):
+        super().__init__(monitor, scale)
+        self.excluded = excluded
+
+    def grab(self, region: Box | None = None) -> np.ndarray:
+        image = super().grab(region)
+        origin = self.monitor() if region is None else None
+        left, top = (origin.left, origin.top) if origin else (region.x0, region.y0)  # type: ignore[union-attr]
+        scale = origin.scale if origin else self.scale
+        for box in self.excluded():
+            x0, y0 = max(0, round((box.x0 - left) * scale)), max(0, round((box.y0 - top) * scale))
+            x1, y1 = round((box.x1 - left) * scale), round((box.y1 - top) * scale)
+            if x1 > x0 and y1 > y0:
+                image[y0:y1, x0:x1] = MASK_COLOUR
+        return image
+
+
+class AgentWorker(QThread):
+    step = Signal(int, str, object)  # step number (1-based), description, annotated RGB screenshot
+    done = Signal(str, str, str)  # outcome, detail, episode folder
+    failed = Signal(str)  # a one-line error before the run could start
+    confirm_needed = Signal(str)  # a question; answer with answer()
+
+    def __init__(self, task: str, settings: Settings, excluded: Callable[[], list[Box]]):
+        super().__init__()
+        self.task, self.settings, self.excluded = task, settings, excluded
+        self.stop = EmergencyStop()
+        self._resume = threading.Event()
+        self._resume.set()
+        self._answer = threading.Event()
+        self._approved = False
+
+    # -- called from the window's thread
+    def request_stop(self, reason: str = "stopped from the app") -> None:
+        self.stop.trigger(reason)
+        self._resume.set()
+        self._approved = False
+        self._answer.set()
+
+    def set_paused(self, paused: bool) -> None:
+        if paused:
+            self._resume.clear()
+        else:
+            self._resume.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._resume.is_set()
+
+    def answer(self, approved: bool) -> None:
+        self._approved = approved
+        self._answer.set()
+
+    # -- the worker thread
+    def run(self) -> None:
+        try:
+            result = self._run()
+        except DeskpilotError as exc:
+            self.failed.emit(str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - the thread must report, never die silently
+            log.exception("agent run crashed")
+            self.failed.emit(f"the agent crashed: {exc}")
+            return
+        self.done.emit(result.outcome, result.detail, str(result.episode_dir))
+
+    def _run(self):  # noqa: ANN202 - a RunResult
+        from deskpilot.app.common import grounder_for
+        from deskpilot.core.controller import Controller
+        from deskpilot.core.safety import ConfirmationPolicy, Safety
+        from deskpilot.grounding.annotate import annotate
+        from deskpilot.planner.agent import Agent, StepReport
+        from deskpilot.planner.factory import build_planner
+        from deskpilot.planner.offline import OfflinePlanner
+
+        settings = self.settings
+        grounder = grounder_for(settings)
+        planner = build_planner(settings, grounder=grounder)
+        if isinstance(planner, OfflinePlanner):
+            planner.plan(self.task)
+        try:
+            listener = self.stop.listen(settings.stop_hotkey)
+        except Exception as exc:  # noqa: BLE001 - no keyboard hook here: the button and the corners still stop it
+            log.warning("stop hotkey unavailable: %s", exc)
+            listener = None
+        safety = Safety(self.stop, ConfirmationPolicy(settings.confirm), confirm=self._confirm,
+                        min_interval=settings.min_action_interval, dry_run=settings.dry_run)
+
+        def report(step_report: StepReport) -> None:
+            obs, step = step_report.observation, step_report.step
+            picture = annotate(obs.image, obs.monitor, step_report.elements, step.action)
+            self.step.emit(step.index + 1, step.action.redacted().describe(), picture)
+            while not self._resume.wait(0.1):  # paused: hold here, between steps
+                pass
+
+        agent = Agent(MaskedScreen(self.excluded, settings.monitor, settings.scale), grounder, planner,
+                      Controller(self.stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
+                      settle_timeout=settings.settle_timeout, on_step=report)
+        try:
+            return agent.run(self.task, settings.max_steps)
+        finally:
+            if listener is not None:
+                listener.close()
+
+    def _confirm(self, action: Action, reason: str) -> bool:
+        self._answer.clear()
+        self.confirm_needed.emit(f"{action.redacted().describe()}: {reason}. Go ahead?")
+        self._answer.wait()
+        return self._approved and not self.stop.triggered

@@ -1,0 +1,131 @@
+"""The Run view: task box, planner and model, Run / Pause / Stop, the live screen with the elements found and the
+chosen action drawn on it, the step log, and the approval prompt when the safety policy asks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, QMessageBox, QPushButton, QSplitter,
+                               QVBoxLayout, QWidget)
+
+from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.geometry import Box
+from deskpilot.core.settings import Settings, load_settings
+
+from .agent_worker import AgentWorker
+from .frame_view import FrameView
+
+PLANNERS = ("offline", "openai", "transformers")
+
+
+class RunView(QWidget):
+    status = Signal(str)
+    run_finished = Signal(str, str)  # outcome, episode folder
+
+    def __init__(self, settings: Settings, excluded: Callable[[], list[Box]], parent: QWidget | None = None):
+        super().__init__(parent)
+        self.settings, self.excluded = settings, excluded
+        self.task = QLineEdit()
+        self.task.setPlaceholderText('e.g. type "Ada Lovelace" into Full name then click "Save"')
+        self.planner = QComboBox()
+        self.planner.addItems(PLANNERS)
+        self.planner.setCurrentText(settings.planner)
+        self.model = QLineEdit(settings.model or "")
+        self.model.setPlaceholderText("model name or folder (model planners)")
+        self.run_button, self.pause_button, self.stop_button = QPushButton("Run"), QPushButton("Pause"), \
+            QPushButton("Stop")
+        self.screen = FrameView("the screen the agent sees appears here")
+        self.log = QListWidget()
+        self.worker: AgentWorker | None = None
+        self._layout()
+        self.task.returnPressed.connect(self.start_run)
+        self.run_button.clicked.connect(self.start_run)
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.stop_button.clicked.connect(self.stop_run)
+        self._set_running(False)
+
+    def _layout(self) -> None:
+        top = QHBoxLayout()
+        top.addWidget(self.task, 4)
+        top.addWidget(self.planner)
+        top.addWidget(self.model, 2)
+        for button in (self.run_button, self.pause_button, self.stop_button):
+            top.addWidget(button)
+        split = QSplitter()
+        split.addWidget(self.screen)
+        split.addWidget(self.log)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        column = QVBoxLayout(self)
+        column.addLayout(top)
+        column.addWidget(split, 1)
+
+    def use_model(self, folder: str) -> None:
+        self.planner.setCurrentText("transformers")
+        self.model.setText(folder)
+
+    def start_run(self) -> None:
+        task = self.task.text().strip()
+        if not task or self.worker is not None:
+            return
+        try:
+            settings = load_settings(**{**self.settings.model_dump(), "planner": self.planner.currentText(),
+                                        "model": self.model.text().strip() or None})
+        except DeskpilotError as exc:
+            self.status.emit(str(exc))
+            return
+        self.log.clear()
+        self.worker = AgentWorker(task, settings, self.excluded)
+        self.worker.step.connect(self._on_step)
+        self.worker.done.connect(self._on_done)
+        self.worker.failed.connect(self._on_failed)
+        self.worker.confirm_needed.connect(self._on_confirm)
+        self.worker.finished.connect(self._on_thread_finished)
+        self._set_running(True)
+        self.status.emit(f"running; stop: {settings.stop_hotkey}, the Stop button, or a screen corner")
+        self.worker.start()
+
+    def toggle_pause(self) -> None:
+        if self.worker is None:
+            return
+        self.worker.set_paused(not self.worker.paused)
+        self.pause_button.setText("Resume" if self.worker.paused else "Pause")
+        self.status.emit("paused after this step" if self.worker.paused else "resumed")
+
+    def stop_run(self) -> None:
+        if self.worker is not None:
+            self.worker.request_stop()
+
+    def _on_step(self, number: int, description: str, picture) -> None:  # noqa: ANN001 - an RGB array
+        self.log.addItem(f"{number:>3}. {description}")
+        self.log.scrollToBottom()
+        self.screen.show_image(picture)
+
+    def _on_done(self, outcome: str, detail: str, episode: str) -> None:
+        self.log.addItem(f"{outcome}: {detail}")
+        self.status.emit(f"{outcome}: {detail} — episode {episode}")
+        self.run_finished.emit(outcome, episode)
+
+    def _on_failed(self, message: str) -> None:
+        self.log.addItem(f"error: {message}")
+        self.status.emit(f"error: {message}")
+        self.run_finished.emit("error", "")
+
+    def _on_confirm(self, question: str) -> None:
+        if self.worker is None:
+            return
+        answer = QMessageBox.question(self, "Confirm action", question)
+        self.worker.answer(answer == QMessageBox.StandardButton.Yes)
+
+    def _on_thread_finished(self) -> None:
+        self.worker = None
+        self._set_running(False)
+
+    def _set_running(self, running: bool) -> None:
+        self.run_button.setEnabled(not running)
+        self.pause_button.setEnabled(running)
+        self.pause_button.setText("Pause")
+        self.stop_button.setEnabled(running)
+        for field in (self.task, self.planner, self.model):
+            field.setEnabled(not running)

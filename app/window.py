@@ -1,0 +1,83 @@
+"""The deskpilot desktop app: one window with Run, Episodes and Train tabs, a status bar, and a tray icon.
+Started with `deskpilot app` (or plain `deskpilot` where there is a display)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMainWindow, QStyle, QSystemTrayIcon, QTabWidget
+
+from deskpilot.core.geometry import Box
+from deskpilot.core.settings import Settings
+
+from .views.episodes_view import EpisodesView
+from .views.run_view import RunView
+from .views.train_view import TrainView
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.setWindowTitle("deskpilot")
+        self.settings = settings
+        self.run_view = RunView(settings, self.own_region)
+        self.episodes_view = EpisodesView(settings.episodes_dir)
+        self.train_view = TrainView(settings.episodes_dir)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.run_view, "Run")
+        self.tabs.addTab(self.episodes_view, "Episodes")
+        self.tabs.addTab(self.train_view, "Train")
+        self.setCentralWidget(self.tabs)
+        for view in (self.run_view, self.episodes_view, self.train_view):
+            view.status.connect(lambda text: self.statusBar().showMessage(text))
+        self.run_view.run_finished.connect(lambda *_: self.episodes_view.refresh())
+        self.train_view.use_model.connect(self._use_model)
+        self._region = Box(0, 0, 0, 0)
+        self.tray = self._tray()
+
+    def own_region(self) -> list[Box]:
+        """deskpilot's own window in screen pixels (kept current by move/resize events; read by the agent thread)."""
+        return [self._region]
+
+    def moveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt's name
+        super().moveEvent(event)
+        self._remember_region()
+
+    def resizeEvent(self, event) -> None:  # noqa: ANN001, N802
+        super().resizeEvent(event)
+        self._remember_region()
+
+    def _remember_region(self) -> None:
+        frame = self.frameGeometry()
+        self._region = Box(frame.left(), frame.top(), frame.right() + 1, frame.bottom() + 1)
+
+    def _use_model(self, folder: str) -> None:
+        self.run_view.use_model(folder)
+        self.tabs.setCurrentWidget(self.run_view)
+
+    def _tray(self) -> QSystemTrayIcon | None:
+        if not QSystemTrayIcon.isSystemTrayAvailable():
+            return None
+        tray = QSystemTrayIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon), self)
+        tray.setToolTip("deskpilot")
+        tray.activated.connect(lambda *_: (self.showNormal(), self.raise_(), self.activateWindow()))
+        tray.show()
+        return tray
+
+
+def run_app(settings: Settings, geometry: tuple[int, int, int, int] | None = None) -> int:
+    started = time.perf_counter()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("deskpilot")
+    app.setWindowIcon(QIcon.fromTheme("input-mouse"))
+    window = MainWindow(settings)
+    if geometry:
+        window.setGeometry(*geometry)
+    else:
+        window.resize(1200, 760)
+    window.show()
+    app.processEvents()
+    window.statusBar().showMessage(f"ready in {(time.perf_counter() - started) * 1000:.0f} ms")
+    return app.exec()

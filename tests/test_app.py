@@ -1,0 +1,144 @@
+"""The desktop app on the real Xvfb display (pytest-qt): the Episodes view labels, deletes and exports; the Train
+view runs a real `deskpilot train` process and draws its curves; the Run view drives the agent against the demo
+app from the UI, pauses and stops it, and never lets the agent see deskpilot's own window."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from conftest import read_state
+from tiny_models import build_tiny_llava
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import EpisodeWriter, Step, read_episode
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.settings import load_settings
+
+
+def labelled_episodes(root, count: int = 2) -> list:
+    """Small synthetic episodes: a click and a typing step each, the first labelled good, the second bad."""
+    paths = []
+    for number in range(count):
+        writer = EpisodeWriter.create(root, f"fill the form {number}")
+        for index, action in enumerate([Action(kind=ActionKind.CLICK, point=Point(40, 30)),
+                                        Action(kind=ActionKind.TYPE, text="Ada")]):
+            frame = np.full((120, 160, 3), 40 * index + 60 * number, np.uint8)
+            name = writer.add_frame(frame)
+            label = "good" if number == 0 else "bad"
+            writer.append(Step(index, action, name, name, thought="because",
+                               verification={"label": label, "reason": "test", "score": 1.0, "verifier": "human"}))
+        writer.finish("success")
+        paths.append(writer.directory)
+    return paths
+
+
+@pytest.fixture
+def window(xdisplay, qtbot, tmp_path):
+    from deskpilot.app.window import MainWindow
+
+    main = MainWindow(load_settings(episodes_dir=tmp_path / "episodes"))
+    qtbot.addWidget(main)
+    main.setGeometry(0, 640, 1280, 160)  # below the demo app (which spans y 40-600)
+    main.show()
+    qtbot.waitExposed(main)
+    return main
+
+
+def test_episodes_view_labels_deletes_and_exports(window, qtbot, tmp_path):
+    first, second = labelled_episodes(tmp_path / "episodes")
+    view = window.episodes_view
+    view.refresh()
+    assert view.episodes.count() == 2 and "fill the form 1" in view.episodes.item(0).text()  # newest first
+    view.episodes.setCurrentRow(1)
+    assert view.steps.count() == 2 and view.steps.item(0).text().startswith("👍 1. click")
+    view.steps.setCurrentRow(1)
+    assert view.before.pixmap() is not None and not view.before.pixmap().isNull()
+    qtbot.mouseClick(view.bad, qtbot_button())
+    steps = read_episode(first).steps
+    assert steps[1].verification == {"label": "bad", "reason": "set by a person", "score": 0.0, "verifier": "human"}
+    assert steps[0].verification["verifier"] == "human" and steps[0].verification["reason"] == "test"
+    assert view.steps.item(1).text().startswith("👎 2. type")
+    view.export_to(tmp_path / "dataset")
+    from datasets import load_from_disk
+
+    assert len(load_from_disk(str(tmp_path / "dataset"))) == 4
+    view.episodes.setCurrentRow(0)
+    view.delete_current()
+    assert not second.exists() and view.episodes.count() == 1
+
+
+def test_train_view_runs_a_real_training_job_and_hands_the_model_to_the_run_view(window, qtbot, tmp_path):
+    labelled_episodes(tmp_path / "episodes")
+    model = build_tiny_llava(tmp_path / "tiny")
+    view = window.train_view
+    window.tabs.setCurrentWidget(view)
+    view.model.setText(str(model))
+    view.out.setText(str(tmp_path / "runs" / "kto"))
+    view.max_steps.setValue(3)
+    with qtbot.waitSignal(view.finished, timeout=180_000) as finished:
+        qtbot.mouseClick(view.start, qtbot_button())
+        assert not view.start.isEnabled() and view.cancel.isEnabled()
+    assert finished.args == [0], view.log.toPlainText()[-2000:]
+    assert view.progress.value() == 3 and view.progress.maximum() == 3
+    assert "loss" in view.plot.curves and len(view.plot.curves["loss"]) == 3
+    assert "3 steps in" in view.log.toPlainText()
+    assert view.use.isEnabled()
+    qtbot.mouseClick(view.use, qtbot_button())
+    assert window.tabs.currentWidget() is window.run_view
+    assert window.run_view.planner.currentText() == "transformers"
+    assert window.run_view.model.text() == str(tmp_path / "runs" / "kto")
+
+
+def test_a_run_started_from_the_ui_changes_the_demo_app(window, demo_app, qtbot):
+    view = window.run_view
+    view.task.setText('type "Ada Lovelace" into Full name, check "Remember me" then click "Save"')
+    with qtbot.waitSignal(view.run_finished, timeout=120_000) as finished:
+        qtbot.mouseClick(view.run_button, qtbot_button())
+        assert view.stop_button.isEnabled() and not view.task.isEnabled()
+    assert finished.args[0] == "success", [view.log.item(i).text() for i in range(view.log.count())]
+    state = read_state(demo_app.state_file)
+    assert state["full_name"] == "Ada Lovelace" and state["remember_me"] is True and state["saved"]
+    assert view.log.count() == 6 and view.screen.pixmap() is not None  # 5 steps and the outcome
+    qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=5000)
+    assert window.episodes_view.episodes.count() == 1, "the Episodes view shows the new run"
+
+
+def test_pause_holds_the_agent_and_stop_ends_it(window, demo_app, qtbot):
+    view = window.run_view
+    view.task.setText('click "Save" then click "Save" then click "Save" then click "Save"')
+    with qtbot.waitSignal(view.run_finished, timeout=120_000) as finished:
+        qtbot.mouseClick(view.run_button, qtbot_button())
+        qtbot.waitUntil(lambda: view.log.count() >= 1, timeout=60_000)
+        qtbot.mouseClick(view.pause_button, qtbot_button())
+        held = view.log.count()
+        time.sleep(1.5)
+        qtbot.wait(100)
+        assert view.log.count() <= held + 1, "paused: at most the step in flight completes"
+        assert view.pause_button.text() == "Resume"
+        qtbot.mouseClick(view.stop_button, qtbot_button())
+    assert finished.args[0] == "stopped"
+    assert read_state(demo_app.state_file)["saved"] < 4
+
+
+def test_the_agent_never_sees_deskpilots_own_window(window, qtbot):
+    from PySide6.QtCore import QRect
+
+    from deskpilot.app.views.agent_worker import MASK_COLOUR, MaskedScreen
+
+    window.setGeometry(QRect(100, 100, 400, 300))
+    qtbot.wait(300)
+    frame = window.frameGeometry()
+    screen = MaskedScreen(window.own_region)
+    image = screen.grab()
+    inside = image[frame.top() + 5:frame.bottom() - 5, frame.left() + 5:frame.right() - 5]
+    assert (inside == MASK_COLOUR).all()
+    assert not (image[:90, :90] == MASK_COLOUR).all()
+    assert window.own_region() == [Box(frame.left(), frame.top(), frame.right() + 1, frame.bottom() + 1)]
+
+
+def qtbot_button():
+    from PySide6.QtCore import Qt
+
+    return Qt.MouseButton.LeftButton
