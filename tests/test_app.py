@@ -52,14 +52,14 @@ def test_episodes_view_labels_deletes_and_exports(window, qtbot, tmp_path):
     view.refresh()
     assert view.episodes.count() == 2 and "fill the form 1" in view.episodes.item(0).text()  # newest first
     view.episodes.setCurrentRow(1)
-    assert view.steps.count() == 2 and view.steps.item(0).text().startswith("👍 1. click")
+    assert view.steps.count() == 2 and view.steps.item(0).text().startswith("✓ 1. click")
     view.steps.setCurrentRow(1)
     assert view.before.pixmap() is not None and not view.before.pixmap().isNull()
     qtbot.mouseClick(view.bad, qtbot_button())
     steps = read_episode(first).steps
     assert steps[1].verification == {"label": "bad", "reason": "set by a person", "score": 0.0, "verifier": "human"}
     assert steps[0].verification["verifier"] == "human" and steps[0].verification["reason"] == "test"
-    assert view.steps.item(1).text().startswith("👎 2. type")
+    assert view.steps.item(1).text().startswith("✗ 2. type")
     view.export_to(tmp_path / "dataset")
     from datasets import load_from_disk
 

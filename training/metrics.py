@@ -1,43 +1,18 @@
-"""Training progress you can watch from outside the process: every logged metric appended to `metrics.csv`
-(`step,name,value,time`, one row per value, flushed at once, so the app's training tab and `tail -f` see it
-live) and, at the end, `metrics.png` with the loss and reward curves."""
+"""Training progress you can watch from outside the process: every logged metric is appended to `metrics.csv`
+(`step,name,value,time`, one row per value, written by trainers.MetricsLog as it is logged, so the app's Train
+view and `tail -f` see it live); at the end `metrics.png` shows the loss and reward curves. Reading and plotting
+need no torch, so the app stays light."""
 
 from __future__ import annotations
 
 import csv
 import math
-import time
 from collections import defaultdict
 from pathlib import Path
-
-from transformers import TrainerCallback
 
 METRICS_FILE = "metrics.csv"
 PLOT_FILE = "metrics.png"
 PLOTTED = ("loss", "reward", "rewards/", "kl", "learning_rate")
-
-
-class MetricsLog(TrainerCallback):
-    """Appends each `on_log` dict to metrics.csv (main process only)."""
-
-    def __init__(self, folder: Path):
-        self.path = folder / METRICS_FILE
-
-    def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001, ANN201 - transformers' signature
-        if state.is_world_process_zero:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("w", newline="", encoding="utf-8") as handle:
-                csv.writer(handle).writerow(["step", "name", "value", "time"])
-
-    def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001, ANN201
-        if not state.is_world_process_zero or not logs:
-            return
-        now = round(time.time(), 3)
-        with self.path.open("a", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            for name, value in logs.items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    writer.writerow([state.global_step, name, value, now])
 
 
 def read_metrics(folder: Path) -> dict[str, list[tuple[int, float]]]:

@@ -6,6 +6,7 @@ resources/accelerate/)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import logging
 import resource
@@ -19,7 +20,7 @@ from deskpilot.planner.families import ModelFamily
 
 from .config import config_class, lora_settings, read_config_file, reward_weights, trl_arguments
 from .data import Method, build_dataset, summary
-from .metrics import MetricsLog, plot_metrics
+from .metrics import METRICS_FILE, plot_metrics
 from .rewards import REWARDS
 from .samples import SampleBuilder
 
@@ -121,7 +122,7 @@ def _trainer(request: TrainRequest, config: Any, model: Any, processor: Any, dat
              rewards: dict[str, float]) -> Any:
     import trl
 
-    callbacks = [MetricsLog(request.out)]
+    callbacks = [_metrics_log(request.out)]
     common: dict[str, Any] = {"model": model, "args": config, "train_dataset": dataset,
                               "processing_class": processor, "callbacks": callbacks}
     if request.lora:
@@ -147,3 +148,32 @@ def _peak_memory_mb(torch: Any) -> float:
     if torch.cuda.is_available():
         return torch.cuda.max_memory_allocated() / 2**20
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _metrics_log(folder: Path) -> Any:
+    """A transformers callback appending each `on_log` dict to metrics.csv (main process only)."""
+    from transformers import TrainerCallback
+
+    class MetricsLog(TrainerCallback):
+        """Appends each `on_log` dict to metrics.csv (main process only)."""
+
+        def __init__(self, folder: Path):
+            self.path = folder / METRICS_FILE
+
+        def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001, ANN201 - transformers' signature
+            if state.is_world_process_zero:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self.path.open("w", newline="", encoding="utf-8") as handle:
+                    csv.writer(handle).writerow(["step", "name", "value", "time"])
+
+        def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001, ANN201
+            if not state.is_world_process_zero or not logs:
+                return
+            now = round(time.time(), 3)
+            with self.path.open("a", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle)
+                for name, value in logs.items():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool):
+                        writer.writerow([state.global_step, name, value, now])
+
+    return MetricsLog(folder)

@@ -14,11 +14,10 @@ from deskpilot.core.episode import Episode, list_episodes, read_episode, rewrite
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Monitor
 from deskpilot.grounding.annotate import annotate
-from deskpilot.training.verify import human_verdict
 
 from .frame_view import FrameView
 
-LABEL_MARKS = {"good": "👍", "bad": "👎", "unknown": "?"}
+LABEL_MARKS = {"good": "✓", "bad": "✗", "unknown": "?"}
 
 
 class EpisodesView(QWidget):
@@ -33,7 +32,7 @@ class EpisodesView(QWidget):
         self.before, self.after = FrameView("before"), FrameView("after")
         self.detail = QLabel()
         self.detail.setWordWrap(True)
-        self.good, self.bad = QPushButton("👍 Good"), QPushButton("👎 Bad")
+        self.good, self.bad = QPushButton("✓ Good"), QPushButton("✗ Bad")
         self.delete, self.export, self.refresh_button = QPushButton("Delete"), QPushButton("Export…"), \
             QPushButton("Refresh")
         self._layout()
@@ -83,7 +82,7 @@ class EpisodesView(QWidget):
             except DeskpilotError as exc:
                 self.status.emit(str(exc))
                 continue
-            item = QListWidgetItem(f"{'🎥' if meta.source == 'demonstration' else '🤖'} {meta.task}  "
+            item = QListWidgetItem(f"{'demo' if meta.source == 'demonstration' else 'agent'} · {meta.task}  "
                                    f"[{meta.outcome}]")
             item.setData(Qt.ItemDataRole.UserRole, str(path))
             self.episodes.addItem(item)
@@ -135,6 +134,8 @@ class EpisodesView(QWidget):
         row = self.steps.currentRow()
         if self.episode is None or row < 0:
             return
+        from deskpilot.training.verify import human_verdict  # with OCR behind it: loaded when first needed
+
         steps = list(self.episode.steps)
         steps[row].verification = human_verdict(label).as_dict()  # type: ignore[arg-type]
         try:
