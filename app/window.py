@@ -1,5 +1,5 @@
-"""The deskpilot desktop app: one window with Run, Episodes and Train tabs, a status bar, and a tray icon.
-Started with `deskpilot app` (or plain `deskpilot` where there is a display)."""
+"""The deskpilot desktop app: one window with Run, Record, Episodes, Train and Settings tabs, a status bar and a
+tray icon. Started with `deskpilot app` (or plain `deskpilot` where there is a display)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.settings import Settings
 
 from .views.episodes_view import EpisodesView
+from .views.record_view import RecordView
 from .views.run_view import RunView
+from .views.settings_view import SettingsView
 from .views.train_view import TrainView
 
 
@@ -24,15 +26,18 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self.run_view = RunView(settings, self.own_region)
         self.episodes_view = EpisodesView(settings.episodes_dir)
+        self.record_view = RecordView(settings, self.own_region)
         self.train_view = TrainView(settings.episodes_dir)
+        self.settings_view = SettingsView(settings)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.run_view, "Run")
-        self.tabs.addTab(self.episodes_view, "Episodes")
-        self.tabs.addTab(self.train_view, "Train")
-        self.setCentralWidget(self.tabs)
-        for view in (self.run_view, self.episodes_view, self.train_view):
+        for view, name in ((self.run_view, "Run"), (self.record_view, "Record"), (self.episodes_view, "Episodes"),
+                           (self.train_view, "Train"), (self.settings_view, "Settings")):
+            self.tabs.addTab(view, name)
             view.status.connect(lambda text: self.statusBar().showMessage(text))
+        self.setCentralWidget(self.tabs)
         self.run_view.run_finished.connect(lambda *_: self.episodes_view.refresh())
+        self.record_view.recorded.connect(lambda *_: self.episodes_view.refresh())
+        self.settings_view.saved.connect(self._apply_settings)
         self.train_view.use_model.connect(self._use_model)
         self._region = Box(0, 0, 0, 0)
         self.tray = self._tray()
@@ -52,6 +57,11 @@ class MainWindow(QMainWindow):
     def _remember_region(self) -> None:
         frame = self.frameGeometry()
         self._region = Box(frame.left(), frame.top(), frame.right() + 1, frame.bottom() + 1)
+
+    def _apply_settings(self, settings: Settings) -> None:
+        self.settings = self.run_view.settings = self.record_view.settings = settings
+        self.run_view.planner.setCurrentText(settings.planner)
+        self.run_view.model.setText(settings.model or "")
 
     def _use_model(self, folder: str) -> None:
         self.run_view.use_model(folder)

@@ -115,13 +115,15 @@ def main() -> None:
         window.episodes_view.refresh()
         args.shots.mkdir(parents=True, exist_ok=True)
         window.setGeometry(60, 40, 1200, 720)
-        for index, name in enumerate(("run", "episodes", "train")):
-            window.tabs.setCurrentIndex(index)
+        views = {"run": window.run_view, "record": window.record_view, "episodes": window.episodes_view,
+                 "train": window.train_view, "settings": window.settings_view}
+        for name, view in views.items():
+            window.tabs.setCurrentWidget(view)
             for _ in range(20):
                 app.processEvents()
                 time.sleep(0.02)
             window.grab().save(str(args.shots / f"app-{name}.png"))
-        print(f"screenshots: {', '.join(str(args.shots / f'app-{n}.png') for n in ('run', 'episodes', 'train'))}")
+        print(f"screenshots: {', '.join(str(args.shots / f'app-{n}.png') for n in views)}")
         window.close()
 
 

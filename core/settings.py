@@ -9,10 +9,11 @@ from typing import Any
 
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
-from .errors import SettingsError
+from .errors import ActionParseError, SettingsError
+from .keys import split_combo
 from .safety import ConfirmMode
 
 
@@ -52,6 +53,17 @@ class Settings(BaseSettings):
     settle_timeout: float = Field(2.0, ge=0, description="longest wait for the screen to stop changing")
     ocr_threads: int = Field(0, ge=0, description="ONNX Runtime threads for OCR (0 = all cores)")
 
+    @field_validator("stop_hotkey", "record_stop_hotkey", "record_pause_hotkey")
+    @classmethod
+    def _known_hotkey(cls, value: str) -> str:
+        try:
+            keys = split_combo(value)
+        except ActionParseError as exc:
+            raise ValueError(str(exc)) from None
+        if {"ctrl", "alt"} <= set(keys) and any(k.startswith("f") and k[1:].isdigit() for k in keys):
+            raise ValueError("ctrl+alt+F-keys switch virtual terminals on X11; choose another combination")
+        return value
+
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
                                    env_settings: PydanticBaseSettingsSource,
@@ -73,3 +85,56 @@ def load_settings(**overrides: Any) -> Settings:
                             f"{default_config_file()})") from None
     except (OSError, ValueError) as exc:
         raise SettingsError(f"cannot read settings file {default_config_file()}: {exc}") from None
+
+
+KEYRING_SERVICE = "deskpilot"
+
+
+def save_settings(values: dict[str, Any]) -> Settings:
+    """Validate `values` and write them into the settings file (atomically), keeping its other entries; a None
+    value removes the entry (back to the default). API keys never go here: see store_api_key."""
+    import tomli_w
+
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
+
+    from .episode import write_atomic
+
+    values = {k: v for k, v in values.items() if k != "api_key"}
+    settings = load_settings(**values)
+    path = default_config_file()
+    try:
+        current = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+        for name, value in values.items():
+            if value is None:
+                current.pop(name, None)
+            else:
+                current[name] = str(value) if isinstance(value, Path) else value
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, tomli_w.dumps(current).encode())
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"cannot write settings file {path}: {exc}") from None
+    return settings
+
+
+def store_api_key(key: str) -> None:
+    """Keep the endpoint's API key in the OS keyring (Secret Service, macOS Keychain, Windows Credential Locker)."""
+    try:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, "api_key", key)
+    except Exception as exc:  # noqa: BLE001 - every keyring backend has its own errors
+        raise SettingsError(f"the OS keyring could not store the API key ({exc}); set DESKPILOT_API_KEY "
+                            "instead") from None
+
+
+def stored_api_key() -> str | None:
+    """The API key from the OS keyring, or None when there is none (or no keyring)."""
+    try:
+        import keyring
+
+        return keyring.get_password(KEYRING_SERVICE, "api_key")
+    except Exception:  # noqa: BLE001 - no keyring on this machine: simply no stored key
+        return None

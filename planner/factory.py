@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 
 from deskpilot.core.errors import PlannerError
-from deskpilot.core.settings import Settings
+from deskpilot.core.settings import Settings, stored_api_key
 
 from deskpilot.grounding.base import Grounder
 
@@ -34,7 +34,8 @@ def build_backend(settings: Settings) -> ChatBackend:
     if settings.planner == "openai":
         from .openai_backend import OpenAIBackend
 
-        key = settings.api_key.get_secret_value() if settings.api_key else os.environ.get("OPENAI_API_KEY")
+        key = (settings.api_key.get_secret_value() if settings.api_key else None) or os.environ.get(
+            "OPENAI_API_KEY") or stored_api_key()
         return OpenAIBackend(settings.base_url, settings.model, key, timeout=settings.planner_timeout,
                              max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens)
     if settings.planner == "transformers":

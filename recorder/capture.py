@@ -76,13 +76,15 @@ class FrameBuffer:
 class Recorder:
     def __init__(self, writer: EpisodeWriter, screen: Screen, ocr: OcrEngine | None = None,
                  mask_typing: bool = False, ignore_hotkeys: tuple[tuple[str, ...], ...] = (),
-                 on_step: Callable[[Step], None] | None = None):
+                 on_step: Callable[[Step], None] | None = None,
+                 excluded: Callable[[], list[Box]] | None = None):
         self.writer = writer
         self.screen = screen
         self.ocr = ocr
         self.mask_typing = mask_typing
         self.ignore_hotkeys = {tuple(sorted(k)) for k in ignore_hotkeys}
         self.on_step = on_step
+        self.excluded = excluded  # screen regions whose clicks are not part of the demonstration (the app itself)
         self.paused = False
         self.steps: list[Step] = []
         self._frames = FrameBuffer(screen)
@@ -113,6 +115,8 @@ class Recorder:
             self._events.put(event)
 
     def _on_click(self, x: int, y: int, button: object, pressed: bool) -> None:
+        if self.excluded and any(box.contains(x, y) for box in self.excluded()):
+            return
         name = getattr(button, "name", "left")
         self._queue(RawEvent(time.monotonic(), "press" if pressed else "release", int(x), int(y), name))
 

@@ -1,0 +1,73 @@
+"""The Settings view: the same pydantic settings the CLI reads (planner, endpoint, model, safety policy, hotkeys,
+episode folder), saved to the TOML settings file; the API key goes to the OS keyring, never to a file."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
+
+from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.settings import Settings, default_config_file, save_settings, store_api_key
+
+CHOICES = {"planner": ("offline", "openai", "transformers"), "plan_mode": ("native", "som"),
+           "confirm": ("never", "risky", "always"),
+           "family": ("", "ui-tars-1.5", "qwen2.5-vl", "ui-tars", "qwen2-vl", "qwen3-vl", "screen")}
+TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey")
+
+
+class SettingsView(QWidget):
+    status = Signal(str)
+    saved = Signal(object)  # the new Settings
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.fields: dict[str, QWidget] = {}
+        form = QFormLayout()
+        for name, options in CHOICES.items():
+            combo = QComboBox()
+            combo.addItems([o or "(guess from the model name)" for o in options])
+            combo.setCurrentIndex(options.index(getattr(settings, name) or ""))
+            self.fields[name] = combo
+            form.addRow(self._label(name), combo)
+        for name in TEXTS:
+            value = getattr(settings, name)
+            self.fields[name] = QLineEdit("" if value is None else str(value))
+            form.addRow(self._label(name), self.fields[name])
+        self.max_steps = QSpinBox()
+        self.max_steps.setRange(1, 1000)
+        self.max_steps.setValue(settings.max_steps)
+        form.addRow("Max steps", self.max_steps)
+        self.api_key = QLineEdit()
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setPlaceholderText("stored in the OS keyring; leave empty to keep the current one")
+        form.addRow("API key", self.api_key)
+        self.save_button = QPushButton("Save")
+        self.save_button.clicked.connect(self.save)
+        column = QVBoxLayout(self)
+        column.addLayout(form)
+        column.addWidget(self.save_button)
+        column.addStretch(1)
+
+    @staticmethod
+    def _label(name: str) -> str:
+        return name.replace("_", " ").capitalize()
+
+    def values(self) -> dict[str, object]:
+        values: dict[str, object] = {"max_steps": self.max_steps.value()}
+        for name, options in CHOICES.items():
+            values[name] = options[self.fields[name].currentIndex()] or None  # type: ignore[attr-defined]
+        for name in TEXTS:
+            values[name] = self.fields[name].text().strip() or None  # type: ignore[attr-defined]
+        return values
+
+    def save(self) -> None:
+        try:
+            settings = save_settings(self.values())
+            if self.api_key.text():
+                store_api_key(self.api_key.text())
+                self.api_key.clear()
+        except DeskpilotError as exc:
+            self.status.emit(str(exc))
+            return
+        self.status.emit(f"saved to {default_config_file()}")
+        self.saved.emit(settings)
