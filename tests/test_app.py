@@ -142,3 +142,58 @@ def qtbot_button():
     from PySide6.QtCore import Qt
 
     return Qt.MouseButton.LeftButton
+
+
+@pytest.mark.parametrize("approve", [False, True])
+def test_risky_actions_ask_in_a_dialog(window, demo_app, qtbot, approve):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    questions: list[str] = []
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QMessageBox):
+            questions.append(box.text())
+            box.button(QMessageBox.StandardButton.Yes if approve else QMessageBox.StandardButton.No).click()
+        else:
+            QTimer.singleShot(100, answer)
+
+    view = window.run_view
+    view.task.setText('click "Delete all"')
+    QTimer.singleShot(100, answer)
+    with qtbot.waitSignal(view.run_finished, timeout=120_000) as finished:
+        qtbot.mouseClick(view.run_button, qtbot_button())
+    assert questions and "Delete all" in questions[0]
+    state = read_state(demo_app.state_file)
+    assert finished.args[0] == ("success" if approve else "refused")
+    assert (state["status"] == "All files deleted") is approve
+
+
+def test_cancel_stops_a_training_job(window, qtbot, tmp_path):
+    labelled_episodes(tmp_path / "episodes")
+    view = window.train_view
+    view.model.setText(str(build_tiny_llava(tmp_path / "tiny")))
+    view.out.setText(str(tmp_path / "runs" / "kto"))
+    view.max_steps.setValue(100_000)
+    with qtbot.waitSignal(view.finished, timeout=120_000) as finished:
+        view.start_training()
+        qtbot.waitUntil(lambda: view.progress.value() >= 1, timeout=90_000)
+        qtbot.mouseClick(view.cancel, qtbot_button())
+    assert finished.args[0] != 0 and view.start.isEnabled() and not view.use.isEnabled()
+    assert not (tmp_path / "runs" / "kto" / "deskpilot_training.json").exists()
+
+
+def test_plain_deskpilot_opens_the_app_where_there_is_a_display(xdisplay, tmp_path):
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "deskpilot.app"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--name", "^deskpilot$"],
+                               capture_output=True, text=True, timeout=60)
+        assert found.returncode == 0 and found.stdout.strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
