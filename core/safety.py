@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from .actions import Action, ActionKind
 from .errors import ActionRefused, SafetyStop
-from .geometry import Monitor, Point
+from .geometry import Box, Monitor, Point
 
 if TYPE_CHECKING:
     from .hotkeys import GlobalHotkeys
@@ -109,11 +109,14 @@ class ConfirmationPolicy:
 
 
 class Safety:
-    """Every check that runs before an action: stop latch, failsafe corner, rate limit, confirmation."""
+    """Every check that runs before an action: stop latch, failsafe corner, no-go regions (deskpilot's own
+    window), rate limit, confirmation."""
 
     def __init__(self, stop: EmergencyStop | None = None, policy: ConfirmationPolicy | None = None,
-                 confirm: Confirmer | None = None, min_interval: float = 0.0, dry_run: bool = False):
+                 confirm: Confirmer | None = None, min_interval: float = 0.0, dry_run: bool = False,
+                 no_go: Callable[[], list[Box]] | None = None):
         self.stop = stop or EmergencyStop()
+        self.no_go = no_go
         self.policy = policy or ConfirmationPolicy()
         self.confirm = confirm
         self.min_interval = min_interval
@@ -129,6 +132,8 @@ class Safety:
         for point in (action.point, action.end_point):
             if point is not None and in_corner(point, monitors):
                 raise ActionRefused(f"refusing {action.describe()}: the point is in the failsafe corner")
+            if point is not None and self.no_go and any(box.contains(*point) for box in self.no_go()):
+                raise ActionRefused(f"refusing {action.redacted().describe()}: the point is on deskpilot's own window")
         reason = self.policy.reason(action, target_text)
         if reason is not None and not self.dry_run:
             approved = self.confirm(action, reason) if self.confirm else False

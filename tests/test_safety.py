@@ -9,7 +9,7 @@ import pytest
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionRefused, SafetyStop, SettingsError
-from deskpilot.core.geometry import Monitor, Point
+from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety, in_corner
 
 MONITORS = [Monitor(0, 0, 1280, 800), Monitor(1280, 0, 1920, 1080)]
@@ -82,3 +82,13 @@ def test_stop_wakes_a_sleep_at_once():
 def test_vt_switch_hotkeys_are_refused_as_stop_keys():
     with pytest.raises(SettingsError, match="virtual-terminal"):
         EmergencyStop().listen("ctrl+alt+f12")
+
+
+def test_actions_on_deskpilots_own_window_are_refused():
+    safety = Safety(no_go=lambda: [Box(0, 600, 1280, 800)])
+    monitors = [Monitor(0, 0, 1280, 800)]
+    safety.check(Action(kind=ActionKind.CLICK, point=Point(300, 300)), monitors, None)
+    with pytest.raises(ActionRefused, match="deskpilot's own window"):
+        safety.check(Action(kind=ActionKind.CLICK, point=Point(300, 700)), monitors, None)
+    with pytest.raises(ActionRefused):
+        safety.check(Action(kind=ActionKind.DRAG, point=Point(300, 300), end_point=Point(300, 650)), monitors, None)

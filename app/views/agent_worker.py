@@ -3,7 +3,7 @@ annotated screenshot; Pause holds the agent between steps; Stop (button, global 
 before its next action; confirmations the safety policy asks for are answered by the window.
 
 deskpilot's own window is blanked out of every screenshot the agent sees (MaskedScreen), so grounding never finds
-its text and the agent never acts on it."""
+its text, and the safety check refuses any action pointed at it (a model could still name such coordinates)."""
 
 from __future__ import annotations
 
@@ -114,7 +114,7 @@ class AgentWorker(QThread):
             log.warning("stop hotkey unavailable: %s", exc)
             listener = None
         safety = Safety(self.stop, ConfirmationPolicy(settings.confirm), confirm=self._confirm,
-                        min_interval=settings.min_action_interval, dry_run=settings.dry_run)
+                        min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=self.excluded)
 
         def report(step_report: StepReport) -> None:
             obs, step = step_report.observation, step_report.step
