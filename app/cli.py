@@ -15,17 +15,16 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app import episodes_cli, label_cli, recording_cli, train_cli
-from deskpilot.app.common import confirmer, err, grounder_for, out, write_png
+from deskpilot.app.common import build_agent, confirmer, err, grounder_for, out, planner_for, write_png
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, SettingsError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
-from deskpilot.core.settings import Settings, load_settings
+from deskpilot.core.settings import PLANNERS, Settings, load_settings
 from deskpilot.grounding.base import Grounder
 from deskpilot.planner.base import Planner
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="deskpilot: a local, trainable desktop GUI agent.")
-PLANNERS = ("offline", "openai", "transformers")
 
 
 def _load_image(path: Path) -> Observation:
@@ -111,8 +110,6 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
                              max_steps=max_steps, dry_run=dry_run or None, episodes_dir=episodes_dir, confirm=confirm)
     from deskpilot.app.session import prepare_screen
-    from deskpilot.planner.factory import build_planner
-    from deskpilot.planner.offline import OfflinePlanner
 
     streamed: list[bool] = [False]
 
@@ -121,9 +118,7 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         err.print(piece, end="", style="dim", markup=False, highlight=False)
 
     grounder = grounder_for(settings)
-    planner_impl = build_planner(settings, on_text=stream_thought, grounder=grounder)
-    if isinstance(planner_impl, OfflinePlanner):
-        planner_impl.plan(task)  # an instruction it cannot follow fails here, before anything starts
+    planner_impl = planner_for(settings, task, grounder, on_text=stream_thought)
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:
@@ -140,11 +135,9 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
 
 def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settings, yes: bool,  # noqa: ANN202
                stack: ExitStack, streamed: list[bool]):
-    from deskpilot.core.controller import Controller
-    from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
-    from deskpilot.core.screen import Screen
+    from deskpilot.core.safety import EmergencyStop
     from deskpilot.grounding.annotate import annotate
-    from deskpilot.planner.agent import Agent, StepReport
+    from deskpilot.planner.agent import StepReport
 
     stop = EmergencyStop()
     try:
@@ -155,8 +148,6 @@ def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settin
         err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
-    safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
-                    min_interval=settings.min_action_interval, dry_run=settings.dry_run)
     last: list[StepReport] = []
 
     def show(report: StepReport) -> None:
@@ -169,9 +160,7 @@ def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settin
         out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,
                   highlight=False)
 
-    agent = Agent(Screen(settings.monitor, settings.scale), grounder, planner,
-                  Controller(stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
-                  settle_timeout=settings.settle_timeout, on_step=show)
+    agent = build_agent(settings, grounder, planner, stop, confirmer(yes), show)
     err.print(f"stop: {settings.stop_hotkey}, Ctrl+C, or move the mouse into a screen corner", style="dim")
     result = agent.run(task, settings.max_steps)
     if last:

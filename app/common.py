@@ -1,5 +1,6 @@
-"""What the CLI commands share: where they write (results on stdout, progress and errors on stderr, never
-wrapped, since scripts parse them), the configured grounder, the confirmation prompt, and writing PNGs."""
+"""What the CLI commands and the app share: where the CLI writes (results on stdout, progress and errors on stderr,
+never wrapped, since scripts parse them), the configured grounder, planner and agent, the confirmation prompt,
+and writing PNGs."""
 
 from __future__ import annotations
 
@@ -20,6 +21,46 @@ def grounder_for(settings: Settings):  # noqa: ANN202 - returns the configured G
     from deskpilot.grounding.ocr import OcrEngine
 
     return OcrGrounder(OcrEngine(threads=settings.ocr_threads))
+
+
+def planner_for(settings: Settings, task: str, grounder, on_text=None):  # noqa: ANN001, ANN201
+    """The configured planner; the offline one reads the task first, so an instruction it cannot follow fails
+    before anything starts."""
+    from deskpilot.planner.factory import build_planner
+    from deskpilot.planner.offline import OfflinePlanner
+
+    planner = build_planner(settings, on_text=on_text, grounder=grounder)
+    if isinstance(planner, OfflinePlanner):
+        planner.plan(task)
+    return planner
+
+
+def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  # noqa: ANN001, ANN201
+                screen=None, no_go=None):
+    """The agent loop with its safety checks (policy, rate limit, dry run, no-go regions) as the settings say."""
+    from deskpilot.core.controller import Controller
+    from deskpilot.core.safety import ConfirmationPolicy, Safety
+    from deskpilot.core.screen import Screen
+    from deskpilot.planner.agent import Agent
+
+    safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirm,
+                    min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go)
+    return Agent(screen or Screen(settings.monitor, settings.scale), grounder, planner, Controller(stop), safety,
+                 settings.episodes_dir, locate_timeout=settings.locate_timeout,
+                 settle_timeout=settings.settle_timeout, on_step=on_step)
+
+
+def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True,  # noqa: ANN001, ANN201
+                 mask_typing: bool = False, excluded=None):
+    """A Recorder that leaves the recording's own stop/pause hotkeys out of the demonstration."""
+    from deskpilot.core.keys import split_combo
+    from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.recorder.capture import Recorder
+
+    return Recorder(writer, screen, OcrEngine(threads=1) if ocr else None,
+                    mask_typing=mask_typing, on_step=on_step, excluded=excluded,
+                    ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
+                                    split_combo(settings.record_pause_hotkey)))
 
 
 def write_png(path: Path, image_rgb) -> None:  # noqa: ANN001

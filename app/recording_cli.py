@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import confirmer, err, grounder_for, out
+from deskpilot.app.common import confirmer, err, grounder_for, out, recorder_for
 from deskpilot.core.errors import DeskpilotError, ScreenError
 from deskpilot.core.settings import load_settings
 
@@ -25,10 +25,7 @@ def record(task: Annotated[str, typer.Option(help="what the demonstration does (
     from deskpilot.core.display import ensure_xauthority, has_display
     from deskpilot.core.episode import EpisodeWriter
     from deskpilot.core.hotkeys import GlobalHotkeys
-    from deskpilot.core.keys import split_combo
     from deskpilot.core.screen import Screen
-    from deskpilot.grounding.ocr import OcrEngine
-    from deskpilot.recorder.capture import Recorder
 
     settings = load_settings(episodes_dir=out_dir)
     if not has_display():
@@ -37,11 +34,9 @@ def record(task: Annotated[str, typer.Option(help="what the demonstration does (
     screen = Screen(settings.monitor, settings.scale)
     writer = EpisodeWriter.create(settings.episodes_dir, task, source="demonstration")
     done = threading.Event()
-    recorder = Recorder(writer, screen, OcrEngine(threads=1) if ocr else None, mask_typing=mask_typing,
-                        ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
-                                        split_combo(settings.record_pause_hotkey)),
-                        on_step=lambda step: out.print(f"{step.index + 1:>3}. {step.action.describe()}",
-                                                       markup=False, highlight=False))
+    recorder = recorder_for(settings, writer, screen,
+                            lambda step: out.print(f"{step.index + 1:>3}. {step.action.describe()}", markup=False,
+                                                   highlight=False), ocr=ocr, mask_typing=mask_typing)
 
     def toggle_pause() -> None:
         recorder.paused = not recorder.paused

@@ -23,13 +23,12 @@ ImagesOption = Annotated[int, typer.Option(help="screenshots in each prompt, as 
 
 def _train(method: str, model: str, data: list[Path], out_dir: Path, lora: bool, max_steps: Optional[int],
            config: Optional[Path], family: Optional[str], max_images: int) -> None:
-    from deskpilot.planner.families import family as family_named
-    from deskpilot.planner.families import guess_family
+    from deskpilot.planner.families import resolve_family
     from deskpilot.training.trainers import TrainRequest, train
 
     warnings.filterwarnings("ignore", category=FutureWarning)  # transformers' renames, not the user's concern
 
-    chosen = family_named(family) if family else guess_family(model)
+    chosen = resolve_family(family, model)
     request = TrainRequest(method, model, list(data), out_dir, chosen, lora, max_steps, config,  # type: ignore[arg-type]
                            max_images)
     err.print(f"training {method} on {model} ({chosen.name} coordinates, "
@@ -78,12 +77,11 @@ def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None
                as_json: Annotated[bool, typer.Option("--json", help="print the JSON report")] = False) -> None:
     """Offline step accuracy on held-out good steps: action type, click inside the target box, text match."""
     from deskpilot.core.settings import load_settings
-    from deskpilot.planner.families import family as family_named
-    from deskpilot.planner.families import guess_family
+    from deskpilot.planner.families import resolve_family
     from deskpilot.training.evaluate import evaluate_steps
 
     settings = load_settings(planner=planner, model=model, base_url=base_url)
-    chosen = family_named(family) if family else guess_family(model)
+    chosen = resolve_family(family, model)
     result = evaluate_steps(settings, list(data), chosen, max_images=max_images, limit=limit)
     if report is not None:
         report.parent.mkdir(parents=True, exist_ok=True)

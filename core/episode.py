@@ -85,6 +85,10 @@ class Step:
             data["dry_run"] = True
         return data
 
+    def monitor_for(self, frame: np.ndarray) -> Monitor:
+        """The monitor the step was taken on; for steps without one, a monitor covering `frame` exactly."""
+        return self.monitor or Monitor(0, 0, frame.shape[1], frame.shape[0])
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Step:
         return cls(

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
-
-from typing import Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
@@ -22,18 +20,22 @@ def default_config_file() -> Path:
     return Path(os.environ.get("DESKPILOT_CONFIG") or base / "deskpilot" / "config.toml")
 
 
+PlannerName = Literal["offline", "openai", "transformers"]
+PlanMode = Literal["native", "som"]
+PLANNERS: tuple[str, ...] = get_args(PlannerName)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid")
 
     episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
-    planner: Literal["offline", "openai", "transformers"] = Field("offline",
-                                                                  description="which planner decides actions")
+    planner: PlannerName = Field("offline", description="which planner decides actions")
     base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible endpoint (vLLM, Ollama, ...)")
     model: str | None = Field(None, description="model name at the endpoint, or a local folder for transformers")
     api_key: SecretStr | None = Field(None, description="API key for the endpoint (else $OPENAI_API_KEY)")
     family: str | None = Field(None, description="prompt/coordinate family (ui-tars-1.5, qwen2.5-vl, ...); guessed "
                                                  "from the model name when unset")
-    plan_mode: Literal["native", "som"] = Field("native", description="model gives coordinates, or picks marks")
+    plan_mode: PlanMode = Field("native", description="model gives coordinates, or picks marks")
     planner_timeout: float = Field(120.0, gt=0, description="seconds to wait for one model reply")
     planner_retries: int = Field(2, ge=0, description="retries on 429/5xx, with backoff")
     history_images: int = Field(3, ge=1, description="screenshots (current one included) sent to the model")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
 from collections.abc import Callable
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from deskpilot.core.actions import Action
 from deskpilot.core.episode import Step
@@ -27,6 +28,25 @@ class Planner(Protocol):
     def secrets(self, task: str) -> list[str]:
         """Values in the task text that must never be stored or logged (passwords it will type)."""
         ...
+
+
+log = logging.getLogger(__name__)
+Parsed = TypeVar("Parsed")
+
+
+def ask_with_one_correction(backend: ChatBackend, messages: list[dict[str, object]], parse: Callable[[str], Parsed],
+                            unusable: type[Exception], correction: Callable[[Exception], str],
+                            on_text: Callable[[str], None] | None = None) -> tuple[str, Parsed]:
+    """Ask `backend`; when `parse` rejects the reply with `unusable`, ask once more with the reply and
+    `correction(error)` appended. Returns (reply, parsed); a second rejection propagates to the caller."""
+    reply = backend.complete(messages, on_text)
+    try:
+        return reply, parse(reply)
+    except unusable as error:
+        log.info("unusable answer from %s (%s); asking once more", backend.name, error)
+        retry = [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": correction(error)}]
+    reply = backend.complete(retry, on_text)
+    return reply, parse(reply)
 
 
 class ChatBackend(Protocol):

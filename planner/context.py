@@ -5,6 +5,7 @@ a token budget. Messages use the OpenAI chat format, which every backend accepts
 from __future__ import annotations
 
 import base64
+import io
 import platform
 from dataclasses import dataclass
 
@@ -63,6 +64,13 @@ def image_url(image_rgb: np.ndarray) -> str:
     if not ok:
         raise ValueError("could not encode the screenshot")
     return "data:image/png;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+
+
+def image_from_url(url: str):  # noqa: ANN201 - a PIL image; PIL is imported only where images are decoded
+    """A data URL (as `image_url` makes) -> an RGB PIL image, the form transformers processors and TRL take."""
+    from PIL import Image
+
+    return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")
 
 
 def text_tokens(text: str) -> int:

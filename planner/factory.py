@@ -11,7 +11,7 @@ from deskpilot.core.settings import Settings, stored_api_key
 from deskpilot.grounding.base import Grounder
 
 from .base import ChatBackend, Planner
-from .families import family, guess_family
+from .families import resolve_family
 
 
 def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
@@ -22,7 +22,7 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         return OfflinePlanner(grounder)
     from .model_planner import ModelPlanner
 
-    chosen = family(settings.family) if settings.family else guess_family(settings.model)
+    chosen = resolve_family(settings.family, settings.model)
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
                         token_budget=settings.token_budget, on_text=on_text)
 

@@ -51,6 +51,11 @@ def family(name: str) -> ModelFamily:
         raise PlannerError(f"unknown model family {name!r}; known: {', '.join(FAMILIES)}") from None
 
 
+def resolve_family(name: str | None, model_name: str) -> ModelFamily:
+    """The family named (`--family`), else the one the model's name suggests."""
+    return family(name) if name else guess_family(model_name)
+
+
 def guess_family(model_name: str) -> ModelFamily:
     """The family a model name suggests (UI-TARS-1.5-7B -> ui-tars-1.5); resized-image pixels otherwise."""
     name = model_name.lower().replace("_", "-")

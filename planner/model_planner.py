@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from typing import Literal
 
 import numpy as np
 
@@ -23,15 +22,15 @@ from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Element, Observation
+from deskpilot.core.settings import PlanMode
 from deskpilot.grounding.annotate import annotate
 from deskpilot.grounding.changes import changed_near
 
-from .base import ChatBackend, Decision
+from .base import ChatBackend, Decision, ask_with_one_correction
 from .context import PromptBuilder, Screenshot, Turn, model_image
 from .families import ModelFamily, load_template
 
 log = logging.getLogger(__name__)
-PlanMode = Literal["native", "som"]
 NO_EFFECT_SHARE = 0.002  # below this share of changed pixels around the action point, it had no visible effect
 CORRECTION = ("Your last answer could not be used: {error}. Answer again with one line 'Thought: ...' and one line "
               "'Action: ...' holding exactly one of the action calls listed at the start.")
@@ -60,18 +59,12 @@ class ModelPlanner:
         screenshot = Screenshot.of(model_image(screen, space))
         note = "\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n)
         messages = self.builder.messages(task, self._turns, screenshot, space, note)
-        reply = self.backend.complete(messages, self.on_text)
         try:
-            thought, action = self._interpret(reply, space, elements)
-        except ActionParseError as first_error:
-            log.info("unusable model output (%s); asking once more", first_error)
-            retry = [*messages, {"role": "assistant", "content": reply},
-                     {"role": "user", "content": CORRECTION.format(error=first_error)}]
-            reply = self.backend.complete(retry, self.on_text)
-            try:
-                thought, action = self._interpret(reply, space, elements)
-            except ActionParseError as second_error:
-                raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
+            reply, (thought, action) = ask_with_one_correction(
+                self.backend, messages, lambda text: self._interpret(text, space, elements), ActionParseError,
+                lambda error: CORRECTION.format(error=error), self.on_text)
+        except ActionParseError as second_error:
+            raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
         self._turns.append(Turn(screenshot, reply.strip()))
         self._last = (obs.image, action)
         return Decision(thought, action)

@@ -7,8 +7,6 @@ torchvision an image-only processor is built instead (deskpilot sends only image
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import logging
 from collections.abc import Callable
@@ -16,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.core.errors import PlannerError
+
+from .context import image_from_url
 
 log = logging.getLogger(__name__)
 QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProcessor"}
@@ -74,16 +74,13 @@ class TransformersBackend:
 
 def to_hf_message(message: dict[str, object]) -> dict[str, Any]:
     """An OpenAI-format message -> transformers' chat format (data-URL images become PIL images)."""
-    from PIL import Image
-
     content = message["content"]
     if isinstance(content, str):
         return {"role": message["role"], "content": [{"type": "text", "text": content}]}
     parts: list[dict[str, Any]] = []
     for part in content:  # type: ignore[union-attr]
         if part["type"] == "image_url":
-            data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
-            parts.append({"type": "image", "image": Image.open(io.BytesIO(data)).convert("RGB")})
+            parts.append({"type": "image", "image": image_from_url(part["image_url"]["url"])})
         else:
             parts.append({"type": "text", "text": part["text"]})
     return {"role": message["role"], "content": parts}

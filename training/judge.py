@@ -8,19 +8,16 @@ An answer that is not that JSON is asked for once more; a second bad answer leav
 from __future__ import annotations
 
 import json
-import logging
 import re
 
 from deskpilot.core.episode import Episode, Step
-from deskpilot.core.geometry import Monitor
 from deskpilot.grounding.annotate import annotate
-from deskpilot.planner.base import ChatBackend
+from deskpilot.planner.base import ChatBackend, ask_with_one_correction
 from deskpilot.planner.context import Screenshot
 from deskpilot.resources import RESOURCES_DIR
 
 from .verify import Label, Verdict
 
-log = logging.getLogger(__name__)
 PROMPT_FILE = RESOURCES_DIR / "prompts" / "judge_step.txt"
 VERDICT_LABELS: dict[str, Label] = {"correct": "good", "incorrect": "bad", "unsure": "unknown"}
 CORRECTION = ('That was not the JSON object asked for ({error}). Answer with exactly one JSON object: '
@@ -49,23 +46,15 @@ class JudgeVerifier:
         return verdicts
 
     def judge(self, episode: Episode, step: Step) -> Verdict:
-        messages = self.messages(episode, step)
-        reply = self.backend.complete(messages)
         try:
-            return self.parse(reply)
-        except UnusableAnswer as error:
-            log.info("unusable judge answer for step %d (%s); asking once more", step.index + 1, error)
-            retry = [*messages, {"role": "assistant", "content": reply},
-                     {"role": "user", "content": CORRECTION.format(error=error)}]
-            try:
-                return self.parse(self.backend.complete(retry))
-            except UnusableAnswer as second:
-                return Verdict("unknown", f"the judge's answer could not be used: {second}", 0.5, self.name)
+            return ask_with_one_correction(self.backend, self.messages(episode, step), self.parse, UnusableAnswer,
+                                           lambda error: CORRECTION.format(error=error))[1]
+        except UnusableAnswer as second:
+            return Verdict("unknown", f"the judge's answer could not be used: {second}", 0.5, self.name)
 
     def messages(self, episode: Episode, step: Step) -> list[dict[str, object]]:
         before, after = episode.frame(step.before), episode.frame(step.after or step.before)
-        monitor = step.monitor or Monitor(0, 0, before.shape[1], before.shape[0])
-        marked = annotate(before, monitor, [], step.action)
+        marked = annotate(before, step.monitor_for(before), [], step.action)
         earlier = [f"{s.index + 1}. {s.action.redacted().describe()}" for s in episode.steps if s.index < step.index]
         text = (f"Task: {episode.meta.task}\n"
                 f"Steps so far:\n{chr(10).join(earlier) if earlier else '(none)'}\n"

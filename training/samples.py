@@ -8,8 +8,6 @@ is missing, and (for labelled data) steps a verifier could not decide."""
 
 from __future__ import annotations
 
-import base64
-import io
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,8 +21,8 @@ from deskpilot.core.actions import REDACTED, Action, ActionKind
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError, EpisodeError
-from deskpilot.core.geometry import Box, Monitor, Point
-from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, model_image
+from deskpilot.core.geometry import Box, Point
+from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, image_from_url, model_image
 from deskpilot.planner.families import ModelFamily, load_template
 from deskpilot.planner.model_planner import no_effect_note
 
@@ -156,7 +154,7 @@ class SampleBuilder:
             if frame is None:
                 turns, last = [], None  # the planner's conversation breaks here; later steps start afresh
                 continue
-            monitor = step.monitor or Monitor(0, 0, frame.shape[1], frame.shape[0])
+            monitor = step.monitor_for(frame)
             space = self.family.space(monitor)
             image = model_image(frame, space)
             screenshot = Screenshot.of(image)
@@ -181,8 +179,6 @@ class SampleBuilder:
 
 def to_trl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
     """OpenAI-format messages -> TRL's vision format: `{"type": "image"}` placeholders and the PIL images in order."""
-    from PIL import Image
-
     converted: list[dict[str, Any]] = []
     images: list[Any] = []
     for message in messages:
@@ -193,8 +189,7 @@ def to_trl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
         parts: list[dict[str, Any]] = []
         for part in content:
             if part["type"] == "image_url":
-                data = base64.b64decode(part["image_url"]["url"].split(",", 1)[1])
-                images.append(Image.open(io.BytesIO(data)).convert("RGB"))
+                images.append(image_from_url(part["image_url"]["url"]))
                 parts.append({"type": "image"})
             else:
                 parts.append({"type": "text", "text": part["text"]})

@@ -17,7 +17,6 @@ import numpy as np
 
 from deskpilot.core.actions import REDACTED, ActionKind
 from deskpilot.core.episode import Episode, Step
-from deskpilot.core.geometry import Monitor
 from deskpilot.grounding.changes import changed_near, changed_pixels, changed_regions, changed_share
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.grounding.text_match import match_text
@@ -67,7 +66,7 @@ class HeuristicVerifier:
                     or following.action.kind is not ActionKind.TYPE or following.after is None):
                 continue
             fields = [e for e in step.elements if e.role in ("input", "dropdown")]
-            monitor = step.monitor or Monitor(0, 0, *reversed(episode.frame(step.before).shape[:2]))
+            monitor = step.monitor_for(episode.frame(step.before))
             before, after = episode.frame(following.before), episode.frame(following.after)
             if any(changed_share(before, after, monitor.screen_box_to_image(e.box)) > 0 for e in fields):
                 verdicts[index] = self._verdict("good", "the text typed next appeared in the field it clicked", 0.8)
@@ -80,7 +79,7 @@ class HeuristicVerifier:
         if action.kind is ActionKind.TYPE:
             return self._typed(action.text or "", before, after, changed)
         if action.point is not None and action.kind is not ActionKind.SCROLL:
-            monitor = step.monitor or Monitor(0, 0, after.shape[1], after.shape[0])
+            monitor = step.monitor_for(after)
             x, y = (round(v) for v in monitor.screen_to_image(*action.point))
             share = max([changed_near(before, after, x, y)]
                         + [changed_share(before, after, monitor.screen_box_to_image(e.box).padded(4))

@@ -95,26 +95,18 @@ class AgentWorker(QThread):
         self.done.emit(result.outcome, result.detail, str(result.episode_dir))
 
     def _run(self):  # noqa: ANN202 - a RunResult
-        from deskpilot.app.common import grounder_for
-        from deskpilot.core.controller import Controller
-        from deskpilot.core.safety import ConfirmationPolicy, Safety
+        from deskpilot.app.common import build_agent, grounder_for, planner_for
         from deskpilot.grounding.annotate import annotate
-        from deskpilot.planner.agent import Agent, StepReport
-        from deskpilot.planner.factory import build_planner
-        from deskpilot.planner.offline import OfflinePlanner
+        from deskpilot.planner.agent import StepReport
 
         settings = self.settings
         grounder = grounder_for(settings)
-        planner = build_planner(settings, grounder=grounder)
-        if isinstance(planner, OfflinePlanner):
-            planner.plan(self.task)
+        planner = planner_for(settings, self.task, grounder)
         try:
             listener = self.stop.listen(settings.stop_hotkey)
         except Exception as exc:  # noqa: BLE001 - no keyboard hook here: the button and the corners still stop it
             log.warning("stop hotkey unavailable: %s", exc)
             listener = None
-        safety = Safety(self.stop, ConfirmationPolicy(settings.confirm), confirm=self._confirm,
-                        min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=self.excluded)
 
         def report(step_report: StepReport) -> None:
             obs, step = step_report.observation, step_report.step
@@ -123,9 +115,8 @@ class AgentWorker(QThread):
             while not self._resume.wait(0.1):  # paused: hold here, between steps
                 pass
 
-        agent = Agent(MaskedScreen(self.excluded, settings.monitor, settings.scale), grounder, planner,
-                      Controller(self.stop), safety, settings.episodes_dir, locate_timeout=settings.locate_timeout,
-                      settle_timeout=settings.settle_timeout, on_step=report)
+        agent = build_agent(settings, grounder, planner, self.stop, self._confirm, report,
+                            screen=MaskedScreen(self.excluded, settings.monitor, settings.scale), no_go=self.excluded)
         try:
             return agent.run(self.task, settings.max_steps)
         finally:

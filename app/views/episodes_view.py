@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QL
 
 from deskpilot.core.episode import Episode, list_episodes, read_episode, rewrite_steps
 from deskpilot.core.errors import DeskpilotError
-from deskpilot.core.geometry import Monitor
 from deskpilot.grounding.annotate import annotate
 
 from .frame_view import FrameView
@@ -121,8 +120,7 @@ class EpisodesView(QWidget):
             return
         step = self.episode.steps[row]
         before = self.episode.frame(step.before)
-        monitor = step.monitor or Monitor(0, 0, before.shape[1], before.shape[0])
-        self.before.show_image(annotate(before, monitor, step.elements, step.action))
+        self.before.show_image(annotate(before, step.monitor_for(before), step.elements, step.action))
         self.after.show_image(self.episode.frame(step.after) if step.after else None)
         verdict = step.verification or {}
         self.detail.setText(f"<b>{step.action.redacted().describe()}</b><br>{step.thought}<br>"

@@ -41,21 +41,16 @@ class RecordView(QWidget):
         self._set_recording(False)
 
     def start_recording(self) -> None:
+        from deskpilot.app.common import recorder_for
         from deskpilot.core.episode import EpisodeWriter
-        from deskpilot.core.keys import split_combo
         from deskpilot.core.screen import Screen
-        from deskpilot.grounding.ocr import OcrEngine
-        from deskpilot.recorder.capture import Recorder
 
         settings = self.settings
         try:
+            screen = Screen(settings.monitor, settings.scale)
             writer = EpisodeWriter.create(settings.episodes_dir, self.task.text().strip(), source="demonstration")
-            self.recorder = Recorder(writer, Screen(settings.monitor, settings.scale), OcrEngine(threads=1),
-                                     ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
-                                                     split_combo(settings.record_pause_hotkey)),
-                                     on_step=lambda step: self._step_arrived.emit(
-                                         f"{step.index + 1:>3}. {step.action.describe()}"),
-                                     excluded=self.excluded).start()
+            self.recorder = recorder_for(settings, writer, screen, lambda step: self._step_arrived.emit(
+                f"{step.index + 1:>3}. {step.action.describe()}"), excluded=self.excluded).start()
         except DeskpilotError as exc:
             self.status.emit(str(exc))
             return

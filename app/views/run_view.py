@@ -11,12 +11,10 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, Q
 
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
-from deskpilot.core.settings import Settings, load_settings
+from deskpilot.core.settings import PLANNERS, Settings, load_settings
 
 from .agent_worker import AgentWorker
 from .frame_view import FrameView
-
-PLANNERS = ("offline", "openai", "transformers")
 
 
 class RunView(QWidget):

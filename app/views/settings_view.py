@@ -3,15 +3,19 @@ episode folder), saved to the TOML settings file; the API key goes to the OS key
 
 from __future__ import annotations
 
+from typing import get_args
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
 
 from deskpilot.core.errors import DeskpilotError
-from deskpilot.core.settings import Settings, default_config_file, save_settings, store_api_key
+from deskpilot.core.safety import ConfirmMode
+from deskpilot.core.settings import (PLANNERS, PlanMode, Settings, default_config_file, save_settings,
+                                     store_api_key)
+from deskpilot.planner.families import FAMILIES
 
-CHOICES = {"planner": ("offline", "openai", "transformers"), "plan_mode": ("native", "som"),
-           "confirm": ("never", "risky", "always"),
-           "family": ("", "ui-tars-1.5", "qwen2.5-vl", "ui-tars", "qwen2-vl", "qwen3-vl", "screen")}
+CHOICES = {"planner": PLANNERS, "plan_mode": get_args(PlanMode), "confirm": get_args(ConfirmMode),
+           "family": ("", *FAMILIES)}
 TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey")
 
 
