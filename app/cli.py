@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import signal
 import sys
 import time
 from contextlib import ExitStack
@@ -14,9 +13,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import episodes_cli, label_cli, recording_cli, train_cli
-from deskpilot.app.common import build_agent, confirmer, err, grounder_for, out, planner_for, write_png
-from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, SettingsError
+from deskpilot.app import episodes_cli, eval_cli, label_cli, recording_cli, train_cli
+from deskpilot.app.common import (build_agent, confirmer, err, grounder_for, listen_for_stop, out, planner_for,
+                                  write_png)
+from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
@@ -135,19 +135,10 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
 
 def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settings, yes: bool,  # noqa: ANN202
                stack: ExitStack, streamed: list[bool]):
-    from deskpilot.core.safety import EmergencyStop
     from deskpilot.grounding.annotate import annotate
     from deskpilot.planner.agent import StepReport
 
-    stop = EmergencyStop()
-    try:
-        stack.callback(stop.listen(settings.stop_hotkey).close)
-    except SettingsError:
-        raise
-    except Exception as exc:  # no keyboard hook on this desktop: the failsafe corner and Ctrl+C still stop it
-        err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
+    stop = listen_for_stop(settings, stack)
     last: list[StepReport] = []
 
     def show(report: StepReport) -> None:
@@ -203,7 +194,7 @@ app.command()(recording_cli.record)
 app.command()(recording_cli.replay)
 app.add_typer(episodes_cli.episodes_app, name="episodes")
 app.add_typer(train_cli.train_app, name="train")
-app.add_typer(train_cli.eval_app, name="eval")
+app.add_typer(eval_cli.eval_app, name="eval")
 
 
 def main() -> None:

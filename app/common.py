@@ -5,6 +5,7 @@ and writing PNGs."""
 from __future__ import annotations
 
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from rich.console import Console
@@ -61,6 +62,26 @@ def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True, 
                     mask_typing=mask_typing, on_step=on_step, excluded=excluded,
                     ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
                                     split_combo(settings.record_pause_hotkey)))
+
+
+def listen_for_stop(settings: Settings, stack: ExitStack):  # noqa: ANN201 - the EmergencyStop
+    """An emergency stop fired by the stop hotkey, Ctrl+C or SIGTERM (the failsafe corner works regardless);
+    the listener closes with `stack`."""
+    import signal
+
+    from deskpilot.core.errors import SettingsError
+    from deskpilot.core.safety import EmergencyStop
+
+    stop = EmergencyStop()
+    try:
+        stack.callback(stop.listen(settings.stop_hotkey).close)
+    except SettingsError:
+        raise
+    except Exception as exc:  # no keyboard hook on this desktop: the failsafe corner and Ctrl+C still stop it
+        err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
+    return stop
 
 
 def write_png(path: Path, image_rgb) -> None:  # noqa: ANN001

@@ -48,16 +48,21 @@ class DemoApp:
         self._process = None
 
 
+def ensure_screen(stack: ExitStack) -> bool:
+    """The real display when there is one, else a virtual one (stopped with `stack`). Returns whether it is
+    virtual."""
+    if has_display():
+        ensure_xauthority()
+        return False
+    display = VirtualDisplay().start()
+    stack.callback(display.stop)
+    display.activate()
+    return True
+
+
 def prepare_screen(stack: ExitStack, demo: bool, state_file: Path) -> tuple[bool, DemoApp | None]:
     """Make sure there is a screen to act on. Returns (started a virtual display?, the demo app if started)."""
-    virtual = False
-    if not has_display():
-        display = VirtualDisplay().start()
-        stack.callback(display.stop)
-        display.activate()
-        virtual = True
-    else:
-        ensure_xauthority()
+    virtual = ensure_screen(stack)
     if not (demo or virtual):
         return virtual, None
     app = DemoApp(state_file).start()

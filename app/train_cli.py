@@ -1,9 +1,7 @@
-"""`deskpilot train sft|kto|grpo` and `deskpilot eval steps`: train the user's own model on their labelled episodes,
-and measure it on held-out steps."""
+"""`deskpilot train sft|kto|grpo`: train the user's own model on their labelled episodes."""
 
 from __future__ import annotations
 
-import json
 import warnings
 from pathlib import Path
 from typing import Annotated, Optional
@@ -13,7 +11,6 @@ import typer
 from deskpilot.app.common import err, out
 
 train_app = typer.Typer(help="Train a vision-language model on labelled episodes (TRL + LoRA).", no_args_is_help=True)
-eval_app = typer.Typer(help="Measure a model on held-out labelled steps.", no_args_is_help=True)
 
 ModelOption = Annotated[str, typer.Option(help="base model: a local folder (or a cached model id)")]
 DataOption = Annotated[list[Path], typer.Option(help="episodes folder(s) or episode(s); repeat for more")]
@@ -65,31 +62,3 @@ def _command(method: str):  # noqa: ANN202 - a typer command for one method
 
 for _method in ("sft", "kto", "grpo"):
     train_app.command(_method)(_command(_method))
-
-
-@eval_app.command("steps")
-def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None, max_images: ImagesOption = 3,
-               limit: Annotated[Optional[int], typer.Option(help="at most this many steps")] = None,
-               planner: Annotated[str, typer.Option(help="transformers (local folder) | openai (endpoint)")]
-               = "transformers",
-               base_url: Annotated[Optional[str], typer.Option(help="endpoint for --planner openai")] = None,
-               report: Annotated[Optional[Path], typer.Option("--report", help="write the JSON report here")] = None,
-               as_json: Annotated[bool, typer.Option("--json", help="print the JSON report")] = False) -> None:
-    """Offline step accuracy on held-out good steps: action type, click inside the target box, text match."""
-    from deskpilot.core.settings import load_settings
-    from deskpilot.planner.families import resolve_family
-    from deskpilot.training.evaluate import evaluate_steps
-
-    settings = load_settings(planner=planner, model=model, base_url=base_url)
-    chosen = resolve_family(family, model)
-    result = evaluate_steps(settings, list(data), chosen, max_images=max_images, limit=limit)
-    if report is not None:
-        report.parent.mkdir(parents=True, exist_ok=True)
-        report.write_text(json.dumps(result, indent=2))
-    if as_json:
-        print(json.dumps(result))
-        return
-    for name, value in result["metrics"].items():
-        shown = "n/a" if value is None else f"{value:.3f}"
-        out.print(f"{name:<18} {shown}", markup=False, highlight=False)
-    out.print(f"{result['steps']} steps", style="dim")

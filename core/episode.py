@@ -179,7 +179,7 @@ class EpisodeWriter:
         self._steps.close()
 
     def _write_meta(self) -> None:
-        write_atomic(self.directory / EPISODE_FILE, json.dumps(self.meta.to_dict(), indent=2).encode())
+        rewrite_meta(self.directory, self.meta)
 
 
 @dataclass
@@ -232,6 +232,11 @@ def rewrite_steps(episode: Episode, steps: list[Step]) -> None:
         raise EpisodeError(f"{episode.directory} is still being written (or its writer died); finish it first")
     lines = "".join(json.dumps(step.to_dict(), ensure_ascii=False) + "\n" for step in steps)
     write_atomic(episode.directory / STEPS_FILE, lines.encode())
+
+
+def rewrite_meta(directory: Path, meta: EpisodeMeta) -> None:
+    """Replace an episode's episode.json atomically (as it is written, and for scores added after the run)."""
+    write_atomic(directory / EPISODE_FILE, json.dumps(meta.to_dict(), indent=2).encode())
 
 
 def list_episodes(root: Path | str) -> list[Path]:

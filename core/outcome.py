@@ -11,7 +11,7 @@ from .errors import ActionRefused, DeskpilotError, SafetyStop
 
 @dataclass
 class RunResult:
-    outcome: str  # success | needs_user | max_steps | stopped | refused | error
+    outcome: str  # success | needs_user | max_steps | ended | stopped | refused | error
     detail: str
     episode_dir: Path
     steps: list[Step] = field(default_factory=list)

@@ -44,7 +44,11 @@ class Agent:
         self.locate_timeout, self.settle_timeout = locate_timeout, settle_timeout
         self.on_step = on_step
 
-    def run(self, task: str, max_steps: int = 30, app: str | None = None) -> RunResult:
+    def run(self, task: str, max_steps: int = 30, app: str | None = None,
+            until: Callable[[Step], bool] | None = None) -> RunResult:
+        """Work on `task` until the planner finishes or asks for help, the step limit, a stop or an error.
+        `until`, asked after every step, lets an environment that keeps its own score end the run (outcome
+        "ended")."""
         secrets = self.planner.secrets(task)
         writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
                                       model=self.planner.name, dry_run=self.safety.dry_run)
@@ -60,6 +64,9 @@ class Agent:
                     finished = step.action.kind is ActionKind.FINISHED
                     outcome = "success" if finished else "needs_user"
                     detail = step.action.text or ("finished" if finished else "the agent asks for help")
+                    break
+                if until is not None and until(step):
+                    outcome, detail = "ended", "the environment ended the episode"
                     break
         except DeskpilotError as exc:
             outcome, detail = outcome_of(exc), scrub(str(exc), secrets)

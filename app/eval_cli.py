@@ -1,0 +1,122 @@
+"""`deskpilot eval steps|miniwob|grounding-miniwob`: a model on held-out labelled steps, the whole agent on the
+MiniWoB++ benchmark from pixels, and grounding alone on real MiniWoB screenshots."""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from deskpilot.app.common import build_agent, confirmer, err, grounder_for, listen_for_stop, out
+from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
+from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.settings import PLANNERS
+
+eval_app = typer.Typer(help="Measure models, the agent and grounding.", no_args_is_help=True)
+
+TasksOption = Annotated[Optional[str], typer.Option(help="comma-separated MiniWoB tasks (default: the standard 19)")]
+EpisodesOption = Annotated[int, typer.Option(help="episodes per task")]
+SeedOption = Annotated[int, typer.Option(help="seed of the first episode; episode i uses seed+i")]
+ScaleOption = Annotated[float, typer.Option(help="Chromium's device scale factor (2 = HiDPI, legible text)")]
+JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
+
+
+def _write_json(path: Optional[Path], report: dict) -> None:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2))
+        out.print(f"report: {path}", markup=False)
+
+
+def _tasks(tasks: Optional[str]) -> list[str]:
+    from deskpilot.training.miniwob_eval import DEFAULT_TASKS
+
+    chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
+    if not chosen:
+        raise DeskpilotError("--tasks names no task")
+    return chosen
+
+
+@eval_app.command("steps")
+def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None, max_images: ImagesOption = 3,
+               limit: Annotated[Optional[int], typer.Option(help="at most this many steps")] = None,
+               planner: Annotated[str, typer.Option(help="transformers (local folder) | openai (endpoint)")]
+               = "transformers",
+               base_url: Annotated[Optional[str], typer.Option(help="endpoint for --planner openai")] = None,
+               report: Annotated[Optional[Path], typer.Option("--report", help="write the JSON report here")] = None,
+               as_json: Annotated[bool, typer.Option("--json", help="print the JSON report")] = False) -> None:
+    """Offline step accuracy on held-out good steps: action type, click inside the target box, text match."""
+    from deskpilot.core.settings import load_settings
+    from deskpilot.planner.families import resolve_family
+    from deskpilot.training.evaluate import evaluate_steps
+
+    settings = load_settings(planner=planner, model=model, base_url=base_url)
+    chosen = resolve_family(family, model)
+    result = evaluate_steps(settings, list(data), chosen, max_images=max_images, limit=limit)
+    if report is not None:
+        report.parent.mkdir(parents=True, exist_ok=True)
+        report.write_text(json.dumps(result, indent=2))
+    if as_json:
+        print(json.dumps(result))
+        return
+    for name, value in result["metrics"].items():
+        shown = "n/a" if value is None else f"{value:.3f}"
+        out.print(f"{name:<18} {shown}", markup=False, highlight=False)
+    out.print(f"{result['steps']} steps", style="dim")
+
+
+@eval_app.command("miniwob")
+def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: SeedOption = 0,
+                 planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
+                 model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
+                 = None,
+                 base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
+                 family: FamilyOption = None, scale: ScaleOption = 2.0, json_file: JsonOption = None,
+                 episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
+                                                                      "(default: <episodes>/miniwob)")] = None) -> None:
+    """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it."""
+    from deskpilot.app.session import ensure_screen
+    from deskpilot.core.settings import load_settings
+    from deskpilot.planner.factory import build_planner
+    from deskpilot.training.miniwob_eval import EpisodeScore, evaluate_miniwob
+    from deskpilot.training.miniwob_page import MiniWobBrowser
+
+    if planner not in PLANNERS:
+        raise DeskpilotError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
+    if episodes < 1:
+        raise DeskpilotError("--episodes must be at least 1")
+    chosen = _tasks(tasks)
+    settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, confirm="never")
+    settings.episodes_dir = episodes_dir or settings.episodes_dir / "miniwob"
+    grounder = grounder_for(settings)
+    with ExitStack() as stack:
+        if ensure_screen(stack):
+            err.print("no display: started a virtual one (Xvfb)", style="dim")
+        stop = listen_for_stop(settings, stack)
+        agent = build_agent(settings, grounder, build_planner(settings, grounder=grounder), stop, confirmer(True),
+                            None)
+        browser = stack.enter_context(MiniWobBrowser(scale=scale).start(chosen[0]))
+
+        def show(score: EpisodeScore) -> None:
+            mark = "ok  " if score.success else "FAIL"
+            err.print(f"{mark} {score.task:<24} seed {score.seed:<4} reward {score.raw_reward:+.2f} "
+                      f"{score.steps:>2} steps {score.seconds:5.1f} s  {score.utterance}"
+                      + ("" if score.success else f"  [{score.outcome}: {score.detail}]"),
+                      markup=False, highlight=False)
+
+        report = evaluate_miniwob(agent, browser, chosen, episodes, seed, on_episode=show)
+    report.update({"planner": planner, "seed": seed, "episodes_dir": str(settings.episodes_dir)})
+    _print_miniwob(report)
+    _write_json(json_file, report)
+
+
+def _print_miniwob(report: dict) -> None:
+    out.print(f"{'task':<24} {'success':>8} {'reward':>7} {'episodes':>8} {'s/step':>7}", markup=False)
+    for task, row in report["tasks"].items():
+        out.print(f"{task:<24} {row['success_rate']:>8.2f} {row['mean_reward']:>7.2f} {row['episodes']:>8} "
+                  f"{row['seconds_per_step']:>7.2f}", markup=False, highlight=False)
+    out.print(f"mean success rate {report['mean_success_rate']:.3f} (scale {report['scale']:g})", markup=False,
+              highlight=False)

@@ -1,0 +1,115 @@
+"""The agent on MiniWoB++ tasks, from pixels: each episode's utterance becomes the agent's task, the agent acts with
+real input on the visible Chromium window, and the page's own reward scores it. Every run is kept as an Episode
+whose steps carry the environment's verdict (the `env` verifier), ready for training."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
+from deskpilot.planner.agent import Agent
+
+from .miniwob_page import MiniWobBrowser
+from .verify import EnvVerifier
+
+DEFAULT_TASKS = ("click-button", "click-button-sequence", "click-link", "click-dialog", "click-dialog-2", "click-test",
+                 "click-test-2", "click-checkboxes", "click-option", "click-tab", "click-tab-2", "choose-list",
+                 "enter-text", "enter-text-2", "enter-password", "focus-text", "focus-text-2", "login-user",
+                 "click-collapsible")
+MAX_STEPS = 20
+SETTLE_AFTER_RESET = 1.0  # seconds the first look may wait for the freshly drawn task to stop changing
+
+
+@dataclass(frozen=True)
+class EpisodeScore:
+    task: str
+    seed: int
+    utterance: str
+    raw_reward: float  # 1 success, -1 failure / time-out, 0 when the agent stopped before the page decided
+    reward: float  # discounted by time, as MiniWoB reports it
+    steps: int
+    seconds: float
+    outcome: str
+    detail: str
+    episode_dir: Path
+
+    @property
+    def success(self) -> bool:
+        return self.raw_reward > 0
+
+
+def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int) -> EpisodeScore:
+    """One MiniWoB episode, scored by the page; the episode on disk gets the rewards and env labels."""
+    browser.open(task)
+    utterance = browser.reset(seed)
+    agent.screen.wait_until_settled(timeout=SETTLE_AFTER_RESET)
+    ended_at: dict[int, float] = {}
+
+    def page_done(step: Step) -> bool:
+        state = browser.state()
+        if state.done:
+            ended_at[step.index] = state.raw_reward
+        return state.done
+
+    started = time.perf_counter()
+    result = agent.run(utterance, max_steps=MAX_STEPS, app=f"miniwob/{task}", until=page_done)
+    seconds = time.perf_counter() - started
+    state = browser.state()
+    if not state.done:
+        browser.end()
+        state = browser.state()
+    _store_scores(result.episode_dir, task, seed, state.raw_reward, state.reward, state.reason, ended_at)
+    return EpisodeScore(task, seed, utterance, state.raw_reward, state.reward, len(result.steps), seconds,
+                        result.outcome, result.detail, result.episode_dir)
+
+
+def _store_scores(directory: Path, task: str, seed: int, raw_reward: float, reward: float, reason: str | None,
+                  ended_at: dict[int, float]) -> None:
+    episode = read_episode(directory)
+    episode.meta.extra.update({"benchmark": "miniwob", "miniwob_task": task, "seed": seed, "reward": raw_reward,
+                               "discounted_reward": reward, "reward_reason": reason})
+    rewrite_meta(directory, episode.meta)
+    steps = list(episode.steps)
+    for step in steps:
+        if step.index in ended_at:
+            step.reward = ended_at[step.index]
+    episode.steps = steps
+    for step, verdict in zip(steps, EnvVerifier().judge_episode(episode)):
+        if verdict is not None:
+            step.verification = verdict.as_dict()
+    rewrite_steps(episode, steps)
+
+
+def evaluate_miniwob(agent: Agent, browser: MiniWobBrowser, tasks: list[str], episodes: int, seed: int,
+                     on_episode: Callable[[EpisodeScore], None] | None = None) -> dict[str, Any]:
+    """Every task `episodes` times (seeds seed, seed+1, ...); the report JSON the CLI writes."""
+    scores: dict[str, list[EpisodeScore]] = {}
+    for task in tasks:
+        for number in range(episodes):
+            score = run_episode(agent, browser, task, seed + number)
+            scores.setdefault(task, []).append(score)
+            if on_episode is not None:
+                on_episode(score)
+    return summarize(scores, scale=browser.scale)
+
+
+def summarize(scores: dict[str, list[EpisodeScore]], scale: float) -> dict[str, Any]:
+    table: dict[str, dict[str, Any]] = {}
+    for task, runs in scores.items():
+        steps = sum(r.steps for r in runs)
+        table[task] = {"success_rate": sum(r.success for r in runs) / len(runs),
+                       "mean_reward": statistics.fmean(r.raw_reward for r in runs),
+                       "mean_discounted_reward": statistics.fmean(r.reward for r in runs),
+                       "episodes": len(runs),
+                       "seconds_per_step": sum(r.seconds for r in runs) / steps if steps else 0.0,
+                       "mean_steps": steps / len(runs),
+                       "failures": [{"seed": r.seed, "utterance": r.utterance, "outcome": r.outcome,
+                                     "detail": r.detail, "episode": str(r.episode_dir)}
+                                    for r in runs if not r.success]}
+    mean = statistics.fmean(t["success_rate"] for t in table.values()) if table else 0.0
+    return {"tasks": table, "mean_success_rate": mean, "scale": scale}

@@ -1,0 +1,212 @@
+"""A MiniWoB++ task in a real, visible Chromium window at a fixed place on the screen.
+
+The page is driven through Selenium only to start episodes and to read what the agent never sees: the reward and,
+for grounding scores, the DOM boxes. The agent itself gets pixels from the screen and acts with real X input.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.geometry import Box
+
+CHROMIUM_FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-extensions",
+                  "--disable-features=Translate,MediaRouter", "--password-store=basic")
+WINDOW_SIZE = (400, 360)  # CSS pixels: the 160x210 task canvas with room around it
+READY_TIMEOUT = 5.0
+# Everything on the page except the task itself is hidden: the reward panel with its timer and the click dots.
+HIDE_EXTRAS = """
+var style = document.getElementById('deskpilot-hide') || document.createElement('style');
+style.id = 'deskpilot-hide';
+style.textContent = '#reward-display, #click-canvas {visibility: hidden !important;}';
+document.head.appendChild(style);
+if (core.cover_div) { core.cover_div.onclick = null; }
+"""
+# Visible leaf elements of the task area: clickable controls, and elements with text of their own.
+DOM_BOXES = """
+var wrap = document.getElementById('wrap') || document.body;
+var clickable = 'a, button, input, select, textarea, label, [onclick], [role=button], [role=tab], .ui-tabs-anchor,'
+  + ' .ui-accordion-header, .ui-dialog-titlebar-close, .ui-menu-item';
+var out = [];
+wrap.querySelectorAll('*').forEach(function (el) {
+  if (el.id === 'query' || el.closest('#query')) return;
+  var r = el.getBoundingClientRect();
+  var cs = getComputedStyle(el);
+  if (r.width < 2 || r.height < 2 || cs.visibility === 'hidden' || cs.display === 'none') return;
+  var own = '';
+  el.childNodes.forEach(function (n) { if (n.nodeType === 3) own += n.data; });
+  own = own.replace(/\\s+/g, ' ').trim();
+  var isClickable = el.matches(clickable);
+  if (!own && !isClickable) return;
+  var tag = el.tagName.toLowerCase();
+  if (el instanceof HTMLInputElement) tag += '_' + el.type;
+  out.push({tag: tag, text: own || (el.value || ''), clickable: isClickable,
+            left: r.left, top: r.top, width: r.width, height: r.height});
+});
+return {elements: out, dpr: window.devicePixelRatio, x: window.screenX, y: window.screenY,
+        utterance: document.getElementById('query').innerText};
+"""
+
+
+@dataclass(frozen=True)
+class PageElement:
+    """An element of the task page for scoring: its box in screen pixels, tag, own text, and whether it takes
+    clicks."""
+
+    box: Box
+    tag: str
+    text: str
+    clickable: bool
+
+
+@dataclass(frozen=True)
+class EnvState:
+    done: bool
+    reward: float  # discounted by time, as MiniWoB reports it
+    raw_reward: float  # 1 on success, -1 on failure or time-out
+    reason: str | None
+
+
+def find_browser() -> tuple[str, str]:
+    """Paths of Chromium and chromedriver, or a one-line error saying how to install them."""
+    chromium = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
+                    None)
+    driver = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists()
+                                              else None)
+    if chromium is None or driver is None:
+        raise DeskpilotError("MiniWoB evaluation needs Chromium and chromedriver: run `bash installers/setup.sh "
+                             "--bench` (Debian: apt install chromium chromium-driver)")
+    return chromium, driver
+
+
+def task_url(task: str) -> str:
+    try:
+        import miniwob
+    except ImportError:
+        raise DeskpilotError("MiniWoB evaluation needs the bench extra: pip install 'deskpilot[bench]'") from None
+    page = Path(miniwob.__file__).parent / "html" / "miniwob" / f"{task}.html"
+    if not page.exists():
+        raise DeskpilotError(f"MiniWoB has no task {task!r}")
+    return page.as_uri()
+
+
+class MiniWobBrowser:
+    """One Chromium window (app mode, no browser chrome) reused across tasks and episodes. Use as a context
+    manager; `scale` is the device scale factor (2 makes the 10-px text of the tasks legible)."""
+
+    def __init__(self, scale: float = 2.0, position: tuple[int, int] = (40, 40)):
+        self.scale, self.position = scale, position
+        self.task: str | None = None
+        self._driver: Any = None
+        self._home: Path | None = None
+
+    def start(self, task: str) -> MiniWobBrowser:
+        from selenium import webdriver
+        from selenium.common.exceptions import WebDriverException
+        from selenium.webdriver.chrome.service import Service
+
+        chromium, driver = find_browser()
+        self._home = Path(tempfile.mkdtemp(prefix="deskpilot-chromium-"))
+        wrapper = self._home / "chromium.sh"
+        # Chromium as root needs --no-sandbox, which the package only adds headless; its TMPDIR litter stays here.
+        wrapper.write_text(f'#!/bin/sh\nexport TMPDIR="{self._home}"\nexec "{chromium}" {" ".join(CHROMIUM_FLAGS)} '
+                           '"$@"\n')
+        wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(wrapper)
+        options.add_experimental_option("excludeSwitches", ["enable-automation"])
+        for argument in (f"--force-device-scale-factor={self.scale:g}", f"--user-data-dir={self._home / 'profile'}",
+                         "--window-position={},{}".format(*self.position),
+                         "--window-size={},{}".format(*WINDOW_SIZE), f"--app={task_url(task)}"):
+            options.add_argument(argument)
+        try:
+            self._driver = webdriver.Chrome(service=Service(driver), options=options)
+        except WebDriverException as exc:
+            self.close()
+            raise DeskpilotError(f"cannot start Chromium: {exc.msg or exc}".splitlines()[0]) from None
+        self._ready(task)
+        return self
+
+    def open(self, task: str) -> None:
+        """Show another task in the same window."""
+        if self._driver is None:
+            self.start(task)
+            return
+        if task != self.task:
+            self._driver.get(task_url(task))
+            self._ready(task)
+
+    def _ready(self, task: str) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT
+        while not self._driver.execute_script("return typeof core !== 'undefined' && !!core.cover_div;"):
+            if time.monotonic() > deadline:
+                raise DeskpilotError(f"the MiniWoB page of {task!r} did not load")
+            time.sleep(0.05)
+        self._driver.execute_script(HIDE_EXTRAS)
+        self.task = task
+
+    def reset(self, seed: int, max_time_ms: int | None = None) -> str:
+        """Start a new episode from `seed`; returns its instruction (the utterance)."""
+        script = f"core.endEpisode(0); Math.seedrandom({seed}); core.setDataMode('train');"
+        if max_time_ms is not None:
+            script += f" core.EPISODE_MAX_TIME = {int(max_time_ms)};"
+        self._driver.execute_script(script + " core.startEpisodeReal();")
+        deadline = time.monotonic() + READY_TIMEOUT
+        while not self._driver.execute_script("return WOB_TASK_READY && core.cover_div.style.display === 'none';"):
+            if time.monotonic() > deadline:
+                raise DeskpilotError(f"the MiniWoB task {self.task!r} did not start")
+            time.sleep(0.02)
+        self._driver.execute_script(HIDE_EXTRAS)
+        utterance = self._driver.execute_script("return core.getUtterance();")
+        return str(utterance["utterance"] if isinstance(utterance, dict) else utterance)
+
+    @property
+    def max_time_ms(self) -> int:
+        return int(self._driver.execute_script("return core.EPISODE_MAX_TIME;"))
+
+    def state(self) -> EnvState:
+        got = self._driver.execute_script("return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, "
+                                          "WOB_REWARD_REASON];")
+        return EnvState(bool(got[0]), float(got[1] or 0.0), float(got[2] or 0.0),
+                        None if got[3] is None else str(got[3]))
+
+    def end(self) -> None:
+        """End the episode now (reward 0 unless it already ended): nothing more counts towards it."""
+        self._driver.execute_script("core.endEpisode(0);")
+
+    def elements(self) -> list[PageElement]:
+        """Visible elements of the task area with boxes in screen pixels (for scoring only)."""
+        got = self._driver.execute_script(DOM_BOXES)
+        ratio, x, y = float(got["dpr"]), float(got["x"]), float(got["y"])
+
+        def screen(e: dict[str, Any]) -> Box:
+            return Box(round((x + e["left"]) * ratio), round((y + e["top"]) * ratio),
+                       round((x + e["left"] + e["width"]) * ratio), round((y + e["top"] + e["height"]) * ratio))
+
+        return [PageElement(screen(e), str(e["tag"]), str(e["text"]), bool(e["clickable"])) for e in got["elements"]]
+
+    def close(self) -> None:
+        if self._driver is not None:
+            try:
+                self._driver.quit()
+            except Exception:  # the browser may already be gone; nothing else to clean in it
+                pass
+            self._driver = None
+        if self._home is not None:
+            shutil.rmtree(self._home, ignore_errors=True)
+            self._home = None
+
+    def __enter__(self) -> MiniWobBrowser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
