@@ -12,7 +12,7 @@ from .geometry import Box, Monitor, Point
 
 ElementRole = Literal["text", "button", "input", "checkbox", "radio", "dropdown", "link", "icon", "tab",
                       "slider", "menu_item", "list_item", "unknown"]
-ElementSource = Literal["ocr", "detector", "vlm", "accessibility"]
+ElementSource = Literal["ocr", "layout", "detector", "vlm", "accessibility"]
 
 
 @dataclass(frozen=True)

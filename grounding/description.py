@@ -13,7 +13,8 @@ ROLE_WORDS: dict[str, ElementRole] = {
     "check box": "checkbox", "checkbox": "checkbox", "tickbox": "checkbox", "tick box": "checkbox",
     "radio button": "radio", "radio": "radio", "option": "radio",
     "dropdown": "dropdown", "drop-down": "dropdown", "drop down": "dropdown", "combo box": "dropdown",
-    "combobox": "dropdown", "select": "dropdown", "list box": "dropdown",
+    "combobox": "dropdown", "select": "dropdown", "list box": "dropdown", "list": "dropdown",
+    "text input": "input", "input field": "input", "input box": "input", "input textbox": "input",
     "button": "button", "link": "link", "icon": "icon", "file": "icon", "folder": "icon", "tab": "tab",
     "menu item": "menu_item", "menu": "menu_item", "item": "list_item", "slider": "slider",
 }
@@ -49,7 +50,9 @@ def parse_description(description: str) -> TargetSpec:
     if role_match is None:
         role_match = re.match(rf"^({_ROLE_PATTERN})s?\b\s*(?:labell?ed|named|called|saying|with text)?\s*", rest,
                               flags=re.I)
-        if role_match and (quoted or rest[role_match.end():]):
+        if role_match and re.match(r"[#\d]", rest[role_match.end():]):
+            role = ROLE_WORDS[role_match.group(1).lower()]  # "Tab #2", "Step 3": the role word is in the name
+        elif role_match and (quoted or rest[role_match.end():]):
             role = ROLE_WORDS[role_match.group(1).lower()]
             rest = rest[role_match.end():]
         elif role_match:

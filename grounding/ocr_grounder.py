@@ -1,5 +1,6 @@
 """The OCR grounder: text elements from PP-OCR, re-reading only the parts of the screen that changed since the
-last frame, and `locate` for descriptions like 'the Save button', 'Full name field' or '"Remember me" checkbox'."""
+last frame, plus the controls drawn around and beside that text (grounding.layout); `locate` for descriptions like
+'the Save button', 'Full name field', '"Remember me" checkbox', 'the 2nd text field' or 'the link "Home"'."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from deskpilot.core.observation import Element, Observation
 
 from .changes import changed_regions, merge_boxes
 from .description import TargetSpec, parse_description
+from .layout import Widget, find_widgets
 from .ocr import OcrEngine, TextLine
 from .text_match import match_text
 from .widgets import find_field, find_toggle, toggle_checked
@@ -21,6 +23,10 @@ FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of 
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
+MENTION_PENALTY = 0.3  # a phrase in quotes on the screen is being talked about (an instruction), not shown
+LINK_BONUS = 0.08  # for "the link X": coloured text (links are blue, purple, ...) over plain text
+QUOTES = "\"'“”‘’«»"
+UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio")
 
 
 class OcrGrounder:
@@ -29,15 +35,26 @@ class OcrGrounder:
         self.incremental = incremental
         self._image: np.ndarray | None = None
         self._lines: list[TextLine] = []
+        self._widgets: list[Widget] | None = None
         self._fresh: set[int] = set()
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
 
     def parse(self, obs: Observation) -> list[Element]:
         self._update(obs.image)
-        return [self._element(obs, line, line.box) for line in self._lines]
+        return [self._element(obs, line, line.box) for line in self._lines] + \
+            [self._widget_element(obs, w) for w in self._controls(obs.image)]
 
     def _element(self, obs: Observation, line: TextLine, box: Box, role: str = "text") -> Element:
         return Element(obs.monitor.image_box_to_screen(box), role, line.text, line.score, "ocr")  # type: ignore[arg-type]
+
+    def _widget_element(self, obs: Observation, widget: Widget, text: str | None = None) -> Element:
+        return Element(obs.monitor.image_box_to_screen(widget.box), widget.role,  # type: ignore[arg-type]
+                       widget.text if text is None else text, 1.0, "layout", widget.checked)
+
+    def _controls(self, image: np.ndarray) -> list[Widget]:
+        if self._widgets is None:
+            self._widgets = find_widgets(image, self._lines)
+        return self._widgets
 
     def _update(self, image: np.ndarray) -> None:
         previous = self._image
@@ -60,6 +77,7 @@ class OcrGrounder:
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
         self._image = image.copy()
+        self._widgets = None
         self.last_read_area = sum(r.area for r in regions) / frame.area
 
     def _regions_to_read(self, changed: list[Box], frame: Box) -> tuple[list[TextLine], list[Box]]:
@@ -81,11 +99,14 @@ class OcrGrounder:
 
     def locate(self, obs: Observation, description: str) -> Element | None:
         spec = parse_description(description)
-        if not spec.phrase:
-            raise GroundingError(f"cannot find {description!r} from text alone: name the element by its visible "
-                                 "text (e.g. 'the \"Remember me\" checkbox')")
+        if not spec.phrase and spec.role not in UNNAMED_ROLES:
+            raise GroundingError(f"cannot find {description!r} without a name: name the element by its visible "
+                                 "text (e.g. 'the \"Remember me\" checkbox') or by its kind and place (e.g. 'the "
+                                 "second text field')")
         self._update(obs.image)
-        label = self._best_text(spec)
+        if not spec.phrase:
+            return self._unnamed(obs, spec)
+        label = self._best_text(spec, obs.image)
         if label is None:
             return None
         line, box = label
@@ -93,21 +114,39 @@ class OcrGrounder:
             field = find_field(obs.image, box)
             return None if field is None else self._element(obs, line, field, "dropdown" if spec.role == "dropdown"
                                                             else "input")
+        holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
+                       and w.box.contains(*box.center)), None)
+        if holder is not None and spec.role in (None, "button", "tab", "menu_item", "list_item"):
+            return self._widget_element(obs, holder, line.text)
         if spec.role in ("checkbox", "radio"):
             toggle = find_toggle(obs.image, box)
             element = self._element(obs, line, toggle or box, spec.role)
             return replace(element, checked=toggle_checked(obs.image, toggle)) if toggle else element
         return self._element(obs, line, box, spec.role or "text")
 
-    def _best_text(self, spec: TargetSpec) -> tuple[TextLine, Box] | None:
+    def _unnamed(self, obs: Observation, spec: TargetSpec) -> Element | None:
+        """'the text field', 'the 2nd input', 'the button': the control of that kind (in reading order)."""
+        kinds = ("input", "dropdown") if spec.role == "input" else (spec.role,)
+        found = [w for w in self._controls(obs.image) if w.role in kinds]
+        index = (spec.ordinal or 1) - 1 if (spec.ordinal or 1) > 0 else spec.ordinal
+        if index is None or not -len(found) <= index < len(found):
+            return None
+        return self._widget_element(obs, found[index])
+
+    def _best_text(self, spec: TargetSpec, image: np.ndarray) -> tuple[TextLine, Box] | None:
         """The text line (and the box of just the matching characters) that best fits the phrase."""
         scored: list[tuple[float, int, TextLine, Box]] = []
         for index, line in enumerate(self._lines):
             match = match_text(spec.phrase, line.text)
             if match is None:
                 continue
+            span = line.span_box(match.start, match.end)
             score = match.score + (FRESH_BONUS if index in self._fresh else 0.0)
-            scored.append((score, index, line, line.span_box(match.start, match.end)))
+            if _quoted_at(line.text, match.start, match.end):
+                score -= MENTION_PENALTY
+            if spec.role == "link" and colourful(image, span):
+                score += LINK_BONUS
+            scored.append((score, index, line, span))
         if not scored:
             return None
         top = max(s[0] for s in scored)
@@ -128,3 +167,24 @@ def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
         if inter.width > 0 and inter.height > 0 and inter.area >= 0.5 * box.area:
             return True
     return False
+
+
+def _quoted_at(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] stands in quotes ('click the "OK" button' names OK; it is not the OK button)."""
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    return bool(before and before in QUOTES) or bool(after and after in QUOTES)
+
+
+def colourful(image: np.ndarray, box: Box) -> bool:
+    """Whether the ink of the text in `box` is coloured (saturated), as links are, rather than grey or black."""
+    crop = image[max(0, box.y0):box.y1, max(0, box.x0):box.x1]
+    if crop.size == 0:
+        return False
+    pixels = crop.reshape(-1, 3).astype(np.int16)
+    lightness = pixels.sum(axis=1)
+    ink = pixels[lightness < np.median(lightness) - 90]
+    if len(ink) < 4:
+        return False
+    spread = ink.max(axis=1) - ink.min(axis=1)
+    return bool(np.median(spread) > 60)

@@ -13,7 +13,7 @@ TOGGLE_MIN, TOGGLE_MAX = 8, 32
 MARK_CONTRAST, MARK_SHARE = 60, 0.1
 
 
-def _rectangles(image: np.ndarray, region: Box) -> list[Box]:
+def rectangles(image: np.ndarray, region: Box) -> list[Box]:
     """Boxes of closed rectangular outlines inside `region` (image pixels), in image coordinates."""
     h, w = image.shape[:2]
     region = region.clipped(Box(0, 0, w, h))
@@ -44,16 +44,16 @@ def find_field(image: np.ndarray, label: Box) -> Box | None:
     """The input box a label names: one that contains it (placeholder text), else the nearest to its right on the
     same line, else the nearest below it."""
     cy = (label.y0 + label.y1) // 2
-    around = _rectangles(image, Box(label.x0 - 12, label.y0 - 30, label.x1 + 12, label.y1 + 30))
+    around = rectangles(image, Box(label.x0 - 12, label.y0 - 30, label.x1 + 12, label.y1 + 30))
     inside = [b for b in around if _field_shaped(b) and b.x0 <= label.x0 and b.x1 >= label.x1
               and b.y0 <= label.y0 + 2 and b.y1 >= label.y1 - 2]
     if inside:
         return min(inside, key=lambda b: b.area)
-    right = [b for b in _rectangles(image, Box(label.x1 - 4, cy - 40, label.x1 + 720, cy + 40))
+    right = [b for b in rectangles(image, Box(label.x1 - 4, cy - 40, label.x1 + 720, cy + 40))
              if _field_shaped(b) and b.y0 <= cy <= b.y1 and b.x0 >= label.x1 - 4]
     if right:
         return min(right, key=lambda b: (b.x0, b.area))
-    below = [b for b in _rectangles(image, Box(label.x0 - 30, label.y1 - 2, label.x0 + 720, label.y1 + 80))
+    below = [b for b in rectangles(image, Box(label.x0 - 30, label.y1 - 2, label.x0 + 720, label.y1 + 80))
              if _field_shaped(b) and b.y0 >= label.y1 - 4 and b.x0 <= label.x1 and b.x1 >= label.x0]
     if below:
         return min(below, key=lambda b: (b.y0, b.area))
@@ -67,12 +67,12 @@ def _field_shaped(box: Box) -> bool:
 def find_toggle(image: np.ndarray, label: Box) -> Box | None:
     """The check box or radio circle in front of a label (or just after it, for right-aligned toggles)."""
     cy = (label.y0 + label.y1) // 2
-    candidates = [b for b in _rectangles(image, Box(label.x0 - 48, cy - 24, label.x0 + 4, cy + 24))
+    candidates = [b for b in rectangles(image, Box(label.x0 - 48, cy - 24, label.x0 + 4, cy + 24))
                   if TOGGLE_MIN <= b.width <= TOGGLE_MAX and TOGGLE_MIN <= b.height <= TOGGLE_MAX
                   and abs(b.width - b.height) <= 4 and b.y0 <= cy <= b.y1 and b.x1 <= label.x0 + 4]
     if candidates:
         return max(candidates, key=lambda b: (b.x1, -b.area))
-    after = [b for b in _rectangles(image, Box(label.x1 - 4, cy - 24, label.x1 + 48, cy + 24))
+    after = [b for b in rectangles(image, Box(label.x1 - 4, cy - 24, label.x1 + 48, cy + 24))
              if TOGGLE_MIN <= b.width <= TOGGLE_MAX and abs(b.width - b.height) <= 4 and b.y0 <= cy <= b.y1]
     return min(after, key=lambda b: b.x0) if after else None
 

@@ -3,6 +3,8 @@
     Click "Save"; double-click the Report.txt icon; type "Ada Lovelace" into Full name; press ctrl+s;
     select "Blue" from Colour then click OK; check "Remember me"; scroll down 3 times; wait 2 seconds;
     Enter the username "x" and the password "y" into the text fields and press login.
+    Focus into the 2nd text field; type "ADA" in lower case into the text field; enter "pw" into both text fields;
+    close the dialog by clicking "x"; expand the section; switch between the tabs to find and click the link "x".
 
 Clauses are joined by `then`, `and`, commas, semicolons or full stops; a clause with no verb of its own
 ("... and the password "y" ...") continues the previous verb. Anything else is a PlannerError, never a guess.
@@ -21,12 +23,22 @@ from deskpilot.grounding.description import ROLE_WORDS
 
 SECRET_FIELD = re.compile(r"pass(word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit card|cvv", re.I)
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
-        'press KEYS, select "X" from LIST, check/uncheck X, scroll up/down [N times], wait N seconds, '
-        'hover over X, drag X to Y, joined by "then", "and", commas or semicolons')
+        'press KEYS, select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
+        'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, joined by "then", "and", '
+        'commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
           "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
-          "switch to")
+          "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
+          "search")
+# "... by clicking X" says how: the click is the action ("Close the dialog by clicking the x").
+_BY_CLICKING = re.compile(r"\bby\s+(?:clicking|pressing|tapping|hitting)\s+(?:on\s+)?(?P<what>.+)$", re.I)
+# "in all lower case letters", "in uppercase": how to type the text, said anywhere in the clause.
+_CASE = re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|capital)[\s-]*(?:case)?(?:\s+letters)?\b", re.I)
+# "switch between the tabs to find": look through a group of tabs until the next action's target shows.
+_SEARCH = re.compile(r"^(?:switch|go|look|search|browse|flip)\s+(?:between|through|among|across|in)?\s*(?:the\s+)?"
+                     r"(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I)
+_PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
 
@@ -49,11 +61,15 @@ class _Quoted:
 
 
 class PlannedAction(NamedTuple):
-    """One action of the plan; `ensure_checked` makes it conditional: skipped when the check box or radio button
-    it clicks already shows that state."""
+    """One action of the plan. `ensure_checked` makes it conditional: skipped when the check box or radio button
+    it clicks already shows that state. `look_in` ("tabs") says where to look when the target is not in sight.
+    `or_type` is text to type, then press Enter, when the target is not in sight (an option further down a long
+    dropdown list)."""
 
     action: Action
     ensure_checked: bool | None = None
+    look_in: str | None = None
+    or_type: str | None = None
 
 
 def parse_instructions(task: str) -> list[PlannedAction]:
@@ -62,21 +78,44 @@ def parse_instructions(task: str) -> list[PlannedAction]:
     clauses = re.split(r"\s*(?:;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
     actions: list[PlannedAction] = []
     verb = ""
+    look_in: str | None = None
     for raw in clauses:
         clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
         while _FILLER.match(clause):
             clause = _FILLER.sub("", clause).strip()
         if not clause:
             continue
+        search = _SEARCH.match(clause)
+        if search:
+            look_in = "tabs"
+            continue
         if not _starts_with_verb(clause):
             if not verb:
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
-        actions.extend(_parse_clause(clause, quoted))
+        by_clicking = _BY_CLICKING.search(clause)
+        if by_clicking:
+            clause = f"click {by_clicking.group('what')}"
+        case = _CASE.search(clause)
+        clause = _CASE.sub("", clause) if case else clause
+        planned = _parse_clause(clause, quoted)
+        if case:
+            planned = [p._replace(action=_in_case(p.action, case.group("case"))) for p in planned]
+        if look_in and planned:
+            planned[0] = planned[0]._replace(look_in=look_in)
+            look_in = None
+        actions.extend(planned)
     if not actions:
         raise PlannerError(f"the task has no instruction in it. {HELP}")
     return actions
+
+
+def _in_case(action: Action, case: str) -> Action:
+    if action.kind is not ActionKind.TYPE or not action.text:
+        return action
+    text = action.text.lower() if case.lower() == "lower" else action.text.upper()
+    return action.model_copy(update={"text": text})
 
 
 def _starts_with_verb(clause: str) -> bool:
@@ -112,10 +151,16 @@ def _click(kind: ActionKind, target: str) -> Action:
     return Action(kind=kind, target=target)
 
 
-def _type_into(field: str, text: str, quoted: _Quoted) -> list[Action]:
+def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
+    """Click the field, then type. `where` ("into both text fields") may name more than one field."""
     target = _field_target(field, quoted)
     secret = bool(SECRET_FIELD.search(target))
-    return [_click(ActionKind.CLICK, target), Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)]
+    typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
+    both = re.match(r"^(?:the\s+)?(?:both|each of the two|the two)\s+(?P<kind>.+?)s?$", (where or "").strip(), re.I)
+    if both:
+        kind = _field_target(both.group("kind"), quoted)
+        return [a for n in ("first", "second") for a in (_click(ActionKind.CLICK, f"{n} {kind}"), typed)]
+    return [_click(ActionKind.CLICK, target), typed]
 
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action] | list[PlannedAction]]]
@@ -129,13 +174,14 @@ def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, _target(match.group("what"), quoted))]
 
 
-def _select(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
     option = _target(match.group("option"), quoted)
     if match.group("list"):
         box = _target(re.sub(r"^(the|a|an)\s+", "", match.group("list"), flags=re.I), quoted)
         has_role = any(re.search(rf"\b{re.escape(w)}s?$", box, re.I) for w in ROLE_WORDS)
-        return [_click(ActionKind.CLICK, box if has_role else f"{box} dropdown"), _click(ActionKind.CLICK, option)]
-    return [_click(ActionKind.CLICK, option)]
+        return [PlannedAction(_click(ActionKind.CLICK, box if has_role else f"{box} dropdown")),
+                PlannedAction(_click(ActionKind.CLICK, option), or_type=_value(match.group("option"), quoted))]
+    return [PlannedAction(_click(ActionKind.CLICK, option))]
 
 
 def _toggle(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
@@ -159,6 +205,15 @@ def _open(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK if is_menu else ActionKind.DOUBLE_CLICK, target)]
 
 
+def _focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    return [_click(ActionKind.CLICK, _field_target(match.group("what"), quoted))]
+
+
+def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Expand / collapse / close X: click X (its header, its close button), wherever the sentence says it is."""
+    return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("what")), quoted))]
+
+
 _TYPE_VERBS = r"(?:type|enter|write|input|put|fill in)"
 _RULES: list[Rule] = [
     (re.compile(r"^(?:double[- ]?click|doubleclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
@@ -166,16 +221,19 @@ _RULES: list[Rule] = [
     (re.compile(r"^(?:right[- ]?click|rightclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.RIGHT_CLICK, _target(m.group("what"), q))]),
     (re.compile(r"^open\s+(?P<what>.+)$", re.I), _open),
+    (re.compile(r"^(?:select|choose|pick|check|tick)\s+(?:nothing|none|no\s+\w+)$", re.I), lambda m, q: []),
     (re.compile(r"^(?:select|choose|pick)\s+(?P<option>.+?)\s+(?:from|in)\s+(?P<list>.+)$", re.I), _select),
+    (re.compile(r"^focus\s+(?:on\s+|into\s+|in\s+|inside\s+)?(?P<what>.+)$", re.I), _focus),
+    (re.compile(r"^(?:expand|collapse|close|dismiss)\s+(?P<what>.+)$", re.I), _expand),
     (re.compile(r"^(?P<un>un)?(?:check|tick)\s+(?:the\s+)?(?:box\s+)?(?P<what>.+)$", re.I), _toggle),
     (re.compile(r"^(?:press|hit|push)\s+(?:the\s+)?(?:keys?\s+)?(?P<what>.+?)(?:\s+keys?)?$", re.I), _press),
     (re.compile(r"^(?:click|tap|select|choose|pick|go to|switch to)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?:the\s+|your\s+|an?\s+)?(?P<field>[^«]+?)\s+(?:as\s+)?(?P<text>«\d+»)"
-                r"(?:\s+(?:in|into|to)\s+.+)?$", re.I),
-     lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
+                r"(?:\s+(?:in|into|to)\s+(?P<where>.+))?$", re.I),
+     lambda m, q: _type_into(m.group("field"), m.group("text"), q, m.group("where"))),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+(?:in|into|to|in the|on)\s+(?P<field>.+)$", re.I),
-     lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
+     lambda m, q: _type_into(m.group("field"), m.group("text"), q, m.group("field"))),
     (re.compile(r"^fill\s+(?:in\s+|out\s+)?(?P<field>.+?)\s+with\s+(?P<text>.+)$", re.I),
      lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>.+)$", re.I),

@@ -1,10 +1,13 @@
 """The built-in offline planner: follows plain instructions step by step, with no model weights at all. With a
-grounder it also looks before it toggles: `check X` is skipped when X is already checked (and `uncheck` when not)."""
+grounder it also looks before it acts: `check X` is skipped when X is already checked (and `uncheck` when not), a
+target that is not in sight is searched for through the tabs when the task says so, and an option missing from an
+open list is typed instead."""
 
 from __future__ import annotations
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
+from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 from deskpilot.grounding.base import Grounder
 
@@ -19,7 +22,9 @@ class OfflinePlanner:
         self.grounder = grounder
         self._task: str | None = None
         self._plan: list[PlannedAction] = []
+        self._run: list[PlannedAction] = []  # this run's plan: typing may stand in for an option
         self._next = 0
+        self._tabs_tried: list[Box] = []
 
     def plan(self, task: str) -> list[PlannedAction]:
         """Every action of the task (raises PlannerError for instructions it does not understand)."""
@@ -31,22 +36,52 @@ class OfflinePlanner:
         return [p.action.text for p in self.plan(task) if p.action.secret and p.action.text]
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
-        plan = self.plan(task)
         if not history:
-            self._next = 0
+            self._run, self._next, self._tabs_tried = list(self.plan(task)), 0, []
+        plan = self._run
         skipped: list[str] = []
         while self._next < len(plan):
             planned = plan[self._next]
-            self._next += 1
             if self._already(planned, obs):
+                self._next += 1
                 skipped.append(f"{planned.action.target} is already {'on' if planned.ensure_checked else 'off'}")
                 continue
             note = "; ".join(skipped) + ("; " if skipped else "")
+            if (planned.look_in or planned.or_type) and not self._in_sight(planned, obs):
+                if planned.look_in:
+                    tab = self._next_tab(elements)
+                    if tab is not None:
+                        self._tabs_tried.append(tab.box)
+                        return Decision(f"{note}{planned.action.target} is not in sight: trying the tab "
+                                        f"{tab.text!r}", Action(kind=ActionKind.CLICK, point=tab.center))
+                if planned.or_type:
+                    plan[self._next:self._next + 1] = [
+                        PlannedAction(Action(kind=ActionKind.TYPE, text=planned.or_type)),
+                        PlannedAction(Action(kind=ActionKind.HOTKEY, keys=("enter",)))]
+                    note += f"{planned.action.target} is not in sight, so it is typed; "
+                    planned = plan[self._next]
+            self._next += 1
             return Decision(f"{note}step {self._next} of {len(plan)}: {planned.action.redacted().describe()}",
                             planned.action)
         note = "; ".join(skipped) + (": " if skipped else "")
         return Decision(f"{note}every instruction has been carried out",
                         Action(kind=ActionKind.FINISHED, text=f"done: {len(plan)} step(s)"))
+
+    def _in_sight(self, planned: PlannedAction, obs: Observation) -> bool:
+        if self.grounder is None or not planned.action.target:
+            return True
+        return self.grounder.locate(obs, planned.action.target) is not None
+
+    def _next_tab(self, elements: list[Element]) -> Element | None:
+        """The first tab of the screen's tab row not tried yet: tabs are two or more button-like controls of one
+        height side by side on one line."""
+        controls = [e for e in elements if e.source != "ocr" and e.role in ("button", "tab") and e.text]
+        for first in sorted(controls, key=lambda e: (e.box.y0, e.box.x0)):
+            row = sorted((e for e in controls if abs(e.box.y0 - first.box.y0) <= 6
+                          and abs(e.box.height - first.box.height) <= 6), key=lambda e: e.box.x0)
+            if len(row) >= 2:
+                return next((e for e in row if e.box not in self._tabs_tried), None)
+        return None
 
     def _already(self, planned: PlannedAction, obs: Observation) -> bool:
         """Whether a conditional toggle already shows the wanted state (so clicking would undo it)."""

@@ -1,0 +1,174 @@
+"""Widgets of a whole screen from their outlines, named by the OCR text they hold: buttons (a frame around centred
+text), input fields (a frame that is empty or holds left-aligned text), dropdowns (left-aligned text and an arrow
+at the right end), check boxes and radio circles (with the label beside them). No model: edges, and the text lines
+OCR has already read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from deskpilot.core.geometry import Box
+from deskpilot.core.observation import ElementRole
+
+from .ocr import TextLine
+from .widgets import TOGGLE_MAX, TOGGLE_MIN, toggle_checked
+
+CONTROL_MIN_H, CONTROL_MAX_H, CONTROL_MIN_W = 14, 120, 20
+SAME_BOX_IOU = 0.7
+CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
+INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
+CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A control found on the screen; `box` in image pixels."""
+
+    box: Box
+    role: ElementRole
+    text: str = ""
+    checked: bool | None = None
+
+
+def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
+    """Every control outline on the image, in reading order."""
+    toggles: list[Widget] = []
+    controls: list[Widget] = []
+    for box, round_ in _outlines(image):
+        # Letters like o, e, 0 and D are closed outlines too; a control holds or sits beside text, not in it.
+        # (OCR also reads a lone radio circle as "O": a line no wider than the outline does not count.)
+        if any(_share_inside(box, line.box) >= 0.5 and line.box.width >= 1.5 * box.width for line in lines):
+            continue
+        if _toggle_shaped(box):
+            if not any(_contains(t.box, box) for t in toggles):
+                toggles.append(_toggle(image, box, lines, round_))
+        elif CONTROL_MIN_H <= box.height <= CONTROL_MAX_H and box.width >= max(CONTROL_MIN_W, box.height * 0.9):
+            control = _control(image, box, lines)
+            if control is not None:
+                controls.append(control)
+    # A frame around other controls is a container (a tab bar, a toolbar), not a control itself.
+    controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
+    toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
+    return sorted(toggles + controls, key=lambda w: (w.box.y0 // 8, w.box.x0))
+
+
+def _share_inside(box: Box, other: Box) -> float:
+    inter = box.clipped(other)
+    return inter.area / box.area if inter.width > 0 and inter.height > 0 and box.area else 0.0
+
+
+def _contains(outer: Box, inner: Box) -> bool:
+    return outer.x0 <= inner.x0 and outer.y0 <= inner.y0 and outer.x1 >= inner.x1 and outer.y1 >= inner.y1 \
+        and outer != inner
+
+
+def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
+    """Closed frames drawn on the image: rectangles whose four sides are drawn, and circles (flagged True).
+    The inner and outer edge of one border come out as nearly equal boxes; only the outer one is kept."""
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    edges = cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((2, 2), np.uint8))
+    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    found: list[tuple[Box, bool]] = []
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        if w < TOGGLE_MIN or h < TOGGLE_MIN:
+            continue
+        box = Box(x, y, x + w, y + h)
+        if _sides_drawn(edges, box) >= CLOSED:
+            found.append((box, False))
+        elif abs(w - h) <= 3 and _circle_drawn(edges, box) >= CLOSED:
+            found.append((box, True))
+    kept: list[tuple[Box, bool]] = []
+    for box, round_ in sorted(found, key=lambda f: -f[0].area):
+        if not any(_iou(box, other) >= SAME_BOX_IOU for other, _ in kept):
+            kept.append((box, round_))
+    return kept
+
+
+def _sides_drawn(edges: np.ndarray, box: Box, band: int = 3) -> float:
+    """The least drawn of a box's four sides: the share of its length with an edge pixel near the side."""
+    top = edges[box.y0:box.y0 + band, box.x0:box.x1].any(axis=0)
+    bottom = edges[box.y1 - band:box.y1, box.x0:box.x1].any(axis=0)
+    left = edges[box.y0:box.y1, box.x0:box.x0 + band].any(axis=1)
+    right = edges[box.y0:box.y1, box.x1 - band:box.x1].any(axis=1)
+    return float(min(side.mean() for side in (top, bottom, left, right)))
+
+
+def _circle_drawn(edges: np.ndarray, box: Box) -> float:
+    """The share of the circle inscribed in `box` that has an edge pixel on or next to it."""
+    cx, cy, r = (box.x0 + box.x1 - 1) / 2, (box.y0 + box.y1 - 1) / 2, (min(box.width, box.height) - 1) / 2
+    angles = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    hits = 0
+    for a in angles:
+        px, py = cx + (r - 1) * np.cos(a), cy + (r - 1) * np.sin(a)
+        x0, y0 = int(round(px)) - 1, int(round(py)) - 1
+        hits += bool(edges[max(0, y0):y0 + 3, max(0, x0):x0 + 3].any())
+    return hits / len(angles)
+
+
+def _iou(a: Box, b: Box) -> float:
+    inter = a.clipped(b)
+    if inter.width <= 0 or inter.height <= 0:
+        return 0.0
+    return inter.area / (a.area + b.area - inter.area)
+
+
+def _toggle_shaped(box: Box) -> bool:
+    return TOGGLE_MIN <= box.width <= TOGGLE_MAX and TOGGLE_MIN <= box.height <= TOGGLE_MAX \
+        and abs(box.width - box.height) <= 4
+
+
+def _inside(line: TextLine, box: Box) -> bool:
+    cx, cy = (line.box.x0 + line.box.x1) / 2, (line.box.y0 + line.box.y1) / 2
+    return box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1 and line.box.width <= box.width + 4
+
+
+def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) -> Widget:
+    """A check box or radio circle, named by the nearest text to its right on the same row."""
+    role: ElementRole = "radio" if round_ else "checkbox"
+    cy = (box.y0 + box.y1) / 2
+    beside = [ln for ln in lines if ln.box.x0 >= box.x1 - 2 and ln.box.x0 - box.x1 <= 3 * box.width
+              and ln.box.y0 - 4 <= cy <= ln.box.y1 + 4]
+    label = min(beside, key=lambda ln: ln.box.x0).text if beside else ""
+    return Widget(box, role, label, toggle_checked(image, box))
+
+
+def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | None:
+    inside = [ln for ln in lines if _inside(ln, box)]
+    text = " ".join(ln.text for ln in inside)
+    if not inside:
+        return Widget(box, "input" if _blank(image, box) else "button")
+    left, right = min(ln.box.x0 for ln in inside), max(ln.box.x1 for ln in inside)
+    top, bottom = min(ln.box.y0 for ln in inside), max(ln.box.y1 for ln in inside)
+    if abs((top + bottom) / 2 - (box.y0 + box.y1) / 2) > CENTRED * box.height:
+        return None  # text at the top of a frame: a panel or a heading, not a control
+    offset = abs((left + right) / 2 - (box.x0 + box.x1) / 2)
+    if offset <= CENTRED * box.width and len(inside) <= 2:
+        return Widget(box, "button", text)
+    if len(inside) > 1:
+        return None  # several lines in a frame, not centred like a button's: a panel of text, not a control
+    if _ink(image, Box(max(right + 2, box.x1 - box.height), box.y0 + 3, box.x1 - 3, box.y1 - 3)):
+        return Widget(box, "dropdown", text)
+    return Widget(box, "input", text)
+
+
+def _blank(image: np.ndarray, box: Box) -> bool:
+    """Whether the inside of a frame is one plain colour (an empty field, maybe with a text cursor)."""
+    inset = 4
+    inner = image[box.y0 + inset:box.y1 - inset, box.x0 + inset:box.x1 - inset]
+    if inner.size == 0:
+        return True
+    gray = cv2.cvtColor(inner, cv2.COLOR_RGB2GRAY).astype(np.int16)
+    marked = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
+    return bool(marked.mean() < 0.03)
+
+
+def _ink(image: np.ndarray, region: Box) -> bool:
+    """Whether something is drawn in `region` (an arrow glyph) against its own background."""
+    if region.width < 3 or region.height < 3:
+        return False
+    gray = cv2.cvtColor(image[region.y0:region.y1, region.x0:region.x1], cv2.COLOR_RGB2GRAY).astype(np.int16)
+    return bool((np.abs(gray - int(np.median(gray))) > INK_CONTRAST).mean() > 0.02)
