@@ -140,7 +140,9 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     inside = [ln for ln in lines if _inside(ln, box)]
     text = " ".join(ln.text for ln in inside)
     if not inside:
-        return Widget(box, "input" if _blank(image, box) else "button")
+        # Unread marks at the left (password dots, a caret) are a field's content; a centred mark is an icon.
+        ink = _ink_columns(image, box)
+        return Widget(box, "input" if ink is None or ink[1] < box.x0 + 0.5 * box.width else "button")
     left, right = min(ln.box.x0 for ln in inside), max(ln.box.x1 for ln in inside)
     top, bottom = min(ln.box.y0 for ln in inside), max(ln.box.y1 for ln in inside)
     if abs((top + bottom) / 2 - (box.y0 + box.y1) / 2) > CENTRED * box.height:
@@ -155,15 +157,18 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     return Widget(box, "input", text)
 
 
-def _blank(image: np.ndarray, box: Box) -> bool:
-    """Whether the inside of a frame is one plain colour (an empty field, maybe with a text cursor)."""
-    inset = 4
+def _ink_columns(image: np.ndarray, box: Box) -> tuple[int, int] | None:
+    """The leftmost and rightmost image column with marks inside a frame (None when its inside is plain); the
+    inset skips thick focus rings."""
+    inset = max(4, box.height // 6)
     inner = image[box.y0 + inset:box.y1 - inset, box.x0 + inset:box.x1 - inset]
     if inner.size == 0:
-        return True
+        return None
     gray = cv2.cvtColor(inner, cv2.COLOR_RGB2GRAY).astype(np.int16)
-    marked = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
-    return bool(marked.mean() < 0.03)
+    columns = np.flatnonzero((np.abs(gray - int(np.median(gray))) > INK_CONTRAST).any(axis=0))
+    if len(columns) == 0:
+        return None
+    return box.x0 + inset + int(columns[0]), box.x0 + inset + int(columns[-1])
 
 
 def _ink(image: np.ndarray, region: Box) -> bool:

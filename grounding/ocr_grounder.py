@@ -24,7 +24,6 @@ TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
 MENTION_PENALTY = 0.3  # a phrase in quotes on the screen is being talked about (an instruction), not shown
-LINK_BONUS = 0.08  # for "the link X": coloured text (links are blue, purple, ...) over plain text
 QUOTES = "\"'“”‘’«»"
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio")
 
@@ -141,11 +140,11 @@ class OcrGrounder:
             if match is None:
                 continue
             span = line.span_box(match.start, match.end)
+            if spec.role == "link" and not colourful(image, span):
+                continue  # "the link X" is coloured text (blue, purple, ...); the same word in black is not it
             score = match.score + (FRESH_BONUS if index in self._fresh else 0.0)
             if _quoted_at(line.text, match.start, match.end):
                 score -= MENTION_PENALTY
-            if spec.role == "link" and colourful(image, span):
-                score += LINK_BONUS
             scored.append((score, index, line, span))
         if not scored:
             return None
@@ -183,7 +182,9 @@ def colourful(image: np.ndarray, box: Box) -> bool:
         return False
     pixels = crop.reshape(-1, 3).astype(np.int16)
     lightness = pixels.sum(axis=1)
-    ink = pixels[lightness < np.median(lightness) - 90]
+    # The cores of the strokes only: anti-aliased edges blend the ink with a coloured background (black on yellow
+    # has dark-yellow edges).
+    ink = pixels[(lightness < np.median(lightness) - 90) & (lightness <= np.percentile(lightness, 15))]
     if len(ink) < 4:
         return False
     spread = ink.max(axis=1) - ink.min(axis=1)

@@ -14,6 +14,7 @@ from rapidfuzz import fuzz
 
 EXACT, CASELESS, SQUASHED, WORD_INSIDE, SQUASHED_INSIDE = 1.0, 0.97, 0.93, 0.9, 0.85
 FUZZY_MIN = 80.0
+CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character around a phrase found inside a longer line
 
 
@@ -57,9 +58,12 @@ def match_text(phrase: str, text: str) -> TextMatch | None:
         return TextMatch(SQUASHED, 0, len(have))
     # A short label that is the phrase plus a little ("Section #9" for "section") beats the same word in a sentence.
     extra = min(EXTRA_TEXT_MAX, EXTRA_TEXT_COST * (len(have) - len(want)))
-    word = re.search(r"(?<![\w])" + re.escape(want.lower()) + r"(?![\w])", have.lower())
+    word = re.search(r"(?<![\w])" + re.escape(want) + r"(?![\w])", have)
     if word:
         return TextMatch(WORD_INSIDE - extra, word.start(), word.end())
+    word = re.search(r"(?<![\w])" + re.escape(want.lower()) + r"(?![\w])", have.lower())
+    if word:
+        return TextMatch(WORD_INSIDE - CASE_COST - extra, word.start(), word.end())
     position = have_sq.find(want_sq)
     if position >= 0 and len(want_sq) >= 3:
         return TextMatch(SQUASHED_INSIDE - extra, index[position], index[position + len(want_sq) - 1] + 1)
