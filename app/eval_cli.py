@@ -113,6 +113,39 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     _write_json(json_file, report)
 
 
+@eval_app.command("grounding-miniwob")
+def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: SeedOption = 0,
+                           scale: ScaleOption = 2.0, json_file: JsonOption = None) -> None:
+    """Grounding alone on real MiniWoB screenshots, DOM boxes as ground truth: parse() recall and locate()
+    accuracy for the utterance's first target."""
+    from deskpilot.app.session import ensure_screen
+    from deskpilot.core.screen import Screen
+    from deskpilot.core.settings import load_settings
+    from deskpilot.training.grounding_eval import ScreenScore, evaluate_grounding
+    from deskpilot.training.miniwob_page import MiniWobBrowser
+
+    if episodes < 1:
+        raise DeskpilotError("--episodes must be at least 1")
+    chosen = _tasks(tasks)
+    settings = load_settings()
+    with ExitStack() as stack:
+        if ensure_screen(stack):
+            err.print("no display: started a virtual one (Xvfb)", style="dim")
+        browser = stack.enter_context(MiniWobBrowser(scale=scale).start(chosen[0]))
+
+        def show(score: ScreenScore) -> None:
+            located = {None: "-", True: "ok", False: "MISS"}[score.located]
+            err.print(f"{score.task:<24} seed {score.seed:<4} parsed {score.found}/{score.total}  locate {located}"
+                      + (f" {score.target}" if score.target else ""), markup=False, highlight=False)
+
+        report = evaluate_grounding(grounder_for(settings), browser, Screen(), chosen, episodes, seed, on_screen=show)
+    report["scale"] = scale
+    out.print(f"parse recall {report['parse_recall']:.3f} (clickable {report['clickable_recall']:.3f}), locate "
+              f"accuracy {report['locate_accuracy']:.3f} over {report['located_screens']} targets, "
+              f"{report['screens']} screens", markup=False, highlight=False)
+    _write_json(json_file, report)
+
+
 def _print_miniwob(report: dict) -> None:
     out.print(f"{'task':<24} {'success':>8} {'reward':>7} {'episodes':>8} {'s/step':>7}", markup=False)
     for task, row in report["tasks"].items():

@@ -17,6 +17,7 @@ from .ocr import TextLine
 from .widgets import TOGGLE_MAX, TOGGLE_MIN, toggle_checked
 
 CONTROL_MIN_H, CONTROL_MAX_H, CONTROL_MIN_W = 14, 120, 20
+BUTTON_MAX_SIDE = 400  # a big frame is a control only as a button: centred text and nothing else
 SAME_BOX_IOU = 0.7
 CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
@@ -45,9 +46,9 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
         if _toggle_shaped(box):
             if not any(_contains(t.box, box) for t in toggles):
                 toggles.append(_toggle(image, box, lines, round_))
-        elif CONTROL_MIN_H <= box.height <= CONTROL_MAX_H and box.width >= max(CONTROL_MIN_W, box.height * 0.9):
+        elif CONTROL_MIN_H <= box.height <= BUTTON_MAX_SIDE and box.width >= max(CONTROL_MIN_W, box.height * 0.9):
             control = _control(image, box, lines)
-            if control is not None:
+            if control is not None and (box.height <= CONTROL_MAX_H or (control.role == "button" and control.text)):
                 controls.append(control)
     # A frame around other controls is a container (a tab bar, a toolbar), not a control itself.
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
@@ -23,7 +24,7 @@ FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of 
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
-MENTION_PENALTY = 0.3  # a phrase in quotes on the screen is being talked about (an instruction), not shown
+ICON_ZOOM = 3  # text-less buttons are read again this much larger when a short name is not found (a close "x")
 QUOTES = "\"'“”‘’«»"
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio")
 
@@ -107,7 +108,7 @@ class OcrGrounder:
             return self._unnamed(obs, spec)
         label = self._best_text(spec, obs.image)
         if label is None:
-            return None
+            return self._icon_button(obs, spec)
         line, box = label
         if spec.role in ("input", "dropdown"):
             field = find_field(obs.image, box)
@@ -122,6 +123,19 @@ class OcrGrounder:
             element = self._element(obs, line, toggle or box, spec.role)
             return replace(element, checked=toggle_checked(obs.image, toggle)) if toggle else element
         return self._element(obs, line, box, spec.role or "text")
+
+    def _icon_button(self, obs: Observation, spec: TargetSpec) -> Element | None:
+        """A small button whose glyph OCR skipped at screen size (a close "x", a "+"), read again enlarged."""
+        if len(spec.phrase) > 2 or spec.role not in (None, "button", "icon"):
+            return None
+        for widget in self._controls(obs.image):
+            if widget.role != "button" or widget.text or widget.box.width > 6 * widget.box.height:
+                continue
+            crop = obs.image[widget.box.y0:widget.box.y1, widget.box.x0:widget.box.x1]
+            zoomed = cv2.resize(crop, None, fx=ICON_ZOOM, fy=ICON_ZOOM, interpolation=cv2.INTER_CUBIC)
+            if any(match_text(spec.phrase, line.text) for line in self.engine.read(zoomed)):
+                return self._widget_element(obs, widget, spec.phrase)
+        return None
 
     def _unnamed(self, obs: Observation, spec: TargetSpec) -> Element | None:
         """'the text field', 'the 2nd input', 'the button': the control of that kind (in reading order)."""
@@ -144,7 +158,7 @@ class OcrGrounder:
                 continue  # "the link X" is coloured text (blue, purple, ...); the same word in black is not it
             score = match.score + (FRESH_BONUS if index in self._fresh else 0.0)
             if _quoted_at(line.text, match.start, match.end):
-                score -= MENTION_PENALTY
+                continue  # 'click the "OK" button' on the screen names OK: it is an instruction, not the button
             scored.append((score, index, line, span))
         if not scored:
             return None

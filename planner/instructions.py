@@ -38,6 +38,10 @@ _CASE = re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|capital)[\s-
 # "switch between the tabs to find": look through a group of tabs until the next action's target shows.
 _SEARCH = re.compile(r"^(?:switch|go|look|search|browse|flip)\s+(?:between|through|among|across|in)?\s*(?:the\s+)?"
                      r"(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I)
+# "Select Heard Island and McDonald Islands from the list": everything up to "from the list" is the option's name,
+# "and" included, so it is quoted before the task is split into clauses.
+_SELECT_FROM = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"“”«,;]+?)\s+(?P<rest>(?:from|in)\s+(?:the\s+)?"
+                          r"(?:\w+\s+)?(?:list|dropdown|drop-down|menu|combo\s?box|select)\b)", re.I)
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -74,7 +78,8 @@ class PlannedAction(NamedTuple):
 
 def parse_instructions(task: str) -> list[PlannedAction]:
     """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
-    quoted = _Quoted(task.strip())
+    quoted = _Quoted(_SELECT_FROM.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
+                                      task.strip()))
     clauses = re.split(r"\s*(?:;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
     actions: list[PlannedAction] = []
     verb = ""

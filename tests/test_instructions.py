@@ -65,3 +65,46 @@ def test_check_and_uncheck_are_conditional_on_the_state_seen():
     check, uncheck, click = parse_instructions('check "Remember me", uncheck Subscribe then click OK')
     assert check.ensure_checked is True and uncheck.ensure_checked is False and click.ensure_checked is None
     assert uncheck.action.target == "Subscribe checkbox"
+
+
+def planned(task: str) -> list[tuple[str, str | None, str | None, str | None, str | None]]:
+    return [(p.action.kind.value, p.action.target, p.action.text, p.look_in, p.or_type)
+            for p in parse_instructions(task)]
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("Focus into the 2nd input textbox.", [("click", "2nd input textbox", None, None, None)]),
+    ("Focus on Email", [("click", "Email field", None, None, None)]),
+    ('Close the dialog box by clicking the "x".', [("click", 'the "x"', None, None, None)]),
+    ("Expand the section below and click submit.",
+     [("click", "the section", None, None, None), ("click", "submit", None, None, None)]),
+    ('Type "JERALD" in all lower case letters in the text input and press Submit.',
+     [("click", "text input", None, None, None), ("type", None, "jerald", None, None),
+      ("click", "Submit", None, None, None)]),
+    ('Enter "ada" in uppercase into the Name field',
+     [("click", "Name field", None, None, None), ("type", None, "ADA", None, None)]),
+    ('Enter the password "fU" into both text fields and press submit.',
+     [("click", "first text field", None, None, None), ("type", None, "fU", None, None),
+      ("click", "second text field", None, None, None), ("type", None, "fU", None, None),
+      ("click", "submit", None, None, None)]),
+    ('Switch between the tabs to find and click on the link "euismod.".',
+     [("click", 'the link "euismod."', None, "tabs", None)]),
+    ("Select Bobine from the list and click Submit.",
+     [("click", "list", None, None, None), ("click", '"Bobine"', None, None, "Bobine"),
+      ("click", "Submit", None, None, None)]),
+    ("Select Heard Island and McDonald Islands from the list and click Submit.",
+     [("click", "list", None, None, None),
+      ("click", '"Heard Island and McDonald Islands"', None, None, "Heard Island and McDonald Islands"),
+      ("click", "Submit", None, None, None)]),
+    ("Select nothing and click Submit.", [("click", "Submit", None, None, None)]),
+])
+def test_web_task_phrasings(task, expected):
+    """How benchmark-style instructions read: the kind of element and its place stand in for a missing name,
+    case directives change the typed text, "both" means two fields, tabs are searched for a target."""
+    assert planned(task) == expected
+
+
+def test_typed_secrets_stay_secret_in_both_fields():
+    secrets = [p.action for p in parse_instructions('Enter the password "pw1" into both text fields')
+               if p.action.kind.value == "type"]
+    assert len(secrets) == 2 and all(a.secret for a in secrets)

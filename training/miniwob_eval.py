@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
 from deskpilot.planner.agent import Agent
 
@@ -63,6 +64,8 @@ def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int) -> 
     if not state.done:
         browser.end()
         state = browser.state()
+    # A native popup (an open <select> list) is a window of its own and outlives the episode: close it.
+    agent.controller.execute(Action(kind=ActionKind.HOTKEY, keys=("escape",)))
     _store_scores(result.episode_dir, task, seed, state.raw_reward, state.reward, state.reason, ended_at)
     return EpisodeScore(task, seed, utterance, state.raw_reward, state.reward, len(result.steps), seconds,
                         result.outcome, result.detail, result.episode_dir)

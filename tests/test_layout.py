@@ -1,0 +1,91 @@
+"""Controls found from outlines on a drawn screen: a button around centred text, empty and filled fields (password
+dots, a thick focus ring), a dropdown with its arrow, check boxes and radio circles named by their labels, and
+what must not count (letters, panels of text, containers of other controls)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from deskpilot.core.geometry import Box, Monitor
+from deskpilot.core.observation import Observation
+from deskpilot.grounding import OcrGrounder
+from deskpilot.grounding.layout import find_widgets
+from deskpilot.grounding.ocr import TextLine
+
+INK, FRAME = (20, 20, 20), (120, 120, 120)
+
+
+def text(image: np.ndarray, words: str, x: int, y: int, colour=INK) -> TextLine:
+    """Draw `words` with its baseline at y; the TextLine OCR would give for it."""
+    (w, h), base = cv2.getTextSize(words, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 1)
+    cv2.putText(image, words, (x, y), cv2.FONT_HERSHEY_SIMPLEX, 0.6, colour, 1, cv2.LINE_AA)
+    return TextLine(Box(x, y - h, x + w, y + base), words, 0.99)
+
+
+@pytest.fixture(scope="module")
+def screen() -> tuple[np.ndarray, list[TextLine]]:
+    image = np.full((520, 640, 3), 255, np.uint8)
+    lines = []
+    # A panel with three lines of instructions at its top: not a control.
+    cv2.rectangle(image, (10, 10), (400, 110), FRAME, 1)
+    lines += [text(image, "Fill in the form below", 16, 30), text(image, "and press Save.", 16, 52),
+              text(image, "Nothing else.", 16, 74)]
+    # Two empty fields, one filled with password dots and a thick focus ring.
+    cv2.rectangle(image, (20, 130), (300, 165), FRAME, 1)
+    cv2.rectangle(image, (20, 185), (300, 220), (30, 30, 30), 3)
+    for i in range(3):
+        cv2.circle(image, (36 + 12 * i, 202), 4, INK, -1)
+    # A dropdown: text at the left, an arrow at the right.
+    cv2.rectangle(image, (20, 240), (300, 275), FRAME, 1)
+    lines.append(text(image, "Aurora", 28, 264))
+    cv2.fillPoly(image, [np.array([[270, 252], [290, 252], [280, 264]])], INK)
+    # A check box and a radio circle with labels.
+    cv2.rectangle(image, (20, 300), (38, 318), FRAME, 1)
+    lines.append(text(image, "Remember me", 48, 315))
+    cv2.circle(image, (29, 350), 9, FRAME, 1)
+    cv2.circle(image, (29, 350), 4, INK, -1)
+    lines.append(text(image, "Express", 48, 356))
+    # A tab bar: a frame around three buttons.
+    cv2.rectangle(image, (10, 380), (420, 440), FRAME, 1)
+    for i, name in enumerate(("One", "Two", "Three")):
+        x = 20 + 130 * i
+        cv2.rectangle(image, (x, 390), (x + 120, 430), (235, 235, 235), -1)
+        cv2.rectangle(image, (x, 390), (x + 120, 430), FRAME, 1)
+        lines.append(text(image, name, x + 60 - cv2.getTextSize(name, cv2.FONT_HERSHEY_SIMPLEX, 0.6, 1)[0][0] // 2,
+                          416))
+    # A button with centred text.
+    cv2.rectangle(image, (440, 460), (600, 500), (235, 235, 235), -1)
+    cv2.rectangle(image, (440, 460), (600, 500), FRAME, 1)
+    lines.append(text(image, "Save", 497, 486))
+    return image, lines
+
+
+def test_controls_are_found_with_their_kind_and_text(screen):
+    image, lines = screen
+    found = [(w.role, w.text, w.checked) for w in find_widgets(image, lines)]
+    assert found == [("input", "", None), ("input", "", None), ("dropdown", "Aurora", None),
+                     ("checkbox", "Remember me", False), ("radio", "Express", True),
+                     ("button", "One", None), ("button", "Two", None), ("button", "Three", None),
+                     ("button", "Save", None)]
+
+
+def near(box: Box, expected: tuple[int, int, int, int], slack: int = 4) -> bool:
+    return all(abs(a - b) <= slack for a, b in zip(box, expected))
+
+
+def test_unnamed_targets_are_located_by_kind_and_order(screen):
+    """Through the real OCR grounder: the drawn words are read, the controls found around them."""
+    image, _ = screen
+    grounder = OcrGrounder()
+    obs = Observation(image=image, monitor=Monitor(0, 0, 640, 520), cursor=None)
+    assert near(grounder.locate(obs, "the text field").box, (20, 130, 301, 166))
+    assert near(grounder.locate(obs, "the 2nd text field").box, (20, 185, 301, 221))
+    assert grounder.locate(obs, "the list").role == "dropdown"
+    assert grounder.locate(obs, "the button").text == "One"
+    assert grounder.locate(obs, "the fourth text field") is None
+    save = grounder.locate(obs, "Save")
+    assert save.role == "button" and near(save.box, (440, 460, 601, 501))
+    kinds = {(e.role, e.source) for e in grounder.parse(obs)}
+    assert ("text", "ocr") in kinds and ("dropdown", "layout") in kinds

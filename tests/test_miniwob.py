@@ -1,0 +1,149 @@
+"""MiniWoB++ from pixels on a real display: a visible Chromium, the agent seeing only screen pixels and acting with
+real X input, the page's own reward as the score, every run kept as an Episode labelled by the environment."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+import numpy as np
+import pytest
+from conftest import deskpilot
+
+from deskpilot.core.controller import Controller
+from deskpilot.core.episode import Step, list_episodes, read_episode
+from deskpilot.core.observation import Element, Observation
+from deskpilot.core.safety import ConfirmationPolicy, Safety
+from deskpilot.core.screen import Screen
+from deskpilot.grounding import OcrGrounder
+from deskpilot.planner.agent import Agent
+from deskpilot.planner.offline import OfflinePlanner
+from deskpilot.training.miniwob_eval import run_episode
+from deskpilot.training.miniwob_page import MiniWobBrowser
+
+pytestmark = pytest.mark.display
+SMOKE_TASKS = "click-button,enter-text,click-checkboxes,focus-text-2,click-tab-2,choose-list"
+
+
+def test_eval_miniwob_scores_the_agent_and_keeps_labelled_episodes(xdisplay, tmp_path):
+    report_file, episodes = tmp_path / "report.json", tmp_path / "episodes"
+    result = deskpilot("eval", "miniwob", "--tasks", SMOKE_TASKS, "--episodes", "2", "--seed", "100",
+                       "--json", str(report_file), "--episodes-dir", str(episodes), timeout=400)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(report_file.read_text())
+    assert set(report["tasks"]) == set(SMOKE_TASKS.split(","))
+    for row in report["tasks"].values():
+        assert row["episodes"] == 2
+        assert 0.0 <= row["success_rate"] <= 1.0 and -1.0 <= row["mean_reward"] <= 1.0
+        assert 0.0 < row["seconds_per_step"] < 5.0
+    assert report["mean_success_rate"] >= 0.8, result.stderr[-3000:]
+    assert "mean success rate" in result.stdout
+
+    saved = [read_episode(path) for path in list_episodes(episodes)]
+    assert len(saved) == 12
+    for episode in saved:
+        extra = episode.meta.extra
+        assert extra["benchmark"] == "miniwob" and extra["miniwob_task"] in SMOKE_TASKS
+        if extra["reward"] > 0:
+            acting = [s for s in episode.steps if not s.action.is_terminal]
+            assert acting and all(s.verification["verifier"] == "env" for s in acting)
+            assert all(s.verification["label"] == "good" for s in acting)
+            assert acting[-1].reward == extra["reward"]  # the step that ended the episode carries its reward
+
+
+class Recording:
+    """Passes every call through to the real planner or grounder and keeps the arguments it was given."""
+
+    def __init__(self, inner: object):
+        self.inner, self.calls = inner, []
+
+    def __getattr__(self, name: str):
+        attribute = getattr(self.inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def recorded(*args, **kwargs):
+            self.calls.append((name, args, kwargs))
+            return attribute(*args, **kwargs)
+
+        return recorded
+
+
+ALLOWED = (str, int, float, bool, type(None), np.ndarray, Observation, Step, Element, list, tuple)
+
+
+def flatten(value):
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from flatten(item)
+    else:
+        yield value
+
+
+def reachable_types(root: object, depth: int = 5) -> set[str]:
+    """Module names of every object reachable from `root` through references, `depth` levels deep."""
+    seen, frontier, modules = {id(root)}, [root], set()
+    for _ in range(depth):
+        following = []
+        for item in frontier:
+            for ref in gc.get_referents(item):
+                if id(ref) not in seen and not isinstance(ref, type):
+                    seen.add(id(ref))
+                    modules.add(type(ref).__module__)
+                    following.append(ref)
+        frontier = following
+    return modules
+
+
+def test_the_agent_gets_pixels_and_the_utterance_never_the_dom(xdisplay, tmp_path):
+    grounder = Recording(OcrGrounder())
+    planner = Recording(OfflinePlanner(grounder))
+    agent = Agent(Screen(), grounder, planner, Controller(), Safety(policy=ConfirmationPolicy("never")),
+                  tmp_path / "episodes")
+    with MiniWobBrowser().start("login-user") as browser:
+        score = run_episode(agent, browser, "login-user", seed=7)
+        utterance = score.utterance
+        assert not any(module.startswith("selenium") for module in reachable_types(agent))
+
+    assert score.success, score.detail
+    decide_calls = [args for name, args, _ in planner.calls if name == "decide"]
+    assert decide_calls and all(args[0] == utterance for args in decide_calls)
+    for name, args, kwargs in planner.calls + grounder.calls:
+        for value in flatten(list(args) + list(kwargs.values())):
+            assert isinstance(value, ALLOWED), (name, type(value))
+            if isinstance(value, str) and value != utterance:
+                assert "<" not in value and "wob" not in value.lower(), (name, value)
+            if isinstance(value, Observation):
+                assert set(vars(value)) <= {"image", "monitor", "cursor", "timestamp", "window_title"}
+                assert isinstance(value.image, np.ndarray) and value.image.ndim == 3
+
+
+def test_eval_grounding_miniwob_scores_parse_and_locate_on_real_screens(xdisplay, tmp_path):
+    report_file = tmp_path / "grounding.json"
+    result = deskpilot("eval", "grounding-miniwob", "--tasks", "click-button,focus-text-2,click-link,click-option",
+                       "--episodes", "2", "--json", str(report_file), timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(report_file.read_text())
+    assert report["screens"] == 8
+    assert report["parse_recall"] >= 0.7 and report["clickable_recall"] >= 0.7
+    assert report["locate_accuracy"] >= 0.75 and report["located_screens"] >= 6
+
+
+def test_a_missing_task_is_a_one_line_error(xdisplay, tmp_path):
+    result = deskpilot("eval", "miniwob", "--tasks", "no-such-task", "--episodes", "1",
+                       "--episodes-dir", str(tmp_path), timeout=120)
+    assert result.returncode != 0
+    assert "MiniWoB has no task 'no-such-task'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_dom_boxes_line_up_with_the_screen(xdisplay):
+    """Scoring needs DOM boxes in screen pixels: the button's box holds the button's pixels at scale 2."""
+    screen = Screen()
+    with MiniWobBrowser(scale=2.0).start("click-test") as browser:
+        browser.reset(seed=1)
+        image = screen.wait_until_settled(timeout=1.0)
+        button = next(e for e in browser.elements() if e.tag == "button")
+        inside = image[button.box.y0 + 3:button.box.y1 - 3, button.box.x0 + 3:button.box.x1 - 3]
+        outside = image[button.box.y1 + 4:button.box.y1 + 10, button.box.x0:button.box.x1]
+        assert inside.mean() < outside.mean() - 5  # the grey face of the button, on a white page
