@@ -139,6 +139,10 @@ def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) ->
 
 def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | None:
     inside = [ln for ln in lines if _inside(ln, box)]
+    # OCR sometimes reads a dropdown's arrow as a character of its own ("v", "√") at the right end.
+    arrow = [ln for ln in inside if len(ln.text) <= 2 and ln.box.x0 >= box.x1 - 1.5 * box.height]
+    if arrow and len(arrow) < len(inside):
+        return Widget(box, "dropdown", " ".join(ln.text for ln in inside if ln not in arrow))
     text = " ".join(ln.text for ln in inside)
     if not inside:
         # Unread marks at the left (password dots, a caret) are a field's content; a centred mark is an icon.
@@ -149,11 +153,14 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     if abs((top + bottom) / 2 - (box.y0 + box.y1) / 2) > CENTRED * box.height:
         return None  # text at the top of a frame: a panel or a heading, not a control
     offset = abs((left + right) / 2 - (box.x0 + box.x1) / 2)
-    if offset <= CENTRED * box.width and len(inside) <= 2:
+    # Text filling a wide frame from its left padding is a field's value, even when it happens to look centred.
+    fills_from_left = box.width > 4 * box.height and left - box.x0 <= max(12, 0.05 * box.width)
+    if offset <= CENTRED * box.width and len(inside) <= 2 and not fills_from_left:
         return Widget(box, "button", text)
     if len(inside) > 1:
         return None  # several lines in a frame, not centred like a button's: a panel of text, not a control
-    if _ink(image, Box(max(right + 2, box.x1 - box.height), box.y0 + 3, box.x1 - 3, box.y1 - 3)):
+    arrow_end = Box(box.x1 - box.height, box.y0 + 3, box.x1 - 3, box.y1 - 3)
+    if right < arrow_end.x0 - 2 and _ink(image, arrow_end) or right >= arrow_end.x0 - 2 and fills_from_left:
         return Widget(box, "dropdown", text)
     return Widget(box, "input", text)
 
