@@ -4,6 +4,7 @@ last frame, plus the controls drawn around and beside that text (grounding.layou
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import cv2
@@ -36,12 +37,15 @@ class OcrGrounder:
         self._image: np.ndarray | None = None
         self._lines: list[TextLine] = []
         self._widgets: list[Widget] | None = None
+        self._link_words: list[tuple[TextLine, str, Box]] | None = None
         self._fresh: set[int] = set()
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
 
     def parse(self, obs: Observation) -> list[Element]:
         self._update(obs.image)
         return [self._element(obs, line, line.box) for line in self._lines] + \
+            [self._element(obs, TextLine(box, word, line.score), box, "link")
+             for line, word, box in self._links(obs.image)] + \
             [self._widget_element(obs, w) for w in self._controls(obs.image)]
 
     def _element(self, obs: Observation, line: TextLine, box: Box, role: str = "text") -> Element:
@@ -50,6 +54,18 @@ class OcrGrounder:
     def _widget_element(self, obs: Observation, widget: Widget, text: str | None = None) -> Element:
         return Element(obs.monitor.image_box_to_screen(widget.box), widget.role,  # type: ignore[arg-type]
                        widget.text if text is None else text, 1.0, "layout", widget.checked)
+
+    def _links(self, image: np.ndarray) -> list[tuple[TextLine, str, Box]]:
+        """Coloured words inside longer lines (links in running text), each with its own box."""
+        if self._link_words is None:
+            self._link_words = []
+            for line in self._lines:
+                words = list(re.finditer(r"\S+", line.text))
+                for word in words if len(words) > 1 else []:
+                    box = line.span_box(word.start(), word.end())
+                    if colourful(image, box):
+                        self._link_words.append((line, word.group(), box))
+        return self._link_words
 
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
@@ -77,7 +93,7 @@ class OcrGrounder:
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
         self._image = image.copy()
-        self._widgets = None
+        self._widgets = self._link_words = None
         self.last_read_area = sum(r.area for r in regions) / frame.area
 
     def _regions_to_read(self, changed: list[Box], frame: Box) -> tuple[list[TextLine], list[Box]]:

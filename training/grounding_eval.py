@@ -50,12 +50,21 @@ def expected_elements(spec: TargetSpec, page: list[PageElement]) -> list[PageEle
         exact = [e for e in page if tidy(e.text) == want]
         same = exact or [e for e in page if tidy(e.text).lower() == want.lower()]
         if spec.role == "link":
-            same = [e for e in same if e.tag == "a"]
+            same = [e for e in same if e.clickable]
+        if spec.role in ("input", "dropdown"):  # a field named by its label: the field nearest below or beside it
+            fields = [e for e in page if e.tag in ROLE_TAGS[spec.role]]
+            return [min(fields, key=lambda f: _distance(label, f)) for label in same[:1] if fields]
         return same
     kinds = ROLE_TAGS.get(spec.role or "", ())
     found = sorted((e for e in page if e.tag in kinds), key=lambda e: (e.box.y0 // 8, e.box.x0))
     index = (spec.ordinal or 1) - 1 if (spec.ordinal or 1) > 0 else spec.ordinal
     return [found[index]] if index is not None and -len(found) <= index < len(found) else []
+
+
+def _distance(label: PageElement, field: PageElement) -> float:
+    if field.box.y1 < label.box.y0 or field.box.x1 < label.box.x0:
+        return float("inf")  # fields are below or to the right of their labels
+    return abs(field.box.x0 - label.box.x0) + abs(field.box.y0 - label.box.y1)
 
 
 def first_target(utterance: str) -> str | None:

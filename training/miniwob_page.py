@@ -32,20 +32,20 @@ if (core.cover_div) { core.cover_div.onclick = null; }
 """
 # Visible leaf elements of the task area: clickable controls, and elements with text of their own.
 DOM_BOXES = """
-var wrap = document.getElementById('wrap') || document.body;
+var skip = '#query, #reward-display, #click-canvas, #sync-task-cover';
 var clickable = 'a, button, input, select, textarea, label, [onclick], [role=button], [role=tab], .ui-tabs-anchor,'
   + ' .ui-accordion-header, .ui-dialog-titlebar-close, .ui-menu-item';
 var out = [];
-wrap.querySelectorAll('*').forEach(function (el) {
-  if (el.id === 'query' || el.closest('#query')) return;
+document.body.querySelectorAll('*').forEach(function (el) {
+  if (el.closest(skip)) return;  // jQuery UI dialogs live outside #wrap, so the whole body is searched
   var r = el.getBoundingClientRect();
   var cs = getComputedStyle(el);
   if (r.width < 2 || r.height < 2 || cs.visibility === 'hidden' || cs.display === 'none') return;
   var own = '';
   el.childNodes.forEach(function (n) { if (n.nodeType === 3) own += n.data; });
   own = own.replace(/\\s+/g, ' ').trim();
-  var isClickable = el.matches(clickable);
-  if (!own && !isClickable) return;
+  var isClickable = el.matches(clickable) || cs.cursor === 'pointer';
+  if ((!own && !isClickable) || ['SCRIPT', 'STYLE'].indexOf(el.tagName) >= 0) return;
   var tag = el.tagName.toLowerCase();
   if (el instanceof HTMLInputElement) tag += '_' + el.type;
   out.push({tag: tag, text: own || (el.value || ''), clickable: isClickable,
