@@ -38,8 +38,19 @@ class OcrGrounder:
         self._lines: list[TextLine] = []
         self._widgets: list[Widget] | None = None
         self._link_words: list[tuple[TextLine, str, Box]] | None = None
+        self._task_squashed = ""
         self._fresh: set[int] = set()
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
+
+    def ignore_echoes_of(self, task: str) -> None:
+        """Lines that repeat the task's own words (the task shown on the screen, in a chat or a note) are never
+        targets: 'Select Iceland from the list' on the screen is not the Iceland option."""
+        self._task_squashed = _squash(task)
+
+    def _echoes_task(self, line: TextLine, phrase: str) -> bool:
+        squashed = _squash(line.text)
+        return bool(self._task_squashed) and len(line.text.split()) >= 3 and squashed in self._task_squashed \
+            and squashed != _squash(phrase)
 
     def parse(self, obs: Observation) -> list[Element]:
         self._update(obs.image)
@@ -173,6 +184,8 @@ class OcrGrounder:
             if spec.role == "link" and not colourful(image, span):
                 continue  # "the link X" is coloured text (blue, purple, ...); the same word in black is not it
             score = match.score + (FRESH_BONUS if index in self._fresh else 0.0)
+            if self._echoes_task(line, spec.phrase):
+                continue
             if _quoted_at(line.text, match.start, match.end):
                 continue  # 'click the "OK" button' on the screen names OK: it is an instruction, not the button
             scored.append((score, index, line, span))
@@ -196,6 +209,10 @@ def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
         if inter.width > 0 and inter.height > 0 and inter.area >= 0.5 * box.area:
             return True
     return False
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
 
 
 def _quoted_at(text: str, start: int, end: int) -> bool:

@@ -50,6 +50,9 @@ class Agent:
         `until`, asked after every step, lets an environment that keeps its own score end the run (outcome
         "ended")."""
         secrets = self.planner.secrets(task)
+        ignore_echoes = getattr(self.grounder, "ignore_echoes_of", None)
+        if ignore_echoes is not None:
+            ignore_echoes(task)
         writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
                                       model=self.planner.name, dry_run=self.safety.dry_run)
         steps: list[Step] = []
