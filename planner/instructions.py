@@ -40,8 +40,9 @@ _SEARCH = re.compile(r"^(?:switch|go|look|search|browse|flip)\s+(?:between|throu
                      r"(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I)
 # "Select Heard Island and McDonald Islands from the list": everything up to "from the list" is the option's name,
 # "and" included, so it is quoted before the task is split into clauses.
-_SELECT_FROM = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"“”«,;]+?)\s+(?P<rest>(?:from|in)\s+(?:the\s+)?"
-                          r"(?:\w+\s+)?(?:list|dropdown|drop-down|menu|combo\s?box|select)\b)", re.I)
+_SELECT_FROM = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"“”«,;]+?)\s+"
+                          r"(?P<rest>(?:from|in)\s+(?:the\s+)?(?:\w+\s+)?"
+                          r"(?:list|dropdown|drop-down|menu|combo\s?box|select)\b)", re.I)
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
