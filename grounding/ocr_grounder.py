@@ -18,13 +18,15 @@ from .changes import changed_regions, merge_boxes
 from .description import TargetSpec, parse_description
 from .layout import Widget, find_widgets
 from .ocr import OcrEngine, TextLine
-from .text_match import match_text
+from .text_match import SQUASHED, match_text
 from .widgets import find_field, find_toggle, toggle_checked
 
 FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of it changed
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
+EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
+CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
 ICON_ZOOM = 3  # text-less buttons are read again this much larger when a short name is not found (a close "x")
 QUOTES = "\"'“”‘’«»"
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio")
@@ -184,6 +186,11 @@ class OcrGrounder:
             if spec.role == "link" and not colourful(image, span):
                 continue  # "the link X" is coloured text (blue, purple, ...); the same word in black is not it
             score = match.score + (FRESH_BONUS if index in self._fresh else 0.0)
+            if match.score < SQUASHED:
+                # Found inside a longer line: a short label ("Section #9" for "section") beats the same word in a
+                # sentence, and the exact case ("Eget") beats another element with the word in another case.
+                score -= min(EXTRA_TEXT_MAX, EXTRA_TEXT_COST * (len(line.text) - len(spec.phrase)))
+                score -= 0.0 if spec.phrase in line.text else CASE_COST
             if self._echoes_task(line, spec.phrase):
                 continue
             if _quoted_at(line.text, match.start, match.end):

@@ -16,7 +16,6 @@ EXACT, CASELESS, SQUASHED, WORD_INSIDE, SQUASHED_INSIDE = 1.0, 0.97, 0.93, 0.9, 
 FUZZY_MIN = 80.0
 LOOK_ALIKE = 0.82  # the same word but for letters OCR confuses: "guis" read for an underlined "quis"
 _LOOK_ALIKE = str.maketrans("qi1|!05", "gllllos")
-CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character around a phrase found inside a longer line
 
 
@@ -58,23 +57,18 @@ def match_text(phrase: str, text: str) -> TextMatch | None:
         return None
     if want_sq == have_sq:
         return TextMatch(SQUASHED, 0, len(have))
-    # A short label that is the phrase plus a little ("Section #9" for "section") beats the same word in a sentence.
-    extra = min(EXTRA_TEXT_MAX, EXTRA_TEXT_COST * (len(have) - len(want)))
-    word = re.search(_word(want), have)
+    word = re.search(_word(want), have) or re.search(_word(want.lower()), have.lower())
     if word:
-        return TextMatch(WORD_INSIDE - extra, word.start(), word.end())
-    word = re.search(_word(want.lower()), have.lower())
-    if word:
-        return TextMatch(WORD_INSIDE - CASE_COST - extra, word.start(), word.end())
+        return TextMatch(WORD_INSIDE, word.start(), word.end())
     position = have_sq.find(want_sq)
     if position >= 0 and len(want_sq) >= 3:
-        return TextMatch(SQUASHED_INSIDE - extra, index[position], index[position + len(want_sq) - 1] + 1)
+        return TextMatch(SQUASHED_INSIDE, index[position], index[position + len(want_sq) - 1] + 1)
     word = re.search(_word(_look_alike(want)), _look_alike(have))
     if word and len(want_sq) >= 2:
-        return TextMatch(LOOK_ALIKE - extra, word.start(), word.end())
+        return TextMatch(LOOK_ALIKE, word.start(), word.end())
     position = _look_alike(have_sq).find(_look_alike(want_sq))
     if position >= 0 and len(want_sq) >= 4:  # OCR also runs words together: "consecteturguamid"
-        return TextMatch(LOOK_ALIKE - 0.04 - extra, index[position], index[position + len(want_sq) - 1] + 1)
+        return TextMatch(LOOK_ALIKE - 0.04, index[position], index[position + len(want_sq) - 1] + 1)
     return _fuzzy(want_sq, have_sq, index)
 
 

@@ -25,7 +25,9 @@ def test_parse_an_image_to_json_and_an_annotated_png(screenshot, tmp_path):
     data = json.loads(result.stdout)
     texts = [e["text"] for e in data["elements"]]
     assert "Save" in texts and "Cancel" in texts
-    assert all(set(e) == {"box", "role", "text", "score", "source"} for e in data["elements"])
+    base = {"box", "role", "text", "score", "source"}
+    assert all(set(e) in (base, base | {"checked"}) for e in data["elements"])  # toggles add their state
+    assert {e["source"] for e in data["elements"]} == {"ocr", "layout"}  # text, and the controls around it
     annotated = cv2.imread(str(tmp_path / "annotated.png"))
     assert annotated.shape == cv2.imread(str(path)).shape
     assert not (annotated == cv2.imread(str(path))).all()
