@@ -49,6 +49,11 @@ class Box(NamedTuple):
         total = self.area + other.area - shared
         return shared / total if total else 0.0
 
+    def share_in(self, other: Box) -> float:
+        """The share of this box's area that lies inside `other`."""
+        inter = self.clipped(other)
+        return inter.area / self.area if inter.width > 0 and inter.height > 0 and self.area else 0.0
+
     def padded(self, pad: int, limit: Box | None = None) -> Box:
         box = Box(self.x0 - pad, self.y0 - pad, self.x1 + pad, self.y1 + pad)
         return box.clipped(limit) if limit else box

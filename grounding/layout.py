@@ -84,7 +84,7 @@ def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
             found.append((box, True))
     kept: list[tuple[Box, bool]] = []
     for box, round_ in sorted(found, key=lambda f: -f[0].area):
-        if not any(_iou(box, other) >= SAME_BOX_IOU for other, _ in kept):
+        if not any(box.iou(other) >= SAME_BOX_IOU for other, _ in kept):
             kept.append((box, round_))
     return kept
 
@@ -108,13 +108,6 @@ def _circle_drawn(edges: np.ndarray, box: Box) -> float:
         x0, y0 = int(round(px)) - 1, int(round(py)) - 1
         hits += bool(edges[max(0, y0):y0 + 3, max(0, x0):x0 + 3].any())
     return hits / len(angles)
-
-
-def _iou(a: Box, b: Box) -> float:
-    inter = a.clipped(b)
-    if inter.width <= 0 or inter.height <= 0:
-        return 0.0
-    return inter.area / (a.area + b.area - inter.area)
 
 
 def _toggle_shaped(box: Box) -> bool:

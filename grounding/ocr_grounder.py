@@ -143,10 +143,11 @@ class OcrGrounder:
             field = find_field(obs.image, box)
             return None if field is None else self._element(obs, line, field, "dropdown" if spec.role == "dropdown"
                                                             else "input")
-        holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
-                       and w.box.contains(*box.center)), None)
-        if holder is not None and spec.role in (None, "button", "tab", "menu_item", "list_item"):
-            return self._widget_element(obs, holder, line.text)
+        if spec.role in (None, "button", "tab", "menu_item", "list_item"):
+            holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
+                           and w.box.contains(*box.center)), None)
+            if holder is not None:
+                return self._widget_element(obs, holder, line.text)
         if spec.role in ("checkbox", "radio"):
             toggle = find_toggle(obs.image, box)
             element = self._element(obs, line, toggle or box, spec.role)
@@ -211,11 +212,7 @@ class OcrGrounder:
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
     """Whether half of `box` lies on an old line kept as is (a sliver of it seen at the edge of a crop)."""
-    for line in lines:
-        inter = box.clipped(line.box)
-        if inter.width > 0 and inter.height > 0 and inter.area >= 0.5 * box.area:
-            return True
-    return False
+    return any(box.share_in(line.box) >= 0.5 for line in lines)
 
 
 def _squash(text: str) -> str:

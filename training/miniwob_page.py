@@ -144,33 +144,29 @@ class MiniWobBrowser:
             self._driver.get(task_url(task))
             self._ready(task)
 
-    def _ready(self, task: str) -> None:
+    def _wait_until(self, condition: str, failure: str, interval: float) -> None:
+        """Poll a JavaScript condition until it holds; a one-line error after READY_TIMEOUT."""
         deadline = time.monotonic() + READY_TIMEOUT
-        while not self._driver.execute_script("return typeof core !== 'undefined' && !!core.cover_div;"):
+        while not self._driver.execute_script(f"return {condition};"):
             if time.monotonic() > deadline:
-                raise DeskpilotError(f"the MiniWoB page of {task!r} did not load")
-            time.sleep(0.05)
+                raise DeskpilotError(failure)
+            time.sleep(interval)
+
+    def _ready(self, task: str) -> None:
+        self._wait_until("typeof core !== 'undefined' && !!core.cover_div",
+                         f"the MiniWoB page of {task!r} did not load", 0.05)
         self._driver.execute_script(HIDE_EXTRAS)
         self.task = task
 
-    def reset(self, seed: int, max_time_ms: int | None = None) -> str:
-        """Start a new episode from `seed`; returns its instruction (the utterance)."""
-        script = f"core.endEpisode(0); Math.seedrandom({seed}); core.setDataMode('train');"
-        if max_time_ms is not None:
-            script += f" core.EPISODE_MAX_TIME = {int(max_time_ms)};"
-        self._driver.execute_script(script + " core.startEpisodeReal();")
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not self._driver.execute_script("return WOB_TASK_READY && core.cover_div.style.display === 'none';"):
-            if time.monotonic() > deadline:
-                raise DeskpilotError(f"the MiniWoB task {self.task!r} did not start")
-            time.sleep(0.02)
+    def reset(self, seed: int) -> str:
+        """Start a new episode from `seed` (with the task's own timer); returns its instruction (the utterance)."""
+        self._driver.execute_script(f"core.endEpisode(0); Math.seedrandom({seed}); core.setDataMode('train'); "
+                                    "core.startEpisodeReal();")
+        self._wait_until("WOB_TASK_READY && core.cover_div.style.display === 'none'",
+                         f"the MiniWoB task {self.task!r} did not start", 0.02)
         self._driver.execute_script(HIDE_EXTRAS)
         utterance = self._driver.execute_script("return core.getUtterance();")
         return str(utterance["utterance"] if isinstance(utterance, dict) else utterance)
-
-    @property
-    def max_time_ms(self) -> int:
-        return int(self._driver.execute_script("return core.EPISODE_MAX_TIME;"))
 
     def state(self) -> EnvState:
         got = self._driver.execute_script("return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, "
