@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import episodes_cli, eval_cli, label_cli, recording_cli, train_cli
+from deskpilot.app import detector_cli, episodes_cli, eval_cli, label_cli, recording_cli, train_cli
 from deskpilot.app.common import (build_agent, confirmer, err, grounder_for, listen_for_stop, out, planner_for,
                                   write_png)
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
@@ -195,6 +195,7 @@ app.command()(recording_cli.replay)
 app.add_typer(episodes_cli.episodes_app, name="episodes")
 app.add_typer(train_cli.train_app, name="train")
 app.add_typer(eval_cli.eval_app, name="eval")
+app.add_typer(detector_cli.detector_app, name="detector")
 
 
 def main() -> None:

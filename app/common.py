@@ -19,9 +19,11 @@ err = Console(stderr=True, soft_wrap=True)
 
 def grounder_for(settings: Settings):  # noqa: ANN202 - returns the configured Grounder
     from deskpilot.grounding import OcrGrounder
+    from deskpilot.grounding.detector import UiDetector
     from deskpilot.grounding.ocr import OcrEngine
 
-    return OcrGrounder(OcrEngine(threads=settings.ocr_threads))
+    detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
+    return OcrGrounder(OcrEngine(threads=settings.ocr_threads), detector=detector)
 
 
 def planner_for(settings: Settings, task: str, grounder, on_text=None):  # noqa: ANN001, ANN201

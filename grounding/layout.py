@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.geometry import Box
-from deskpilot.core.observation import ElementRole
+from deskpilot.core.observation import ElementRole, ElementSource
 
 from .ocr import TextLine
 from .widgets import TOGGLE_MAX, TOGGLE_MIN, toggle_checked
@@ -32,6 +32,8 @@ class Widget:
     role: ElementRole
     text: str = ""
     checked: bool | None = None
+    score: float = 1.0
+    source: ElementSource = "layout"
 
 
 def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
@@ -123,15 +125,24 @@ def _inside(line: TextLine, box: Box) -> bool:
 def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) -> Widget:
     """A check box or radio circle, named by the nearest text to its right on the same row."""
     role: ElementRole = "radio" if round_ else "checkbox"
+    return Widget(box, role, label_beside(box, lines), toggle_checked(image, box))
+
+
+def label_beside(box: Box, lines: list[TextLine]) -> str:
+    """The nearest text to the right of a small control on the same row (a check box's label), or ""."""
     cy = (box.y0 + box.y1) / 2
-    beside = [ln for ln in lines if ln.box.x0 >= box.x1 - 2 and ln.box.x0 - box.x1 <= 3 * box.width
+    beside = [ln for ln in lines if ln.box.x0 >= box.x1 - 2 and ln.box.x0 - box.x1 <= 3 * max(box.width, 12)
               and ln.box.y0 - 4 <= cy <= ln.box.y1 + 4]
-    label = min(beside, key=lambda ln: ln.box.x0).text if beside else ""
-    return Widget(box, role, label, toggle_checked(image, box))
+    return min(beside, key=lambda ln: ln.box.x0).text if beside else ""
+
+
+def text_inside(box: Box, lines: list[TextLine]) -> list[TextLine]:
+    """The OCR lines whose centre lies in `box` (and that are not much wider than it)."""
+    return [ln for ln in lines if _inside(ln, box)]
 
 
 def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | None:
-    inside = [ln for ln in lines if _inside(ln, box)]
+    inside = text_inside(box, lines)
     # OCR sometimes reads a dropdown's arrow as a character of its own ("v", "√") at the right end.
     arrow = [ln for ln in inside if len(ln.text) <= 2 and ln.box.x0 >= box.x1 - 1.5 * box.height]
     if arrow and len(arrow) < len(inside):

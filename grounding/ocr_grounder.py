@@ -15,7 +15,9 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 
 from .changes import changed_regions, merge_boxes
+from .controls import detected_widgets, field_beside, merge_controls, toggle_before
 from .description import TargetSpec, parse_description
+from .detector import UiDetector
 from .layout import Widget, find_widgets
 from .ocr import OcrEngine, TextLine
 from .text_match import SQUASHED, match_text
@@ -29,13 +31,15 @@ EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
 ICON_ZOOM = 3  # text-less buttons are read again this much larger when a short name is not found (a close "x")
 QUOTES = "\"'“”‘’«»"
-UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio")
+UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
+                 "link")
 
 
 class OcrGrounder:
-    def __init__(self, engine: OcrEngine | None = None, incremental: bool = True):
+    def __init__(self, engine: OcrEngine | None = None, incremental: bool = True, detector: UiDetector | None = None):
         self.engine = engine or OcrEngine()
         self.incremental = incremental
+        self.detector = detector
         self._image: np.ndarray | None = None
         self._lines: list[TextLine] = []
         self._widgets: list[Widget] | None = None
@@ -66,7 +70,7 @@ class OcrGrounder:
 
     def _widget_element(self, obs: Observation, widget: Widget, text: str | None = None) -> Element:
         return Element(obs.monitor.image_box_to_screen(widget.box), widget.role,  # type: ignore[arg-type]
-                       widget.text if text is None else text, 1.0, "layout", widget.checked)
+                       widget.text if text is None else text, widget.score, widget.source, widget.checked)
 
     def _links(self, image: np.ndarray) -> list[tuple[TextLine, str, Box]]:
         """Coloured words inside longer lines (links in running text), each with its own box."""
@@ -83,6 +87,9 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             self._widgets = find_widgets(image, self._lines)
+            if self.detector is not None:
+                detected = detected_widgets(image, self.detector.detect(image), self._lines)
+                self._widgets = merge_controls(self._widgets, detected)
         return self._widgets
 
     def _update(self, image: np.ndarray) -> None:
@@ -141,8 +148,12 @@ class OcrGrounder:
         line, box = label
         if spec.role in ("input", "dropdown"):
             field = find_field(obs.image, box)
-            return None if field is None else self._element(obs, line, field, "dropdown" if spec.role == "dropdown"
-                                                            else "input")
+            role = "dropdown" if spec.role == "dropdown" else "input"
+            if field is None:
+                detected = field_beside(box, self._controls(obs.image), ("input", "dropdown"))
+                return None if detected is None else self._widget_element(obs, replace(detected, role=role),
+                                                                          line.text)
+            return self._element(obs, line, field, role)
         if spec.role in (None, "button", "tab", "menu_item", "list_item"):
             holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
                            and w.box.contains(*box.center)), None)
@@ -150,6 +161,9 @@ class OcrGrounder:
                 return self._widget_element(obs, holder, line.text)
         if spec.role in ("checkbox", "radio"):
             toggle = find_toggle(obs.image, box)
+            if toggle is None:
+                detected = toggle_before(box, self._controls(obs.image), ("checkbox", "radio"))
+                toggle = detected.box if detected is not None else None
             element = self._element(obs, line, toggle or box, spec.role)
             return replace(element, checked=toggle_checked(obs.image, toggle)) if toggle else element
         return self._element(obs, line, box, spec.role or "text")

@@ -129,6 +129,17 @@ def test_eval_grounding_miniwob_scores_parse_and_locate_on_real_screens(xdisplay
     assert report["locate_accuracy"] >= 0.75 and report["located_screens"] >= 6
 
 
+def test_eval_detector_miniwob_scores_the_detector_against_dom_controls(xdisplay, tmp_path):
+    report_file = tmp_path / "detector.json"
+    result = deskpilot("eval", "detector-miniwob", "--tasks", "click-checkboxes,enter-text,click-tab,choose-list",
+                       "--episodes", "2", "--json", str(report_file), timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(report_file.read_text())
+    assert report["screens"] == 8 and report["boxes"] >= 16
+    assert {"checkbox", "input", "tab", "dropdown"} <= set(report["classes"])
+    assert report["clickable_recall"] >= 0.7, report
+
+
 def test_a_missing_task_is_a_one_line_error(xdisplay, tmp_path):
     result = deskpilot("eval", "miniwob", "--tasks", "no-such-task", "--episodes", "1",
                        "--episodes-dir", str(tmp_path), timeout=120)

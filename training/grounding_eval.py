@@ -5,7 +5,7 @@ whether `locate()` puts the utterance's first target inside the right element.""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,20 +94,28 @@ def score_screen(task: str, seed: int, obs: Observation, grounder: Grounder, pag
                        located)
 
 
-def evaluate_grounding(grounder: Grounder, browser: MiniWobBrowser, screen: Screen, tasks: list[str], episodes: int,
-                       seed: int, on_screen: Callable[[ScreenScore], None] | None = None) -> dict[str, Any]:
-    scores: list[ScreenScore] = []
+def miniwob_screens(browser: MiniWobBrowser, screen: Screen, tasks: list[str], episodes: int,
+                    seed: int) -> Iterator[tuple[str, int, Observation, list[PageElement], str]]:
+    """(task, seed, observation, DOM elements, utterance) for each task and episode, taken on the real screen
+    right after the episode starts; the episode ends once the caller has looked at it."""
     for task in tasks:
         browser.open(task)
         for number in range(episodes):
             utterance = browser.reset(seed + number)
             image = screen.wait_until_settled(timeout=SETTLE_SECONDS)
-            obs = Observation(image=image, monitor=screen.monitor(), cursor=None)
-            score = score_screen(task, seed + number, obs, grounder, browser.elements(), utterance)
+            yield task, seed + number, Observation(image=image, monitor=screen.monitor(), cursor=None), \
+                browser.elements(), utterance
             browser.end()
-            scores.append(score)
-            if on_screen is not None:
-                on_screen(score)
+
+
+def evaluate_grounding(grounder: Grounder, browser: MiniWobBrowser, screen: Screen, tasks: list[str], episodes: int,
+                       seed: int, on_screen: Callable[[ScreenScore], None] | None = None) -> dict[str, Any]:
+    scores: list[ScreenScore] = []
+    for task, episode_seed, obs, page, utterance in miniwob_screens(browser, screen, tasks, episodes, seed):
+        score = score_screen(task, episode_seed, obs, grounder, page, utterance)
+        scores.append(score)
+        if on_screen is not None:
+            on_screen(score)
     return summarize(scores)
 
 

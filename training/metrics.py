@@ -7,12 +7,33 @@ from __future__ import annotations
 
 import csv
 import math
+import time
 from collections import defaultdict
 from pathlib import Path
 
 METRICS_FILE = "metrics.csv"
 PLOT_FILE = "metrics.png"
 PLOTTED = ("loss", "reward", "rewards/", "kl", "learning_rate")
+
+
+class MetricsWriter:
+    """Appends metrics to `folder`/metrics.csv; `start` begins a fresh file."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / METRICS_FILE
+
+    def start(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerow(["step", "name", "value", "time"])
+
+    def write(self, step: int, values: dict[str, object]) -> None:
+        now = round(time.time(), 3)
+        with self.path.open("a", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            for name, value in values.items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    writer.writerow([step, name, value, now])
 
 
 def read_metrics(folder: Path) -> dict[str, list[tuple[int, float]]]:

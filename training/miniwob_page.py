@@ -6,9 +6,6 @@ for grounding scores, the DOM boxes. The agent itself gets pixels from the scree
 
 from __future__ import annotations
 
-import shutil
-import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,9 +14,8 @@ from typing import Any
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
 
-CHROMIUM_FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-extensions",
-                  "--disable-features=Translate,MediaRouter", "--password-store=basic")
+from .chromium import Chromium
+
 WINDOW_SIZE = (400, 360)  # CSS pixels: the 160x210 task canvas with room around it
 READY_TIMEOUT = 5.0
 # Everything on the page except the task itself is hidden: the reward panel with its timer and the click dots.
@@ -48,7 +44,9 @@ document.body.querySelectorAll('*').forEach(function (el) {
   if ((!own && !isClickable) || ['SCRIPT', 'STYLE'].indexOf(el.tagName) >= 0) return;
   var tag = el.tagName.toLowerCase();
   if (el instanceof HTMLInputElement) tag += '_' + el.type;
-  out.push({tag: tag, text: own || (el.value || ''), clickable: isClickable,
+  var role = el.matches('[role=tab], .ui-tabs-anchor') ? 'tab' : el.matches('[role=menuitem], .ui-menu-item') ?
+    'menu_item' : el.matches('.ui-dialog-titlebar-close') ? 'icon' : (el.getAttribute('role') || '');
+  out.push({tag: tag, role: role, text: own || (el.value || ''), clickable: isClickable,
             left: r.left, top: r.top, width: r.width, height: r.height});
 });
 return {elements: out, dpr: window.devicePixelRatio, x: window.screenX, y: window.screenY,
@@ -58,13 +56,14 @@ return {elements: out, dpr: window.devicePixelRatio, x: window.screenX, y: windo
 
 @dataclass(frozen=True)
 class PageElement:
-    """An element of the task page for scoring: its box in screen pixels, tag, own text, and whether it takes
-    clicks."""
+    """An element of the task page for scoring: its box in screen pixels, tag (input types as `input_<type>`),
+    own text, whether it takes clicks, and its widget role where the page says (tab, menu_item, icon, ...)."""
 
     box: Box
     tag: str
     text: str
     clickable: bool
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,18 +72,6 @@ class EnvState:
     reward: float  # discounted by time, as MiniWoB reports it
     raw_reward: float  # 1 on success, -1 on failure or time-out
     reason: str | None
-
-
-def find_browser() -> tuple[str, str]:
-    """Paths of Chromium and chromedriver, or a one-line error saying how to install them."""
-    chromium = next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p),
-                    None)
-    driver = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists()
-                                              else None)
-    if chromium is None or driver is None:
-        raise DeskpilotError("MiniWoB evaluation needs Chromium and chromedriver: run `bash installers/setup.sh "
-                             "--bench` (Debian: apt install chromium chromium-driver)")
-    return chromium, driver
 
 
 def task_url(task: str) -> str:
@@ -105,34 +92,19 @@ class MiniWobBrowser:
     def __init__(self, scale: float = 2.0, position: tuple[int, int] = (40, 40)):
         self.scale, self.position = scale, position
         self.task: str | None = None
+        self._browser: Chromium | None = None
         self._driver: Any = None
-        self._home: Path | None = None
 
     def start(self, task: str) -> MiniWobBrowser:
-        from selenium import webdriver
-        from selenium.common.exceptions import WebDriverException
-        from selenium.webdriver.chrome.service import Service
-
-        chromium, driver = find_browser()
-        self._home = Path(tempfile.mkdtemp(prefix="deskpilot-chromium-"))
-        wrapper = self._home / "chromium.sh"
-        # Chromium as root needs --no-sandbox, which the package only adds headless; its TMPDIR litter stays here.
-        wrapper.write_text(f'#!/bin/sh\nexport TMPDIR="{self._home}"\nexec "{chromium}" {" ".join(CHROMIUM_FLAGS)} '
-                           '"$@"\n')
-        wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-        options = webdriver.ChromeOptions()
-        options.binary_location = str(wrapper)
-        options.add_experimental_option("excludeSwitches", ["enable-automation"])
-        for argument in (f"--force-device-scale-factor={self.scale:g}", f"--user-data-dir={self._home / 'profile'}",
-                         "--window-position={},{}".format(*self.position),
-                         "--window-size={},{}".format(*WINDOW_SIZE), f"--app={task_url(task)}"):
-            options.add_argument(argument)
+        self._browser = Chromium([f"--force-device-scale-factor={self.scale:g}",
+                                  "--window-position={},{}".format(*self.position),
+                                  "--window-size={},{}".format(*WINDOW_SIZE), f"--app={task_url(task)}"])
+        self._driver = self._browser.driver
         try:
-            self._driver = webdriver.Chrome(service=Service(driver), options=options)
-        except WebDriverException as exc:
+            self._ready(task)
+        except DeskpilotError:
             self.close()
-            raise DeskpilotError(f"cannot start Chromium: {exc.msg or exc}".splitlines()[0]) from None
-        self._ready(task)
+            raise
         return self
 
     def open(self, task: str) -> None:
@@ -187,18 +159,13 @@ class MiniWobBrowser:
             return Box(round((x + e["left"]) * ratio), round((y + e["top"]) * ratio),
                        round((x + e["left"] + e["width"]) * ratio), round((y + e["top"] + e["height"]) * ratio))
 
-        return [PageElement(screen(e), str(e["tag"]), str(e["text"]), bool(e["clickable"])) for e in got["elements"]]
+        return [PageElement(screen(e), str(e["tag"]), str(e["text"]), bool(e["clickable"]), str(e["role"]))
+                for e in got["elements"]]
 
     def close(self) -> None:
-        if self._driver is not None:
-            try:
-                self._driver.quit()
-            except Exception:  # the browser may already be gone; nothing else to clean in it
-                pass
-            self._driver = None
-        if self._home is not None:
-            shutil.rmtree(self._home, ignore_errors=True)
-            self._home = None
+        if self._browser is not None:
+            self._browser.close()
+            self._browser = self._driver = None
 
     def __enter__(self) -> MiniWobBrowser:
         return self

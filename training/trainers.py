@@ -6,7 +6,6 @@ resources/accelerate/)."""
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import resource
@@ -20,7 +19,7 @@ from deskpilot.planner.families import ModelFamily
 
 from .config import config_class, lora_settings, read_config_file, reward_weights, trl_arguments
 from .data import Method, build_dataset, summary
-from .metrics import METRICS_FILE, plot_metrics
+from .metrics import MetricsWriter, plot_metrics
 from .rewards import REWARDS
 from .samples import SampleBuilder
 
@@ -158,22 +157,14 @@ def _metrics_log(folder: Path) -> Any:
         """Appends each `on_log` dict to metrics.csv (main process only)."""
 
         def __init__(self, folder: Path):
-            self.path = folder / METRICS_FILE
+            self.writer = MetricsWriter(folder)
 
         def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001, ANN201 - transformers' signature
             if state.is_world_process_zero:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("w", newline="", encoding="utf-8") as handle:
-                    csv.writer(handle).writerow(["step", "name", "value", "time"])
+                self.writer.start()
 
         def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001, ANN201
-            if not state.is_world_process_zero or not logs:
-                return
-            now = round(time.time(), 3)
-            with self.path.open("a", newline="", encoding="utf-8") as handle:
-                writer = csv.writer(handle)
-                for name, value in logs.items():
-                    if isinstance(value, (int, float)) and not isinstance(value, bool):
-                        writer.writerow([state.global_step, name, value, now])
+            if state.is_world_process_zero and logs:
+                self.writer.write(state.global_step, logs)
 
     return MetricsLog(folder)

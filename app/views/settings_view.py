@@ -1,22 +1,24 @@
 """The Settings view: the same pydantic settings the CLI reads (planner, endpoint, model, safety policy, hotkeys,
-episode folder), saved to the TOML settings file; the API key goes to the OS keyring, never to a file."""
+episode folder, the detector), saved to the TOML settings file; the API key goes to the OS keyring, never to a file."""
 
 from __future__ import annotations
 
 from typing import get_args
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.safety import ConfirmMode
-from deskpilot.core.settings import (PLANNERS, PlanMode, Settings, default_config_file, save_settings,
-                                     store_api_key)
+from deskpilot.core.settings import (PLANNERS, DetectorDevice, PlanMode, Settings, default_config_file,
+                                     save_settings, store_api_key)
 from deskpilot.planner.families import FAMILIES
 
 CHOICES = {"planner": PLANNERS, "plan_mode": get_args(PlanMode), "confirm": get_args(ConfirmMode),
-           "family": ("", *FAMILIES)}
-TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey")
+           "family": ("", *FAMILIES), "detector_device": get_args(DetectorDevice)}
+TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey",
+         "detector_model")
 
 
 class SettingsView(QWidget):
@@ -41,6 +43,9 @@ class SettingsView(QWidget):
         self.max_steps.setRange(1, 1000)
         self.max_steps.setValue(settings.max_steps)
         form.addRow("Max steps", self.max_steps)
+        self.detector = QCheckBox("find controls with the UI-element detector, besides OCR")
+        self.detector.setChecked(settings.detector)
+        form.addRow("Detector", self.detector)
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("stored in the OS keyring; leave empty to keep the current one")
@@ -57,7 +62,7 @@ class SettingsView(QWidget):
         return name.replace("_", " ").capitalize()
 
     def values(self) -> dict[str, object]:
-        values: dict[str, object] = {"max_steps": self.max_steps.value()}
+        values: dict[str, object] = {"max_steps": self.max_steps.value(), "detector": self.detector.isChecked()}
         for name, options in CHOICES.items():
             values[name] = options[self.fields[name].currentIndex()] or None  # type: ignore[attr-defined]
         for name in TEXTS:

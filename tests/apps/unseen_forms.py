@@ -1,7 +1,7 @@
 """Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
 the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
 
-    python tests/apps/unseen_forms.py {shipping|login} --state FILE
+    python tests/apps/unseen_forms.py {shipping|login|flat} --state FILE
 """
 
 from __future__ import annotations
@@ -88,13 +88,42 @@ class LoginForm(Form):
         form.addRow(login)
 
 
+class FlatForm(Form):
+    """A flat settings page: fields drawn as an underline only (no outline to find), labels above them, and a row
+    of check boxes; the kind of screen only a detector sees controls in."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Preferences")
+        self.setStyleSheet("QWidget {background: white;} QLineEdit {border: none; border-bottom: 1px solid #b0b0b0;"
+                           " padding: 4px;}")
+        layout = QVBoxLayout(self)
+        for name, secret in (("Account", False), ("Password", True)):
+            layout.addWidget(QLabel(name))
+            layout.addWidget(self.field(name.lower(), secret))
+        self.toggles: dict[str, QCheckBox] = {}
+        for name in ("Wi-Fi", "Bluetooth", "Location"):
+            toggle = QCheckBox(name)
+            toggle.toggled.connect(self.save)
+            self.toggles[name] = toggle
+            layout.addWidget(toggle)
+        layout.addStretch(1)
+
+    def state(self) -> dict[str, object]:
+        return {**super().state(), "toggles": {k: {"checked": v.isChecked(), "box": self._box(v)}
+                                               for k, v in self.toggles.items()}}
+
+
+FORMS = {"shipping": ShippingForm, "login": LoginForm, "flat": FlatForm}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("form", choices=["shipping", "login"])
+    parser.add_argument("form", choices=sorted(FORMS))
     parser.add_argument("--state", type=Path, required=True)
     args = parser.parse_args()
     app = QApplication(sys.argv[:1])
-    window = (ShippingForm if args.form == "shipping" else LoginForm)(args.state)
+    window = FORMS[args.form](args.state)
     window.setGeometry(200, 120, 420, 380)
     window.show()
 

@@ -1,0 +1,66 @@
+"""Speed of the UI-element detector on one 1280x800 screen (a synthetic Qt window on a desktop): ms per frame
+through ONNX Runtime on the CPU with 1 and 2 threads and the default, the network alone and with pre- and
+post-processing, on CUDA when onnxruntime-gpu sees a GPU, and its ratio to a whole-frame OCR read of the same screen
+(the OCR grounder's other per-frame cost) measured in the same process. One line per figure (median of --repeats).
+
+    python benchmarks/detector_speed.py [--repeats N] [--model FILE.onnx]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+from pathlib import Path
+
+from deskpilot.grounding.detector import UiDetector, prepare
+from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.training.detector_data import compose
+from deskpilot.training.synth_qt import QtRenderer
+
+
+def median_ms(fn, repeats: int) -> float:  # noqa: ANN001
+    fn()  # warm-up: first runs allocate
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--model", type=Path, default=None)
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    rng = random.Random(7)
+    window, boxes = QtRenderer().render(rng, 900, 640)
+    frame, _ = compose(rng, window, boxes, 1280, 800)
+    print(f"frame 1280x800, {len(boxes)} controls, {os.cpu_count()} CPU cores")
+    results: dict[str, float] = {}
+    for threads in (1, 2, 0):
+        detector = UiDetector(args.model, device="cpu", threads=threads)
+        name = f"cpu threads={threads or 'default'}"
+        results[name] = median_ms(lambda d=detector: d.detect(frame), args.repeats)
+        pixels = prepare(frame, detector.scale)
+        network = median_ms(lambda d=detector, p=pixels: d.session.run(None, {"image": p}), args.repeats)
+        print(f"detector {name:<20} median {results[name]:7.1f} ms/frame (network alone {network:.1f} ms, "
+              f"n={args.repeats})", flush=True)
+    try:
+        gpu = UiDetector(args.model, device="cuda")
+        results["cuda"] = median_ms(lambda: gpu.detect(frame), args.repeats)
+        print(f"detector {'cuda':<20} median {results['cuda']:7.1f} ms/frame (n={args.repeats})", flush=True)
+    except Exception as exc:  # no onnxruntime-gpu or no GPU here: say so and go on
+        print(f"detector cuda                 unavailable ({str(exc).splitlines()[0][:80]})")
+    engine = OcrEngine()
+    ocr = median_ms(lambda: engine.read(frame), max(3, args.repeats // 5))
+    best = min(results.values())
+    print(f"ocr whole frame               median {ocr:7.1f} ms/frame; detector/ocr ratio {best / ocr:.3f}")
+
+
+if __name__ == "__main__":
+    main()

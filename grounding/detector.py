@@ -1,0 +1,124 @@
+"""deskpilot's own UI-element detector through ONNX Runtime: a screenshot -> boxes of buttons, fields, check boxes,
+radio buttons, dropdowns, links, tabs, icons, sliders, menu items and list items, with scores. CUDA when
+onnxruntime-gpu sees a GPU, CPU otherwise. The model (trained by `deskpilot detector train`) carries its class names
+and input scale in its metadata; the bundled one lives in deskpilot/resources/models."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from deskpilot.core.errors import GroundingError
+from deskpilot.core.geometry import Box
+from deskpilot.core.observation import ElementRole
+
+UI_CLASSES: tuple[ElementRole, ...] = ("button", "input", "checkbox", "radio", "dropdown", "link", "tab", "icon",
+                                       "slider", "menu_item", "list_item")
+STRIDE = 4  # output cells per input pixel side
+PAD_TO = 32  # input sides are padded to a multiple of the network's coarsest stride
+SCORE_THRESHOLD = 0.3
+OVERLAP_IOU = 0.6  # two detections this alike are one element (the better-scored class wins)
+BUNDLED = "ui_detector.onnx"
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One element the detector found; `box` in the pixels of the image it was given."""
+
+    box: Box
+    role: ElementRole
+    score: float
+
+
+def bundled_model() -> Path:
+    return Path(str(resources.files("deskpilot.resources") / "models" / BUNDLED))
+
+
+def providers(device: str = "auto") -> list[str]:
+    """ONNX Runtime execution providers for `device` (auto | cpu | cuda); CUDA only where it is really there."""
+    import onnxruntime as ort
+
+    available = ort.get_available_providers()
+    if device == "cuda" and "CUDAExecutionProvider" not in available:
+        raise GroundingError("the detector was asked to run on CUDA, but onnxruntime has no CUDA provider here "
+                             "(install onnxruntime-gpu on a machine with an NVIDIA GPU)")
+    if device in ("auto", "cuda") and "CUDAExecutionProvider" in available:
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
+def prepare(image: np.ndarray, scale: float) -> np.ndarray:
+    """RGB uint8 image -> the network's input: scaled, padded to a multiple of PAD_TO, NCHW float in [0, 1]."""
+    height, width = image.shape[:2]
+    scaled = cv2.resize(image, (max(1, round(width * scale)), max(1, round(height * scale))),
+                        interpolation=cv2.INTER_AREA) if scale != 1.0 else image
+    pad_h, pad_w = -scaled.shape[0] % PAD_TO, -scaled.shape[1] % PAD_TO
+    if pad_h or pad_w:
+        scaled = cv2.copyMakeBorder(scaled, 0, pad_h, 0, pad_w, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+    return np.ascontiguousarray(scaled.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+
+
+def decode(scores: np.ndarray, ltrb: np.ndarray, classes: tuple[ElementRole, ...], scale: float,
+           threshold: float = SCORE_THRESHOLD) -> list[Detection]:
+    """Network outputs (scores: C x H x W per class and cell; ltrb: 4 x H x W distances from each cell's centre to
+    the box sides, in input pixels) -> detections at the local maxima of the scores, in image pixels, with
+    overlapping ones merged."""
+    kernel = np.ones((3, 3), np.uint8)
+    peaks = np.stack([np.where(s >= cv2.dilate(s, kernel), s, 0.0) for s in scores])
+    found: list[Detection] = []
+    for index, y, x in zip(*np.nonzero(peaks > threshold)):
+        cx, cy = (x + 0.5) * STRIDE, (y + 0.5) * STRIDE
+        left, top, right, bottom = ltrb[:, y, x]
+        box = Box(round((cx - left) / scale), round((cy - top) / scale), round((cx + right) / scale),
+                  round((cy + bottom) / scale))
+        if box.width > 1 and box.height > 1:
+            found.append(Detection(box, classes[index], float(peaks[index, y, x])))
+    kept: list[Detection] = []
+    for detection in sorted(found, key=lambda d: -d.score):
+        if all(detection.box.iou(other.box) < OVERLAP_IOU for other in kept):
+            kept.append(detection)
+    return sorted(kept, key=lambda d: (d.box.y0 // 8, d.box.x0))
+
+
+class UiDetector:
+    """The ONNX detector. `model` defaults to the bundled one; `threads` 0 lets ONNX Runtime choose."""
+
+    def __init__(self, model: Path | None = None, device: str = "auto", threads: int = 0,
+                 threshold: float = SCORE_THRESHOLD):
+        self.path = model or bundled_model()
+        self.threshold = threshold
+        if not self.path.is_file():
+            raise GroundingError(f"no detector model at {self.path} (train one with `deskpilot detector train`)")
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            self.session = ort.InferenceSession(str(self.path), options, providers=providers(device))
+            meta = self.session.get_modelmeta().custom_metadata_map
+            self.classes: tuple[ElementRole, ...] = tuple(json.loads(meta["classes"]))
+            self.scale = float(meta["input_scale"])
+        except GroundingError:
+            raise
+        except Exception as exc:  # not an ONNX file, or not one of ours
+            raise GroundingError(f"cannot load the detector {self.path}: {str(exc).splitlines()[0]}") from None
+
+    @property
+    def device(self) -> str:
+        return "cuda" if self.session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        """Elements on an RGB image, boxes in its pixels."""
+        if image.size == 0 or min(image.shape[:2]) < 8:
+            return []
+        scores, ltrb = self.session.run(None, {"image": prepare(image, self.scale)})
+        height, width = image.shape[:2]
+        frame = Box(0, 0, width, height)
+        return [Detection(d.box.clipped(frame), d.role, d.score)
+                for d in decode(scores[0], ltrb[0], self.classes, self.scale, self.threshold)]

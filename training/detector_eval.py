@@ -1,0 +1,111 @@
+"""Scoring the UI-element detector: precision and recall per class at IoU 0.5 (a detection matches an unmatched
+true box of its class, best scores first), on held-out synthetic screens and on real MiniWoB++ screenshots whose
+DOM boxes are the ground truth; plus the class-blind recall of clickable controls (any detection at IoU 0.5)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from deskpilot.core.geometry import Box
+from deskpilot.grounding.detector import UI_CLASSES, Detection, UiDetector
+
+from .detector_data import Screen, load_rgb
+from .miniwob_page import PageElement
+
+MATCH_IOU = 0.5
+# DOM tags (input types as input_<type>) standing for each detector class on MiniWoB pages.
+TAG_CLASSES = {"button": "button", "input_button": "button", "input_submit": "button", "input_reset": "button",
+               "input_text": "input", "input_password": "input", "input_email": "input", "input_search": "input",
+               "input_number": "input", "input_tel": "input", "input_url": "input", "input_date": "input",
+               "textarea": "input", "input_checkbox": "checkbox", "input_radio": "radio", "select": "dropdown",
+               "a": "link", "input_range": "slider"}
+
+
+@dataclass
+class Tally:
+    """Matches counted per class, and how long each frame took."""
+
+    true_positives: Counter = field(default_factory=Counter)
+    false_positives: Counter = field(default_factory=Counter)
+    false_negatives: Counter = field(default_factory=Counter)
+    found_any: int = 0  # true boxes with a detection of any class at IoU >= MATCH_IOU
+    truths: int = 0
+    milliseconds: list[float] = field(default_factory=list)
+
+    def add(self, detections: list[Detection], truth: list[tuple[Box, str]]) -> None:
+        used: set[int] = set()
+        for detection in sorted(detections, key=lambda d: -d.score):
+            best, best_iou = None, MATCH_IOU
+            for index, (box, name) in enumerate(truth):
+                if index not in used and name == detection.role and box.iou(detection.box) >= best_iou:
+                    best, best_iou = index, box.iou(detection.box)
+            if best is None:
+                self.false_positives[detection.role] += 1
+            else:
+                used.add(best)
+                self.true_positives[detection.role] += 1
+        for index, (box, name) in enumerate(truth):
+            if index not in used:
+                self.false_negatives[name] += 1
+        self.truths += len(truth)
+        self.found_any += sum(any(box.iou(d.box) >= MATCH_IOU for d in detections) for box, _ in truth)
+
+    def report(self) -> dict[str, Any]:
+        classes: dict[str, dict[str, float | int]] = {}
+        for name in UI_CLASSES:
+            tp, fp, fn = self.true_positives[name], self.false_positives[name], self.false_negatives[name]
+            if tp + fp + fn:
+                classes[name] = {"precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+                                 "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0,
+                                 "true_positives": tp, "false_positives": fp, "false_negatives": fn}
+        tp, fp = sum(self.true_positives.values()), sum(self.false_positives.values())
+        return {"precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+                "recall": round(tp / self.truths, 4) if self.truths else 0.0,
+                "clickable_recall": round(self.found_any / self.truths, 4) if self.truths else 0.0,
+                "boxes": self.truths, "screens": len(self.milliseconds),
+                "ms_per_frame": round(statistics.median(self.milliseconds), 2) if self.milliseconds else None,
+                "classes": classes}
+
+
+def _timed(detector: UiDetector, image: np.ndarray, tally: Tally) -> list[Detection]:
+    started = time.perf_counter()
+    detections = detector.detect(image)
+    tally.milliseconds.append((time.perf_counter() - started) * 1000)
+    return detections
+
+
+def evaluate_screens(detector: UiDetector, screens: Iterable[Screen],
+                     on_screen: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Per-class precision/recall on annotated synthetic screens."""
+    tally = Tally()
+    for number, screen in enumerate(screens, 1):
+        tally.add(_timed(detector, load_rgb(screen.image), tally), list(screen.boxes))
+        if on_screen is not None:
+            on_screen(number)
+    return tally.report()
+
+
+def page_class(element: PageElement) -> str | None:
+    """The detector class a MiniWoB DOM element stands for (None for text, labels and containers)."""
+    if element.role in UI_CLASSES:
+        return element.role
+    return TAG_CLASSES.get(element.tag)
+
+
+def evaluate_pages(detector: UiDetector, pages: Iterable[tuple[np.ndarray, list[PageElement]]],
+                   on_screen: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Per-class precision/recall on real screenshots with DOM boxes (screen pixels) as the truth."""
+    tally = Tally()
+    for number, (image, page) in enumerate(pages, 1):
+        truth = [(e.box, name) for e in page if (name := page_class(e)) is not None]
+        tally.add(_timed(detector, image, tally), truth)
+        if on_screen is not None:
+            on_screen(number)
+    return tally.report()
