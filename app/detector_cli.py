@@ -64,6 +64,8 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
           crop: Annotated[int, typer.Option(help="side of the training crops, in network input pixels")] = 320,
           width: Annotated[int, typer.Option(help="channels of the first stage (model size)")] = 16,
           learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 3e-3,
+          init: Annotated[Optional[Path], typer.Option(help="start from this detector.pt (--width is then "
+                                                       "the checkpoint's)")] = None,
           seed: Annotated[int, typer.Option()] = 0) -> None:
     """Train the detector (accelerate: CPU, a GPU, or `accelerate launch` for more), export it to ONNX and check
     that ONNX Runtime agrees with PyTorch."""
@@ -71,7 +73,8 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
 
     if crop % 32 or crop < 64:
         raise DeskpilotError("--crop must be a multiple of 32, at least 64")
-    config = DetectorTrainConfig(list(data), out_dir, epochs, minutes, batch_size, crop, learning_rate, width, seed)
+    config = DetectorTrainConfig(list(data), out_dir, epochs, minutes, batch_size, crop, learning_rate, width, seed,
+                                 init=init)
     progress, task = _progress(1, "training")
 
     def show(step: int, total: int, metrics: dict[str, float]) -> None:
@@ -134,5 +137,6 @@ def print_report(report: dict) -> None:
         out.print(f"{name:<10} {row['precision']:>9.3f} {row['recall']:>7.3f} "
                   f"{row['true_positives'] + row['false_negatives']:>6}", markup=False, highlight=False)
     out.print(f"all: precision {report['precision']:.3f}, recall {report['recall']:.3f}, class-blind recall "
-              f"{report['clickable_recall']:.3f}; {report['screens']} screens, {report['ms_per_frame']} ms/frame "
+              f"{report['clickable_recall']:.3f} (centre inside: {report['clickable_hit_recall']:.3f}); "
+              f"{report['screens']} screens, {report['ms_per_frame']} ms/frame "
               f"({report['device']})", markup=False, highlight=False)

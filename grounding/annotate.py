@@ -13,6 +13,7 @@ from deskpilot.core.observation import Element
 ROLE_COLOURS = {  # RGB
     "text": (40, 150, 255), "input": (0, 170, 90), "button": (230, 140, 0), "checkbox": (170, 60, 200),
     "radio": (170, 60, 200), "dropdown": (0, 170, 170), "link": (30, 90, 220), "icon": (200, 120, 40),
+    "tab": (220, 60, 120), "slider": (110, 160, 20), "menu_item": (90, 90, 230), "list_item": (150, 110, 60),
 }
 ACTION_COLOUR = (230, 20, 40)
 

@@ -5,6 +5,7 @@ control, the layout's pixel-exact one is kept."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from deskpilot.core.geometry import Box
@@ -24,12 +25,35 @@ def detected_widgets(image: np.ndarray, detections: list[Detection], lines: list
         box, role = detection.box, detection.role
         checked = None
         if role in ("checkbox", "radio"):
+            role = "radio" if round_toggle(image, box) else "checkbox"
             text = label_beside(box, lines)
-            checked = toggle_checked(image, box)
+            # A predicted box may run a pixel or two past the drawn one: judge the mark well inside its border.
+            edge = max(1, min(box.width, box.height) // 8)
+            checked = toggle_checked(image, Box(box.x0 + edge, box.y0 + edge, box.x1 - edge, box.y1 - edge))
         else:
             text = " ".join(line.text for line in text_inside(box, lines))
         widgets.append(Widget(box, role, text, checked, detection.score, "detector"))
     return widgets
+
+
+def round_toggle(image: np.ndarray, box: Box) -> bool:
+    """Whether a small toggle is drawn round (a radio button) rather than square (a check box): a square's outline
+    runs through the corners of its box, a circle's leaves them empty. At half size, where the detector looks,
+    the two are hard to tell apart; here they are read at full size."""
+    crop = image[box.y0:box.y1, box.x0:box.x1]
+    if min(crop.shape[:2]) < 6:
+        return False
+    gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.int16)
+    background = int(np.median(gray[gray.shape[0] // 3: -gray.shape[0] // 3 or None,
+                                     gray.shape[1] // 3: -gray.shape[1] // 3 or None]))
+    ink = np.abs(gray - background) > 25
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if len(rows) < 4 or len(cols) < 4:
+        return False
+    y0, y1, x0, x1 = rows[0], rows[-1], cols[0], cols[-1]  # the drawn shape's own extent
+    side = max(2, min(y1 - y0, x1 - x0) // 6)
+    corners = [ink[y:y + side, x:x + side].any() for y in (y0, y1 - side + 1) for x in (x0, x1 - side + 1)]
+    return sum(corners) <= 1
 
 
 def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]:

@@ -131,8 +131,10 @@ def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) ->
 def label_beside(box: Box, lines: list[TextLine]) -> str:
     """The nearest text to the right of a small control on the same row (a check box's label), or ""."""
     cy = (box.y0 + box.y1) / 2
-    beside = [ln for ln in lines if ln.box.x0 >= box.x1 - 2 and ln.box.x0 - box.x1 <= 3 * max(box.width, 12)
-              and ln.box.y0 - 4 <= cy <= ln.box.y1 + 4]
+    # OCR sometimes reads the box into the line (its left end then lies over the box): what counts is that the
+    # text runs on to the right.
+    beside = [ln for ln in lines if ln.box.x0 >= box.x0 - 6 and ln.box.x1 > box.x1 + 4
+              and ln.box.x0 - box.x1 <= 3 * max(box.width, 12) and ln.box.y0 - 4 <= cy <= ln.box.y1 + 4]
     return min(beside, key=lambda ln: ln.box.x0).text if beside else ""
 
 

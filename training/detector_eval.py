@@ -1,6 +1,8 @@
 """Scoring the UI-element detector: precision and recall per class at IoU 0.5 (a detection matches an unmatched
 true box of its class, best scores first), on held-out synthetic screens and on real MiniWoB++ screenshots whose
-DOM boxes are the ground truth; plus the class-blind recall of clickable controls (any detection at IoU 0.5)."""
+DOM boxes are the ground truth; plus the class-blind recall of clickable controls: any detection at IoU 0.5
+(`clickable_recall`), and any detection whose centre, where a click would land, lies inside the control
+(`clickable_hit_recall`)."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ class Tally:
     false_positives: Counter = field(default_factory=Counter)
     false_negatives: Counter = field(default_factory=Counter)
     found_any: int = 0  # true boxes with a detection of any class at IoU >= MATCH_IOU
+    hit_any: int = 0  # true boxes with a detection of any class whose centre lies inside them (a click lands)
     truths: int = 0
     milliseconds: list[float] = field(default_factory=list)
 
@@ -56,6 +59,7 @@ class Tally:
                 self.false_negatives[name] += 1
         self.truths += len(truth)
         self.found_any += sum(any(box.iou(d.box) >= MATCH_IOU for d in detections) for box, _ in truth)
+        self.hit_any += sum(any(box.contains(*d.box.center) for d in detections) for box, _ in truth)
 
     def report(self) -> dict[str, Any]:
         classes: dict[str, dict[str, float | int]] = {}
@@ -69,6 +73,7 @@ class Tally:
         return {"precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
                 "recall": round(tp / self.truths, 4) if self.truths else 0.0,
                 "clickable_recall": round(self.found_any / self.truths, 4) if self.truths else 0.0,
+                "clickable_hit_recall": round(self.hit_any / self.truths, 4) if self.truths else 0.0,
                 "boxes": self.truths, "screens": len(self.milliseconds),
                 "ms_per_frame": round(statistics.median(self.milliseconds), 2) if self.milliseconds else None,
                 "classes": classes}

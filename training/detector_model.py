@@ -39,6 +39,7 @@ class UiDetectorNet(nn.Module):
 
     def __init__(self, classes: int, width: int = 16):
         super().__init__()
+        self.width = width
         c1, c2, c3, c4, c5 = width, 2 * width, 4 * width, 6 * width, 8 * width
         self.stem = conv_bn(3, c1, 2)
         self.stage4 = nn.Sequential(conv_bn(c1, c2, 2), SeparableBlock(c2))

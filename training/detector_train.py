@@ -46,6 +46,7 @@ class DetectorTrainConfig:
     width: int = 16
     seed: int = 0
     log_every: int = 10
+    init: Path | None = None  # a detector.pt to start from (fine-tuning, or more epochs on more data)
 
 
 def make_targets(boxes: list[tuple[Box, int]], height: int, width: int) -> tuple[np.ndarray, ...]:
@@ -154,7 +155,7 @@ def train_detector(config: DetectorTrainConfig,
         raise DeskpilotError("no screens to train on: render some with `deskpilot detector render`")
     torch.manual_seed(config.seed)
     accelerator = Accelerator()
-    model = UiDetectorNet(len(UI_CLASSES), config.width)
+    model = load_checkpoint(config.init).train() if config.init else UiDetectorNet(len(UI_CLASSES), config.width)
     loader = torch.utils.data.DataLoader(CropDataset(screens, config.crop, config.seed), config.batch_size,
                                          shuffle=True, drop_last=len(screens) >= config.batch_size)
     optimizer = torch.optim.AdamW(model.parameters(), config.learning_rate, weight_decay=1e-4)
@@ -196,7 +197,7 @@ def train_detector(config: DetectorTrainConfig,
                                   "loss": round(last.get("loss", float("nan")), 4)}
     if accelerator.is_main_process:
         net = accelerator.unwrap_model(model).cpu().eval()
-        torch.save({"state_dict": net.state_dict(), "width": config.width, "classes": list(UI_CLASSES),
+        torch.save({"state_dict": net.state_dict(), "width": net.width, "classes": list(UI_CLASSES),
                     "input_scale": INPUT_SCALE}, config.out / CHECKPOINT)
         onnx_path = export_onnx(net, config.out / ONNX_FILE)
         summary["onnx"] = str(onnx_path)

@@ -45,7 +45,8 @@ document.body.querySelectorAll('*').forEach(function (el) {
   var tag = el.tagName.toLowerCase();
   if (el instanceof HTMLInputElement) tag += '_' + el.type;
   var role = el.matches('[role=tab], .ui-tabs-anchor') ? 'tab' : el.matches('[role=menuitem], .ui-menu-item') ?
-    'menu_item' : el.matches('.ui-dialog-titlebar-close') ? 'icon' : (el.getAttribute('role') || '');
+    'menu_item' : el.matches('.ui-dialog-titlebar-close') ? 'icon' : el.matches('.alink') ? 'link' :
+    (el.getAttribute('role') || '');
   out.push({tag: tag, role: role, text: own || (el.value || ''), clickable: isClickable,
             left: r.left, top: r.top, width: r.width, height: r.height});
 });

@@ -46,13 +46,13 @@ def _css(theme: Theme, rng: random.Random) -> str:
     border = rng.choice(("1px solid " + theme.border, "2px solid " + theme.border, "none", "1px solid transparent"))
     button_bg = rng.choice((theme.accent, theme.surface, theme.background, "buttonface"))
     button_fg = theme.on_accent if button_bg == theme.accent else theme.text
-    button_css = "" if rng.random() < 0.25 else (
+    button_css = "" if rng.random() < 0.4 else (
         f"button.b {{background:{button_bg}; color:{button_fg}; border:{border}; border-radius:{radius}px; "
         f"padding:{rng.randint(2, 10)}px {rng.randint(6, 22)}px; font:inherit;"
         f"{'box-shadow:0 1px 3px rgba(0,0,0,.4);' if rng.random() < 0.3 else ''}}}")
     field_border = rng.choice(("1px solid " + theme.border, "2px solid " + theme.border, "none",
                                f"0 0 2px 0 solid {theme.border}"))
-    field_css = "" if rng.random() < 0.3 else (
+    field_css = "" if rng.random() < 0.4 else (
         f"input.f, textarea.f, select.f {{background:{theme.surface}; color:{theme.text}; border:{field_border}; "
         f"border-bottom:1px solid {theme.border}; border-radius:{rng.choice((0, 2, 4, 8))}px; "
         f"padding:{rng.randint(2, 9)}px {rng.randint(3, 10)}px; font:inherit;}}")
@@ -90,10 +90,40 @@ def _css(theme: Theme, rng: random.Random) -> str:
 
 def _button(rng: random.Random) -> str:
     kind = rng.choice(("button", "button", "submit"))
-    text = html.escape(label(rng, 1, 3))
+    text = html.escape(label(rng, 1, 3) if rng.random() < 0.8 else words(rng, 1).upper())
+    size = ""
+    if rng.random() < 0.3:  # a fixed size: square tiles, tall or wide buttons, text wrapping inside
+        width = rng.randint(30, 130)
+        size = f' style="width:{width}px; height:{rng.choice((width, rng.randint(24, 130)))}px"'
     if kind == "submit":
-        return f'<input type="submit" class="b" data-dp="button" value="{text}">'
-    return f'<button class="b" data-dp="button">{text}</button>'
+        return f'<input type="submit" class="b" data-dp="button" value="{text}"{size}>'
+    return f'<button class="b" data-dp="button"{size}>{text}</button>'
+
+
+def _scattered(rng: random.Random) -> str:
+    """Controls at random places in a box, as on game-like or canvas-like pages."""
+    parts = []
+    for _ in range(rng.randint(1, 4)):
+        control = _button(rng) if rng.random() < 0.7 else _field(rng)
+        parts.append(f'<div style="position:absolute; left:{rng.randint(0, 240)}px; top:{rng.randint(0, 200)}px">'
+                     f"{control}</div>")
+    return f'<div style="position:relative; height:{rng.randint(160, 320)}px">{"".join(parts)}</div>'
+
+
+def _dialog(rng: random.Random, theme: Theme) -> str:
+    """A small dialog: a title bar with a close button (an icon), text, and buttons."""
+    close = rng.choice(("✕", "×", "x", "✖"))
+    bar = rng.choice((theme.accent, theme.surface, theme.border))
+    return (f'<div style="display:inline-block; border:1px solid {theme.border}; border-radius:{rng.choice((0, 4))}px;'
+            f' min-width:{rng.randint(160, 320)}px; background:{theme.background}">'
+            f'<div style="display:flex; justify-content:space-between; align-items:center; background:{bar}; '
+            f'padding:{rng.randint(3, 8)}px">'
+            f"<b>{html.escape(label(rng, 1, 3))}</b>"
+            f'<span data-dp="icon" style="display:inline-flex; align-items:center; justify-content:center; '
+            f'width:{rng.randint(14, 24)}px; height:{rng.randint(14, 24)}px; border:1px solid {theme.border}; '
+            f'border-radius:{rng.choice((0, 3, 50))}%; background:{theme.surface}; cursor:pointer">{close}</span></div>'
+            f"<p style='padding:6px'>{html.escape(sentence(rng))}</p>"
+            f'<div class="row" style="padding:6px">{_button(rng)}</div></div>')
 
 
 def _icon(rng: random.Random) -> str:
@@ -117,8 +147,9 @@ def _field(rng: random.Random) -> str:
             f'placeholder="{hint}">')
 
 
-def _section(rng: random.Random) -> str:
-    kind = rng.choice(("form", "toggles", "buttons", "text", "tabs", "icons", "slider", "menu", "list", "select"))
+def _section(rng: random.Random, theme: Theme) -> str:
+    kind = rng.choice(("form", "toggles", "buttons", "text", "tabs", "icons", "slider", "menu", "list", "select",
+                       "scattered", "dialog", "links"))
     parts: list[str] = []
     if rng.random() < 0.4:
         parts.append(f"<h{rng.randint(2, 4)}>{html.escape(label(rng, 1, 4))}</h{rng.randint(2, 4)}>")
@@ -145,6 +176,14 @@ def _section(rng: random.Random) -> str:
                 chunks.append(f'<a href="#" data-dp="link">{html.escape(words(rng, rng.randint(1, 3)))}</a>')
                 chunks.append(html.escape(sentence(rng)))
             parts.append(f"<p>{' '.join(chunks)}</p>")
+    elif kind == "scattered":
+        parts.append(_scattered(rng))
+    elif kind == "dialog":
+        parts.append(_dialog(rng, theme))
+    elif kind == "links":  # running text where many words are links, side by side
+        chunks = [f'<a href="#" data-dp="link">{html.escape(words(rng, 1))}</a>' if rng.random() < 0.5
+                  else html.escape(words(rng, 1)) for _ in range(rng.randint(6, 30))]
+        parts.append(f"<p style='max-width:{rng.randint(160, 500)}px'>{' '.join(chunks)}.</p>")
     elif kind == "tabs":
         count = rng.randint(2, 6)
         on = rng.randrange(count)
@@ -181,7 +220,7 @@ def _section(rng: random.Random) -> str:
 
 def random_page(rng: random.Random, theme: Theme) -> str:
     columns = rng.choice((1, 1, 2, 3))
-    sections = [_section(rng) for _ in range(rng.randint(3, 9))]
+    sections = [_section(rng, theme) for _ in range(rng.randint(3, 9))]
     body = "".join(f'<div style="flex:1; min-width:0">{"".join(sections[i::columns])}</div>' for i in range(columns))
     return (f"<!doctype html><html><head><meta charset='utf-8'><style>{_css(theme, rng)}</style></head><body>"
             f"<div style='display:flex; gap:{rng.randint(10, 40)}px'>{body}</div></body></html>")

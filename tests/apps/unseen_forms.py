@@ -89,14 +89,14 @@ class LoginForm(Form):
 
 
 class FlatForm(Form):
-    """A flat settings page: fields drawn as an underline only (no outline to find), labels above them, and a row
-    of check boxes; the kind of screen only a detector sees controls in."""
+    """A flat settings page: filled fields with an underline (material style) with labels above them, and a column
+    of check boxes whose outline is too faint for edges; controls only a detector sees."""
 
     def __init__(self, state_path: Path):
         super().__init__(state_path)
         self.setWindowTitle("Preferences")
-        self.setStyleSheet("QWidget {background: white;} QLineEdit {border: none; border-bottom: 1px solid #b0b0b0;"
-                           " padding: 4px;}")
+        self.setStyleSheet("QLineEdit {border: none; border-bottom: 2px solid #606060; "
+                           "background: #fafafa; padding: 6px;}")
         layout = QVBoxLayout(self)
         for name, secret in (("Account", False), ("Password", True)):
             layout.addWidget(QLabel(name))
