@@ -16,12 +16,15 @@ from .ocr import TextLine
 from .widgets import toggle_checked
 
 SAME_CONTROL_IOU = 0.5
+# Only detections this sure become controls: a stray low-scored box would shift "the 3rd input" by one. (The
+# detector's own threshold is lower, for recall when it is scored on its own.)
+CONTROL_SCORE = 0.4
 
 
 def detected_widgets(image: np.ndarray, detections: list[Detection], lines: list[TextLine]) -> list[Widget]:
-    """Each detection as a Widget named from the OCR lines."""
+    """Each sure detection as a Widget named from the OCR lines."""
     widgets: list[Widget] = []
-    for detection in detections:
+    for detection in (d for d in detections if d.score >= CONTROL_SCORE):
         box, role = detection.box, detection.role
         checked = None
         if role in ("checkbox", "radio"):
