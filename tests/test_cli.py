@@ -27,7 +27,10 @@ def test_parse_an_image_to_json_and_an_annotated_png(screenshot, tmp_path):
     assert "Save" in texts and "Cancel" in texts
     base = {"box", "role", "text", "score", "source"}
     assert all(set(e) in (base, base | {"checked"}) for e in data["elements"])  # toggles add their state
-    assert {e["source"] for e in data["elements"]} == {"ocr", "layout"}  # text, and the controls around it
+    # text, the controls drawn around it, and what the detector adds to them
+    assert {"ocr", "layout"} <= {e["source"] for e in data["elements"]} <= {"ocr", "layout", "detector"}
+    without = deskpilot("parse", "--image", str(path), "--json", env={"DESKPILOT_DETECTOR": "false"})
+    assert {e["source"] for e in json.loads(without.stdout)["elements"]} == {"ocr", "layout"}
     annotated = cv2.imread(str(tmp_path / "annotated.png"))
     assert annotated.shape == cv2.imread(str(path)).shape
     assert not (annotated == cv2.imread(str(path))).all()
