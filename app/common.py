@@ -1,13 +1,16 @@
 """What the CLI commands and the app share: where the CLI writes (results on stdout, progress and errors on stderr,
 never wrapped, since scripts parse them), the configured grounder, planner and agent, the confirmation prompt,
-and writing PNGs."""
+and writing PNGs and JSON reports."""
 
 from __future__ import annotations
 
+import json
 import sys
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Annotated, Optional
 
+import typer
 from rich.console import Console
 
 from deskpilot.core.actions import Action
@@ -15,6 +18,16 @@ from deskpilot.core.settings import Settings
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
+
+JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
+
+
+def write_json(path: Optional[Path], report: dict) -> None:
+    """Write a command's JSON report to `path` (when given) and say where."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2))
+        out.print(f"report: {path}", markup=False)
 
 
 def grounder_for(settings: Settings):  # noqa: ANN202 - returns the configured Grounder

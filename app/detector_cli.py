@@ -3,27 +3,19 @@ export it to ONNX, and score it on held-out screens."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import err, out
+from deskpilot.app.common import JsonOption, err, out, write_json
 from deskpilot.core.errors import DeskpilotError
 
 detector_app = typer.Typer(help="Synthetic data, training and scoring of the UI-element detector.",
                            no_args_is_help=True)
 
 ModelOption = Annotated[Optional[Path], typer.Option(help="detector ONNX file (default: the bundled one)")]
-JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
-
-
-def _write_json(path: Optional[Path], report: dict) -> None:
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2))
-        out.print(f"report: {path}", markup=False)
+DeviceOption = Annotated[str, typer.Option(help="auto | cpu | cuda")]
 
 
 def _progress(total: int, description: str):  # noqa: ANN202 - a rich Progress and its task
@@ -114,7 +106,7 @@ def export(checkpoint: Annotated[Path, typer.Option(help="detector.pt from `dete
 @detector_app.command("eval")
 def evaluate(data: Annotated[Path, typer.Option(help="held-out dataset folder from `detector render`")],
              model: ModelOption = None, json_file: JsonOption = None,
-             device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto") -> None:
+             device: DeviceOption = "auto") -> None:
     """Precision and recall per class at IoU 0.5 on held-out synthetic screens, and ms per frame."""
     from deskpilot.grounding.detector import UiDetector
     from deskpilot.training.detector_data import read_dataset
@@ -128,7 +120,7 @@ def evaluate(data: Annotated[Path, typer.Option(help="held-out dataset folder fr
         report = evaluate_screens(detector, screens, on_screen=lambda n: progress.update(task, completed=n))
     report.update({"model": str(detector.path), "device": detector.device, "data": str(data)})
     print_report(report)
-    _write_json(json_file, report)
+    write_json(json_file, report)
 
 
 def print_report(report: dict) -> None:

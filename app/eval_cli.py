@@ -10,7 +10,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import build_agent, confirmer, err, grounder_for, listen_for_stop, out
+from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, grounder_for, listen_for_stop, out,
+                                  write_json)
+from deskpilot.app.detector_cli import DeviceOption, print_report
+from deskpilot.app.detector_cli import ModelOption as DetectorModelOption
 from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.settings import PLANNERS
@@ -21,14 +24,13 @@ TasksOption = Annotated[Optional[str], typer.Option(help="comma-separated MiniWo
 EpisodesOption = Annotated[int, typer.Option(help="episodes per task")]
 SeedOption = Annotated[int, typer.Option(help="seed of the first episode; episode i uses seed+i")]
 ScaleOption = Annotated[float, typer.Option(help="Chromium's device scale factor (2 = HiDPI, legible text)")]
-JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
 
 
-def _write_json(path: Optional[Path], report: dict) -> None:
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2))
-        out.print(f"report: {path}", markup=False)
+def _ensure_screen(stack: ExitStack) -> None:
+    from deskpilot.app.session import ensure_screen
+
+    if ensure_screen(stack):
+        err.print("no display: started a virtual one (Xvfb)", style="dim")
 
 
 def _tasks(tasks: Optional[str]) -> list[str]:
@@ -78,7 +80,6 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                       "(default: <episodes>/miniwob)")] = None) -> None:
     """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it."""
-    from deskpilot.app.session import ensure_screen
     from deskpilot.core.settings import load_settings
     from deskpilot.planner.factory import build_planner
     from deskpilot.training.miniwob_eval import EpisodeScore, evaluate_miniwob
@@ -93,8 +94,7 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     settings.episodes_dir = episodes_dir or settings.episodes_dir / "miniwob"
     grounder = grounder_for(settings)
     with ExitStack() as stack:
-        if ensure_screen(stack):
-            err.print("no display: started a virtual one (Xvfb)", style="dim")
+        _ensure_screen(stack)
         stop = listen_for_stop(settings, stack)
         agent = build_agent(settings, grounder, build_planner(settings, grounder=grounder), stop, confirmer(True),
                             None)
@@ -110,7 +110,7 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
         report = evaluate_miniwob(agent, browser, chosen, episodes, seed, on_episode=show)
     report.update({"planner": planner, "seed": seed, "episodes_dir": str(settings.episodes_dir)})
     _print_miniwob(report)
-    _write_json(json_file, report)
+    write_json(json_file, report)
 
 
 @eval_app.command("grounding-miniwob")
@@ -118,7 +118,6 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
                            scale: ScaleOption = 2.0, json_file: JsonOption = None) -> None:
     """Grounding alone on real MiniWoB screenshots, DOM boxes as ground truth: parse() recall and locate()
     accuracy for the utterance's first target."""
-    from deskpilot.app.session import ensure_screen
     from deskpilot.core.screen import Screen
     from deskpilot.core.settings import load_settings
     from deskpilot.training.grounding_eval import ScreenScore, evaluate_grounding
@@ -129,8 +128,7 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
     chosen = _tasks(tasks)
     settings = load_settings()
     with ExitStack() as stack:
-        if ensure_screen(stack):
-            err.print("no display: started a virtual one (Xvfb)", style="dim")
+        _ensure_screen(stack)
         browser = stack.enter_context(MiniWobBrowser(scale=scale).start(chosen[0]))
 
         def show(score: ScreenScore) -> None:
@@ -143,19 +141,15 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
     out.print(f"parse recall {report['parse_recall']:.3f} (clickable {report['clickable_recall']:.3f}), locate "
               f"accuracy {report['locate_accuracy']:.3f} over {report['located_screens']} targets, "
               f"{report['screens']} screens", markup=False, highlight=False)
-    _write_json(json_file, report)
+    write_json(json_file, report)
 
 
 @eval_app.command("detector-miniwob")
 def eval_detector_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: SeedOption = 0,
                           scale: ScaleOption = 2.0, json_file: JsonOption = None,
-                          model: Annotated[Optional[Path], typer.Option(help="detector ONNX file (default: the "
-                                                                        "bundled one)")] = None,
-                          device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto") -> None:
+                          model: DetectorModelOption = None, device: DeviceOption = "auto") -> None:
     """The UI-element detector alone on real MiniWoB screenshots: precision and recall per class at IoU 0.5 with
     the DOM's controls as ground truth (MiniWoB pages are never in its training data)."""
-    from deskpilot.app.detector_cli import print_report
-    from deskpilot.app.session import ensure_screen
     from deskpilot.core.screen import Screen
     from deskpilot.grounding.detector import UiDetector
     from deskpilot.training.detector_eval import evaluate_pages
@@ -167,15 +161,14 @@ def eval_detector_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 
     chosen = _tasks(tasks)
     detector = UiDetector(model, device)
     with ExitStack() as stack:
-        if ensure_screen(stack):
-            err.print("no display: started a virtual one (Xvfb)", style="dim")
+        _ensure_screen(stack)
         browser = stack.enter_context(MiniWobBrowser(scale=scale).start(chosen[0]))
         pages = ((obs.image, page) for _, _, obs, page, _ in miniwob_screens(browser, Screen(), chosen, episodes,
                                                                               seed))
         report = evaluate_pages(detector, pages)
     report.update({"model": str(detector.path), "device": detector.device, "scale": scale, "tasks": chosen})
     print_report(report)
-    _write_json(json_file, report)
+    write_json(json_file, report)
 
 
 def _print_miniwob(report: dict) -> None:

@@ -11,24 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import statistics
-import time
 from pathlib import Path
 
 from deskpilot.grounding.detector import UiDetector, prepare
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.training.detector_data import compose
 from deskpilot.training.synth_qt import QtRenderer
-
-
-def median_ms(fn, repeats: int) -> float:  # noqa: ANN001
-    fn()  # warm-up: first runs allocate
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+from timing import median_ms
 
 
 def main() -> None:
@@ -45,19 +34,20 @@ def main() -> None:
     for threads in (1, 2, 0):
         detector = UiDetector(args.model, device="cpu", threads=threads)
         name = f"cpu threads={threads or 'default'}"
-        results[name] = median_ms(lambda d=detector: d.detect(frame), args.repeats)
+        results[name] = median_ms(lambda d=detector: d.detect(frame), args.repeats, warmup=1)
         pixels = prepare(frame, detector.scale)
-        network = median_ms(lambda d=detector, p=pixels: d.session.run(None, {"image": p}), args.repeats)
+        network = median_ms(lambda d=detector, p=pixels: d.session.run(None, {"image": p}), args.repeats,
+                            warmup=1)
         print(f"detector {name:<20} median {results[name]:7.1f} ms/frame (network alone {network:.1f} ms, "
               f"n={args.repeats})", flush=True)
     try:
         gpu = UiDetector(args.model, device="cuda")
-        results["cuda"] = median_ms(lambda: gpu.detect(frame), args.repeats)
+        results["cuda"] = median_ms(lambda: gpu.detect(frame), args.repeats, warmup=1)
         print(f"detector {'cuda':<20} median {results['cuda']:7.1f} ms/frame (n={args.repeats})", flush=True)
     except Exception as exc:  # no onnxruntime-gpu or no GPU here: say so and go on
         print(f"detector cuda                 unavailable ({str(exc).splitlines()[0][:80]})")
     engine = OcrEngine()
-    ocr = median_ms(lambda: engine.read(frame), max(3, args.repeats // 5))
+    ocr = median_ms(lambda: engine.read(frame), max(3, args.repeats // 5), warmup=1)
     best = min(results.values())
     print(f"ocr whole frame               median {ocr:7.1f} ms/frame; detector/ocr ratio {best / ocr:.3f}")
 

@@ -9,9 +9,7 @@ drawing set-of-marks, and parsing the reply. Prints the median of repeated runs 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
-import time
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -22,17 +20,9 @@ from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.annotate import annotate
 from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, image_url, model_image
 from deskpilot.planner.families import FAMILIES, load_template
+from timing import median_ms
 
 REPLY = "Thought: The Save button is at the bottom left.\nAction: click(point='<point>155 567</point>')"
-
-
-def median_ms(fn, repeats: int) -> float:  # noqa: ANN001
-    samples = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
 
 
 def main() -> None:

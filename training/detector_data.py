@@ -18,7 +18,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from deskpilot.core.episode import write_atomic
+from deskpilot.core.episode import read_image, write_atomic
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import UI_CLASSES
@@ -76,10 +76,11 @@ def compose(rng: random.Random, window: np.ndarray, boxes: list[tuple[Box, str]]
 
 
 def load_rgb(path: Path) -> np.ndarray:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    """A dataset image as RGB, or a one-line error when it is missing or broken."""
+    image = read_image(path)
     if image is None:
         raise DeskpilotError(f"cannot read {path}")
-    return cv2.cvtColor(image, cv2.COLOR_BGR2RGB)
+    return image
 
 
 def read_dataset(folder: Path) -> list[Screen]:
