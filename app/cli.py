@@ -14,8 +14,8 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app import detector_cli, episodes_cli, eval_cli, label_cli, recording_cli, train_cli
-from deskpilot.app.common import (build_agent, confirmer, err, grounder_for, listen_for_stop, out, planner_for,
-                                  write_png)
+from deskpilot.app.common import (build_agent, confirmer, err, grounder_for, listen_for_stop, out, plain,
+                                  planner_for, write_png)
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
@@ -115,7 +115,7 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
 
     def stream_thought(piece: str) -> None:
         streamed[0] = True
-        err.print(piece, end="", style="dim", markup=False, highlight=False)
+        err.print(plain(piece), end="", style="dim", markup=False, highlight=False)
 
     grounder = grounder_for(settings)
     planner_impl = planner_for(settings, task, grounder, on_text=stream_thought)
@@ -151,7 +151,7 @@ def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settin
         out.print(f"{step.index + 1:>3}. {step.action.redacted().describe()}  [{took:.0f} ms]", markup=False,
                   highlight=False)
 
-    agent = build_agent(settings, grounder, planner, stop, confirmer(yes), show)
+    agent = build_agent(settings, grounder, planner, stop, confirmer(yes, settings.episodes_dir / "confirm.png"), show)
     err.print(f"stop: {settings.stop_hotkey}, Ctrl+C, or move the mouse into a screen corner", style="dim")
     result = agent.run(task, settings.max_steps)
     if last:

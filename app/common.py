@@ -5,6 +5,7 @@ and writing PNGs and JSON reports."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -13,12 +14,15 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
-from deskpilot.core.actions import Action
+from deskpilot.core.safety import Confirmation
 from deskpilot.core.settings import Settings
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
+# Escape sequences (CSI, OSC such as OSC 52 that sets the clipboard, and the rest) and other control characters.
+_CONTROL = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+DECIDE_GRACE_SECONDS = 1.0  # the agent's own deadline comes just after the backend's, whose error says more
 JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
 
 
@@ -53,17 +57,26 @@ def planner_for(settings: Settings, task: str, grounder, on_text=None):  # noqa:
 
 def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  # noqa: ANN001, ANN201
                 screen=None, no_go=None):
-    """The agent loop with its safety checks (policy, rate limit, dry run, no-go regions) as the settings say."""
+    """The agent loop with its safety checks (policy, rate limit, dry run, no-go regions) as the settings say.
+    Without `no_go` (the CLI), the terminal deskpilot was started from is the no-go window: no click lands on it
+    and no key is typed while it has the focus."""
     from deskpilot.core.controller import Controller
+    from deskpilot.core.display import ProtectedWindow
     from deskpilot.core.safety import ConfirmationPolicy, Safety
     from deskpilot.core.screen import Screen
     from deskpilot.planner.agent import Agent
 
+    keyboard_no_go = None
+    terminal = ProtectedWindow.controlling_terminal() if no_go is None else None
+    if terminal is not None:
+        no_go = lambda: [box for box in (terminal.box(),) if box is not None]  # noqa: E731
+        keyboard_no_go = lambda: terminal.name if terminal.has_focus() else None  # noqa: E731
     safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirm,
-                    min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go)
+                    min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go,
+                    keyboard_no_go=keyboard_no_go)
     return Agent(screen or Screen(settings.monitor, settings.scale), grounder, planner, Controller(stop), safety,
                  settings.episodes_dir, locate_timeout=settings.locate_timeout,
-                 settle_timeout=settings.settle_timeout, on_step=on_step)
+                 settle_timeout=settings.settle_timeout, on_step=on_step, decide_timeout=settings.planner_timeout + DECIDE_GRACE_SECONDS)
 
 
 def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True,  # noqa: ANN001, ANN201
@@ -85,15 +98,20 @@ def listen_for_stop(settings: Settings, stack: ExitStack):  # noqa: ANN201 - the
     import signal
 
     from deskpilot.core.errors import SettingsError
+    from deskpilot.core.hotkeys import stop_hotkey_limit
     from deskpilot.core.safety import EmergencyStop
 
     stop = EmergencyStop()
+    limit = stop_hotkey_limit()
+    if limit:
+        err.print(f"warning: {limit}", markup=False, highlight=False)
     try:
         stack.callback(stop.listen(settings.stop_hotkey).close)
     except SettingsError:
         raise
     except Exception as exc:  # no keyboard hook on this desktop: the failsafe corner and Ctrl+C still stop it
-        err.print(f"warning: stop hotkey unavailable ({exc}); Ctrl+C and the screen-corner failsafe still work")
+        err.print(f"warning: no global stop hotkey ({exc}); Ctrl+C and the screen-corner failsafe still work",
+                  markup=False, highlight=False)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
     return stop
@@ -106,14 +124,43 @@ def write_png(path: Path, image_rgb) -> None:  # noqa: ANN001
     write_atomic(path, encode_png(image_rgb))
 
 
-def confirmer(yes: bool):  # noqa: ANN202
-    def ask(action: Action, reason: str) -> bool:
+def plain(text: str) -> str:
+    """Model text made safe for a terminal: escape sequences and control characters removed (new lines kept)."""
+    return _CONTROL.sub("", text)
+
+
+def confirmer(yes: bool, crop_file: Optional[Path] = None):  # noqa: ANN201 - a Confirmer
+    """Asks on the terminal. Input typed before the question (a model may have typed "y" and Enter into this very
+    terminal) is thrown away first; the picture of what the action acts on is written to `crop_file`."""
+
+    def ask(request: Confirmation) -> bool:
         if yes:
             return True
         if not sys.stdin.isatty():
             return False
         from rich.prompt import Confirm
 
-        return Confirm.ask(f"[yellow]{action.redacted().describe()}[/]: {reason}. Go ahead?", default=False)
+        if request.crop is not None and request.crop.size and crop_file is not None:
+            write_png(crop_file, request.crop)
+            err.print(f"what it acts on: {crop_file}", markup=False, highlight=False)
+        _discard_typed_ahead()
+        return Confirm.ask(confirm_prompt(request), default=False)
 
     return ask
+
+
+def confirm_prompt(request: Confirmation) -> str:
+    """The question in rich markup, the model's words escaped (so `[/x]` cannot crash it nor `[black on black]`
+    hide text) and stripped of terminal control sequences."""
+    from rich.markup import escape
+
+    return f"[yellow]{escape(plain(request.question()))}[/]"
+
+
+def _discard_typed_ahead() -> None:
+    try:
+        import termios
+
+        termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (ImportError, OSError, ValueError):  # not a POSIX terminal: nothing typed ahead can be told apart
+        pass

@@ -1,4 +1,4 @@
-"""`deskpilot episodes list|show|export`: looking at and exporting recorded and agent episodes."""
+"""`deskpilot episodes list|show|export|repair`: looking at, exporting and mending recorded and agent episodes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import out
+from deskpilot.app.common import err, out
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.settings import load_settings
 
@@ -24,7 +24,11 @@ def episodes_list(directory: Annotated[Optional[Path], typer.Option("--dir", hel
 
     rows = []
     for path in list_episodes(load_settings(episodes_dir=directory).episodes_dir):
-        episode = read_episode(path)
+        try:
+            episode = read_episode(path)
+        except DeskpilotError as exc:
+            err.print(f"warning: {exc}", markup=False, highlight=False)
+            continue
         rows.append({"id": episode.meta.id, "source": episode.meta.source, "outcome": episode.meta.outcome,
                      "steps": len(episode.steps), "task": episode.meta.task, "path": str(path)})
     if as_json:
@@ -70,3 +74,33 @@ def episodes_export(episodes: Annotated[Optional[list[Path]], typer.Argument(hel
         raise DeskpilotError("no episodes to export")
     rows = export_hf(list(chosen), out_dir)
     out.print(f"exported {rows} step(s) from {len(chosen)} episode(s) to {out_dir}", markup=False)
+
+
+@episodes_app.command("repair")
+def episodes_repair(episodes: Annotated[Optional[list[Path]], typer.Argument(help="episode folders (default: all)")]
+                    = None,
+                    directory: Annotated[Optional[Path], typer.Option("--dir", help="episodes folder")] = None) -> None:
+    """Make damaged episodes readable: unreadable step lines go to steps.corrupt.jsonl, steps whose frames are
+    gone are dropped, a broken episode.json is rebuilt, runs whose process died are marked interrupted."""
+    from deskpilot.core.episode import EPISODE_FILE, STEPS_FILE, repair_episode
+
+    root = load_settings(episodes_dir=directory).episodes_dir
+    if episodes:
+        chosen = list(episodes)
+    elif root.is_dir():
+        chosen = sorted(p for p in root.iterdir() if (p / EPISODE_FILE).exists() or (p / STEPS_FILE).exists())
+    else:
+        chosen = []
+    repaired = 0
+    for path in chosen:
+        report = repair_episode(path)
+        if not report.changed:
+            continue
+        repaired += 1
+        parts = [f"{report.dropped_lines} unreadable line(s) set aside" if report.dropped_lines else "",
+                 f"{report.dropped_steps} step(s) without frames dropped" if report.dropped_steps else "",
+                 "episode.json rebuilt" if report.meta_rebuilt else "",
+                 "marked interrupted" if report.finished else "",
+                 f"{report.temp_files} temporary file(s) removed" if report.temp_files else ""]
+        out.print(f"{path.name}: {', '.join(p for p in parts if p)}", markup=False, highlight=False)
+    out.print(f"{repaired} of {len(chosen)} episode(s) repaired", markup=False)

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app.common import out
-from deskpilot.core.episode import read_episode, rewrite_steps
+from deskpilot.core.episode import label_steps, read_episode
 from deskpilot.core.errors import DeskpilotError
 
 VERIFIERS = ("heuristic", "judge", "env", "human")
@@ -23,8 +23,10 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
           step: Annotated[Optional[int], typer.Option(help="only this step (1-based)")] = None,
           planner: Annotated[str, typer.Option(help="judge model backend: openai | transformers")] = "openai",
           model: Annotated[Optional[str], typer.Option(help="judge model: a name at --base-url, or a folder")] = None,
-          base_url: Annotated[Optional[str], typer.Option(help="judge endpoint (OpenAI-compatible)")] = None) -> None:
-    """Label each step good / bad / unknown and store the verdict in the episode."""
+          base_url: Annotated[Optional[str], typer.Option(help="judge endpoint (OpenAI-compatible)")] = None,
+          force: Annotated[bool, typer.Option("--force", help="replace labels a person set, too")] = False) -> None:
+    """Label each step good / bad / unknown and store the verdict in the episode (merged with labels written
+    meanwhile; a person's label is kept unless --force)."""
     if set_label is not None:
         verifier = "human"
         if set_label not in ("good", "bad"):
@@ -40,15 +42,17 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
         if step is not None and not 1 <= step <= len(episode.steps):
             raise DeskpilotError(f"{path} has no step {step} (it has {len(episode.steps)})")
         verdicts = judge_episode(episode)
-        steps = list(episode.steps)
-        for index, verdict in enumerate(verdicts):
-            if verdict is None or (step is not None and index != step - 1):
+        chosen: dict[int, dict[str, object]] = {}
+        for recorded, verdict in zip(episode.steps, verdicts):
+            if verdict is None or (step is not None and recorded.index != step - 1):
                 continue
-            steps[index].verification = verdict.as_dict()
+            chosen[recorded.index] = verdict.as_dict()
             totals[verdict.label] += 1
-            out.print(f"{episode.meta.id} {index + 1:>3}. {steps[index].action.redacted().describe()}: "
+            out.print(f"{episode.meta.id} {recorded.index + 1:>3}. {recorded.action.redacted().describe()}: "
                       f"{verdict.label} ({verdict.reason})", markup=False, highlight=False)
-        rewrite_steps(episode, steps)
+        written, kept = label_steps(path, chosen, force=force)
+        if kept:
+            totals["kept (a person's label)"] += kept
     out.print(", ".join(f"{n} {name}" for name, n in sorted(totals.items())) or "nothing to label", markup=False)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .actions import Action, ActionKind
+from .actions import MAX_COORDINATE, Action, ActionKind
 from .coords import CoordinateSpace
 from .errors import ActionParseError
 from .geometry import Point
@@ -34,10 +34,29 @@ _CALL_NAMES = {
     "call_user": ActionKind.CALL_USER,
 }
 _RELEASE_NAMES = {"release", "keyup", "key_up"}
+_WHERE_ARGS = {"point", "start_point", "start_box", "box", "position", "target", "element"}
+_ARGS: dict[ActionKind, set[str]] = {  # the keyword arguments each kind of call takes
+    **{kind: _WHERE_ARGS for kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK,
+                                      ActionKind.MOVE)},
+    ActionKind.DRAG: _WHERE_ARGS | {"end_point", "end_box", "end_target"},
+    ActionKind.SCROLL: _WHERE_ARGS | {"direction", "amount", "dx", "dy"},
+    ActionKind.TYPE: {"content", "text"},
+    ActionKind.HOTKEY: {"key", "keys", "hotkey"},
+    ActionKind.KEY: {"key", "keys"},
+    ActionKind.WAIT: {"seconds", "time", "duration"},
+    ActionKind.FINISHED: {"content", "answer", "question", "text"},
+    ActionKind.CALL_USER: {"content", "answer", "question", "text"},
+}
 _POINT_ARGS = ("point", "start_point", "start_box", "box", "position")
 _END_ARGS = ("end_point", "end_box")
 _DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER_ONLY = re.compile(r"[-+]?\d{1,7}(?:\.\d{0,6})?")
+_POINT_TAGS = re.compile(r"</?point>|<\|box_(?:start|end)\|>|</?bbox>|<\|point_(?:start|end)\|>")
+_POINT_FORM = re.compile(r"\s*[\(\[]?\s*(?:-?\d+(?:\.\d+)?\s*[,\s]\s*){1}-?\d+(?:\.\d+)?"
+                         r"(?:\s*[,\s]\s*-?\d+(?:\.\d+)?\s*[,\s]\s*-?\d+(?:\.\d+)?)?\s*[\)\]]?\s*")
+_KEYWORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*")
+MAX_RESPONSE_CHARS = 20_000  # a model reply longer than this is not read
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", "'": "'", '"': '"', "\\": "\\"}
 
@@ -52,6 +71,8 @@ class ModelResponse:
 
 def parse_action(text: str, space: CoordinateSpace | None = None) -> Action:
     """One call -> an Action with screen points (converted through `space` when given)."""
+    if len(text) > MAX_RESPONSE_CHARS:
+        raise ActionParseError(f"action text of {len(text)} characters is too long to be one action")
     calls = _scan_calls(text.strip())
     if len(calls) != 1:
         raise ActionParseError(f"expected one action call, found {len(calls)}: {text.strip()[:120]!r}")
@@ -61,6 +82,8 @@ def parse_action(text: str, space: CoordinateSpace | None = None) -> Action:
 
 def parse_response(text: str, space: CoordinateSpace | None = None) -> ModelResponse:
     """`Thought: ...\\nAction: ...` (or bare calls) -> thought and actions; no call at all is an error."""
+    if len(text) > MAX_RESPONSE_CHARS:
+        raise ActionParseError(f"model output of {len(text)} characters is too long to be one action")
     body = _strip_fences(text)
     thought = ""
     marker = re.search(r"(?im)^\s*action\s*:\s*", body)
@@ -168,13 +191,17 @@ def _scan_args(text: str, pos: int) -> tuple[dict[str, str], int]:
             raise ActionParseError(f"unclosed '(' in {text[:120]!r}")
         if text[pos] == ")":
             return args, pos + 1
-        match = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*").match(text, pos)
+        match = _KEYWORD.match(text, pos)
         if match:
             key, pos = match.group(1), match.end()
         else:
             key, positional = f"_{positional}", positional + 1
-        value, pos = _scan_value(text, pos)
-        args[key] = value
+        if key in args:
+            raise ActionParseError(f"argument {key.lstrip('_')!r} given twice in {text[:120]!r}")
+        value, end = _scan_value(text, pos)
+        if end == pos and not match:
+            raise ActionParseError(f"unexpected {text[pos]!r} in {text[:120]!r}")
+        args[key], pos = value, end
 
 
 def _scan_value(text: str, pos: int) -> tuple[str, int]:
@@ -198,6 +225,8 @@ def _scan_value(text: str, pos: int) -> tuple[str, int]:
             depth += 1
         elif ch in ")]":
             if depth == 0:
+                if ch == "]":
+                    raise ActionParseError(f"unbalanced ']' in {text[:120]!r}")
                 break
             depth -= 1
         elif ch == "," and depth == 0:
@@ -206,14 +235,33 @@ def _scan_value(text: str, pos: int) -> tuple[str, int]:
     return text[start:pos].strip(), pos
 
 
+def _number(raw: str, what: str) -> float:
+    """A plain decimal number (at most 7 digits before the point), never inf, nan or an exponent."""
+    text = raw.strip()
+    if not _NUMBER_ONLY.fullmatch(text):
+        raise ActionParseError(f"{what} must be a plain number, got {raw[:40]!r}")
+    return float(text)
+
+
 def _parse_point(raw: str, space: CoordinateSpace | None) -> Point:
-    numbers = [float(n) for n in _NUMBER.findall(raw)]
+    """`<point>x y</point>`, `(x,y)`, `[x0,y0,x1,y1]` (its centre), with the older box tokens around them; the
+    numbers must lie within the image the model saw (with `space`), or on some screen."""
+    body = _POINT_TAGS.sub(" ", raw)
+    if not _POINT_FORM.fullmatch(body):
+        raise ActionParseError(f"expected a point 'x y' or a box, got {raw[:60]!r}")
+    numbers = [_number(n, "a coordinate") for n in _NUMBER.findall(body)]
     if len(numbers) == 4:
         numbers = [(numbers[0] + numbers[2]) / 2, (numbers[1] + numbers[3]) / 2]
-    if len(numbers) != 2:
-        raise ActionParseError(f"expected a point 'x y' or a box, got {raw!r}")
     x, y = numbers
-    return space.to_screen(x, y) if space else Point(round(x), round(y))
+    if space is None:
+        if abs(x) > MAX_COORDINATE or abs(y) > MAX_COORDINATE:
+            raise ActionParseError(f"point ({x:g}, {y:g}) is off any screen")
+        return Point(round(x), round(y))
+    x0, y0, x1, y1 = space.bounds()
+    slack = 0.01 * max(x1 - x0, y1 - y0)
+    if not (x0 - slack <= x <= x1 + slack and y0 - slack <= y <= y1 + slack):
+        raise ActionParseError(f"point ({x:g}, {y:g}) is outside the screenshot ({x0:g}..{x1:g}, {y0:g}..{y1:g})")
+    return space.to_screen(x, y)
 
 
 def _first(args: dict[str, str], names: tuple[str, ...]) -> str | None:
@@ -227,12 +275,16 @@ def _build(name: str, args: dict[str, str], space: CoordinateSpace | None) -> Ac
     kind = _CALL_NAMES.get(name.lower())
     if kind is None:
         raise ActionParseError(f"unknown action {name!r}; expected one of {', '.join(sorted(set(_CALL_NAMES)))}")
+    allowed = _ARGS[kind] | {"_0"} | ({"button"} if kind is ActionKind.CLICK else set())
+    unknown = [key.lstrip("_") for key in args if key not in allowed]
+    if unknown:
+        raise ActionParseError(f"{name}(...) takes no argument {unknown[0]!r}")
     main = args.get("_0")
     try:
         return _build_kind(kind, name.lower(), args, main, space)
     except ActionParseError:
         raise
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:
         raise ActionParseError(f"bad {name}(...) call: {exc}") from None
 
 
@@ -243,7 +295,9 @@ def _build_kind(kind: ActionKind, name: str, args: dict[str, str], main: str | N
     target = args.get("target") or args.get("element")
     if kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK, ActionKind.MOVE,
                 ActionKind.SCROLL, ActionKind.DRAG):
-        if raw_point is None and main is not None and _NUMBER.search(main):
+        if main is not None and kind is not ActionKind.SCROLL:
+            if raw_point is not None:
+                raise ActionParseError(f"{name}(...) got a point twice")
             raw_point = main
         if raw_point is not None:
             fields["point"] = _parse_point(raw_point, space)
@@ -269,7 +323,7 @@ def _build_kind(kind: ActionKind, name: str, args: dict[str, str], main: str | N
     elif kind is ActionKind.WAIT:
         raw_seconds = _first(args, ("seconds", "time", "duration")) or main
         if raw_seconds:
-            fields["seconds"] = float(raw_seconds)
+            fields["seconds"] = _number(raw_seconds, "wait seconds")
     elif kind in (ActionKind.FINISHED, ActionKind.CALL_USER):
         answer = _first(args, ("content", "answer", "question", "text")) or main
         if answer is not None:
@@ -279,10 +333,12 @@ def _build_kind(kind: ActionKind, name: str, args: dict[str, str], main: str | N
 
 def _scroll_amount(args: dict[str, str]) -> tuple[int, int]:
     if "dx" in args or "dy" in args:
-        return int(float(args.get("dx") or 0)), int(float(args.get("dy") or 0))
+        return (round(_number(args.get("dx") or "0", "scroll dx")),
+                round(_number(args.get("dy") or "0", "scroll dy")))
     direction = (args.get("direction") or args.get("_0") or "").strip().lower()
     if direction not in _DIRECTIONS:
         raise ActionParseError(f"scroll direction must be up, down, left or right, got {direction!r}")
-    ticks = int(float(args.get("amount") or DEFAULT_SCROLL_TICKS))
+    amount = args.get("amount")
+    ticks = round(_number(amount, "scroll amount")) if amount else DEFAULT_SCROLL_TICKS
     ux, uy = _DIRECTIONS[direction]
     return ux * ticks, uy * ticks

@@ -14,9 +14,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import ActionParseError
 from .geometry import Point
+from .secrets import REDACTED
 
-REDACTED = "[redacted]"
 DEFAULT_WAIT_SECONDS = 5.0  # what `wait()` without seconds means (UI-TARS' convention)
+MAX_WAIT_SECONDS = 60.0  # one wait never holds the agent longer; wait again to wait more
+MAX_SCROLL_TICKS = 50  # wheel clicks in one scroll action, each way
+MAX_TEXT_CHARS = 10_000  # characters typed by one action
+MAX_COORDINATE = 32767  # X11 and Windows virtual desktops end here
 
 
 class ActionKind(str, Enum):
@@ -85,8 +89,15 @@ class Action(BaseModel):
             raise ValueError(f"{kind.value} takes no text")
         if kind is not ActionKind.WAIT and self.seconds is not None:
             raise ValueError(f"{kind.value} takes no seconds")
-        if self.seconds is not None and self.seconds < 0:
-            raise ValueError("wait seconds must be >= 0")
+        if self.seconds is not None and not 0 <= self.seconds <= MAX_WAIT_SECONDS:
+            raise ValueError(f"wait seconds must be between 0 and {MAX_WAIT_SECONDS:g}")
+        if abs(self.dx) > MAX_SCROLL_TICKS or abs(self.dy) > MAX_SCROLL_TICKS:
+            raise ValueError(f"scroll at most {MAX_SCROLL_TICKS} wheel clicks at a time")
+        if self.text is not None and len(self.text) > MAX_TEXT_CHARS:
+            raise ValueError(f"text longer than {MAX_TEXT_CHARS} characters")
+        for point in (self.point, self.end_point):
+            if point is not None and not (abs(point.x) <= MAX_COORDINATE and abs(point.y) <= MAX_COORDINATE):
+                raise ValueError(f"point ({point.x}, {point.y}) is off any screen")
         return self
 
     @property
@@ -156,13 +167,6 @@ class Action(BaseModel):
         if self.seconds is not None:
             parts.append(f"{self.seconds:g}s")
         return " ".join(parts)
-
-
-def scrub(text: str, secrets: list[str]) -> str:
-    """`text` with every secret value in it replaced, longest first (for task texts that quote a password)."""
-    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -1,5 +1,6 @@
 """Controller: carries out resolved Actions with the real mouse and keyboard (pyautogui; the clipboard for
-non-ASCII text). Long actions (typing, waits, drags) check the emergency stop as they go."""
+non-ASCII text). Long actions (typing, scrolling, waits, drags) are done in small chunks with a look at the
+emergency stop between them; keys and buttons it holds down are let go whatever happens (`release_all`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from .geometry import Point
 from .safety import EmergencyStop
 
 TYPE_CHUNK = 8  # characters typed between two checks of the emergency stop
+SCROLL_TICK_SECONDS = 0.01  # between two wheel clicks (each one a check of the emergency stop)
 PASTE_SETTLE_SECONDS = 0.15
 
 
@@ -28,6 +30,7 @@ class Controller:
         self.drag_seconds = drag_seconds
         self.paste_keys = paste_keys or (("command", "v") if sys.platform == "darwin" else ("ctrl", "v"))
         self._gui: Any = None
+        self._held_keys: list[str] = []
 
     @property
     def gui(self) -> Any:
@@ -74,20 +77,45 @@ class Controller:
         elif kind is ActionKind.DRAG:
             self._drag(action)
         elif kind is ActionKind.SCROLL:
-            where = {"x": action.point.x, "y": action.point.y} if action.point else {}
-            if action.dy:
-                gui.scroll(-action.dy, **where)
-            if action.dx:
-                gui.hscroll(action.dx, **where)
+            self._scroll(action)
         elif kind is ActionKind.TYPE:
             self._type(action.text or "")
         elif kind is ActionKind.HOTKEY:
-            gui.hotkey(*action.keys)
+            try:
+                gui.hotkey(*action.keys)
+            finally:
+                for key in reversed(action.keys):  # a combination interrupted half-way leaves nothing held
+                    gui.keyUp(key, _pause=False)
         elif kind is ActionKind.KEY:
-            (gui.keyDown if action.key_state == "press" else gui.keyUp)(action.keys[0])
+            key = action.keys[0]
+            if action.key_state == "press":
+                gui.keyDown(key)
+                self._held_keys.append(key)
+            else:
+                gui.keyUp(key)
+                self._held_keys = [k for k in self._held_keys if k != key]
         elif kind is ActionKind.WAIT:
             self.stop.sleep(DEFAULT_WAIT_SECONDS if action.seconds is None else action.seconds)
         # finished / call_user touch nothing
+
+    def release_all(self) -> None:
+        """Let go of every key this controller pressed and did not release (press() without release())."""
+        held, self._held_keys = self._held_keys, []
+        for key in reversed(held):
+            self.gui.keyUp(key, _pause=False)
+
+    def _scroll(self, action: Action) -> None:
+        """One wheel click at a time, each after a look at the stop: a long scroll stops within one click."""
+        gui = self.gui
+        if action.point is not None:
+            gui.moveTo(action.point.x, action.point.y)
+        wheels = ((lambda: gui.scroll(-1 if action.dy > 0 else 1, _pause=False), abs(action.dy)),
+                  (lambda: gui.hscroll(1 if action.dx > 0 else -1, _pause=False), abs(action.dx)))
+        for click_wheel, clicks in wheels:
+            for _ in range(clicks):
+                self.stop.check()
+                click_wheel()
+                self.stop.sleep(SCROLL_TICK_SECONDS)
 
     def _drag(self, action: Action) -> None:
         assert action.point is not None and action.end_point is not None
@@ -115,11 +143,30 @@ class Controller:
             return
         self.stop.check()
         body = text[:-1] if text.endswith("\n") else text
+        previous = self._get_clipboard()
         self._set_clipboard(body)
-        self.gui.hotkey(*self.paste_keys)
-        time.sleep(PASTE_SETTLE_SECONDS)  # the app fetches the clipboard asynchronously; don't replace it too soon
+        try:
+            self.gui.hotkey(*self.paste_keys)
+            time.sleep(PASTE_SETTLE_SECONDS)  # the app fetches the clipboard asynchronously; don't replace it too soon
+        finally:
+            self._set_clipboard(previous)  # what was typed (a secret, perhaps) does not stay on the clipboard
         if body != text:
             self.gui.press("enter")
+
+    def _get_clipboard(self) -> str:
+        """The clipboard's text now ("" when it holds none)."""
+        if sys.platform.startswith("linux"):
+            xclip = shutil.which("xclip")
+            if xclip is None:
+                return ""
+            held = subprocess.run([xclip, "-selection", "clipboard", "-out"], capture_output=True, timeout=5)
+            return held.stdout.decode(errors="replace") if held.returncode == 0 else ""
+        import pyperclip
+
+        try:
+            return pyperclip.paste() or ""
+        except pyperclip.PyperclipException:
+            return ""
 
     def _set_clipboard(self, text: str) -> None:
         if sys.platform.startswith("linux"):

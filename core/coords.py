@@ -58,6 +58,16 @@ class CoordinateSpace:
             return cls(monitor, mode, (w, h))
         return cls(monitor, mode, (phys_w, phys_h))
 
+    def bounds(self) -> tuple[float, float, float, float]:
+        """The (x0, y0, x1, y1) range of coordinates the model may give: the image it saw, or the monitor."""
+        m = self.monitor
+        if self.mode == "screen":
+            return m.left, m.top, m.left + m.width, m.top + m.height
+        if self.mode == "relative1000":
+            return 0, 0, 1000, 1000
+        w, h = self._image_size()
+        return 0, 0, w, h
+
     def to_screen(self, x: float, y: float) -> Point:
         """Model coordinates -> a screen point, clamped onto the monitor."""
         m = self.monitor

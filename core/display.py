@@ -1,4 +1,5 @@
-"""A virtual X display (Xvfb) for machines without a screen, and the environment X clients need."""
+"""A virtual X display (Xvfb) for machines without a screen, the environment X clients need, and the windows the
+agent must keep its hands off (ProtectedWindow)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 from .errors import ScreenError
+from .geometry import Box
 
 
 def has_display() -> bool:
@@ -106,6 +109,50 @@ class VirtualDisplay:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+
+class ProtectedWindow:
+    """A window the agent must never act on: the terminal deskpilot was started from (where a model typing "y"
+    and Enter could answer deskpilot's own questions, or run commands). X11 only, through xdotool."""
+
+    def __init__(self, window_id: int, name: str):
+        self.window_id = window_id
+        self.name = name
+        self._xdotool = shutil.which("xdotool") or "xdotool"
+
+    @classmethod
+    def controlling_terminal(cls) -> ProtectedWindow | None:
+        """The terminal window this process reads its input from ($WINDOWID, else the window that had the focus
+        when deskpilot started), or None when there is no terminal or no way to tell."""
+        if not sys.stdin.isatty() or not has_display() or shutil.which("xdotool") is None:
+            return None
+        window = os.environ.get("WINDOWID") or _xdotool_output("getactivewindow")
+        if not window or not window.isdigit():
+            return None
+        return cls(int(window), "the terminal deskpilot was started from")
+
+    def box(self) -> Box | None:
+        """Where the window is now (it may have moved), in screen pixels."""
+        shell = _xdotool_output("getwindowgeometry", "--shell", str(self.window_id))
+        values = dict(line.split("=", 1) for line in shell.splitlines() if "=" in line)
+        try:
+            x, y, width, height = (int(values[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
+        except (KeyError, ValueError):
+            return None
+        return Box(x, y, x + width, y + height)
+
+    def has_focus(self) -> bool:
+        return _xdotool_output("getwindowfocus") == str(self.window_id) or \
+            _xdotool_output("getactivewindow") == str(self.window_id)
+
+
+def _xdotool_output(*args: str) -> str:
+    try:
+        result = subprocess.run([shutil.which("xdotool") or "xdotool", *args], capture_output=True, text=True,
+                                timeout=2)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return result.stdout.strip() if result.returncode == 0 else ""
 
 
 def end_process(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:

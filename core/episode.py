@@ -4,7 +4,10 @@
     <root>/<id>/steps.jsonl    one JSON line per step, appended and flushed after its frames exist
     <root>/<id>/frames/NNNNNN.png
 
-A reader skips a torn last line (the step in flight when a process died) with a warning.
+A reader skips a torn or corrupt line (the step in flight when a process died) with one warning per episode, and
+any damage it cannot read past is one EpisodeError, never another exception. A live writer holds a lock on
+`.writer.lock`, so nobody deletes or rewrites an episode that is still being written; labels are merged into
+steps.jsonl under `.steps.lock`, re-read fresh, and a person's label is never replaced by a machine's unless forced.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import os
 import secrets
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +36,10 @@ log = logging.getLogger(__name__)
 
 EPISODE_FILE = "episode.json"
 STEPS_FILE = "steps.jsonl"
+CORRUPT_STEPS_FILE = "steps.corrupt.jsonl"  # lines `episodes repair` took out, kept for the record
 FRAMES_DIR = "frames"
+WRITER_LOCK = ".writer.lock"
+STEPS_LOCK = ".steps.lock"
 Source = Literal["agent", "demonstration"]
 
 
@@ -119,6 +127,50 @@ def write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make a rename in `directory` survive a power cut (a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _locked(path: Path, blocking: bool = True) -> Iterator[bool]:
+    """An exclusive lock on `path` for the block; yields False when `blocking` is off and someone else holds it."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no cross-process locks, so nothing to wait for
+        yield True
+        return
+    with open(path, "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def is_being_written(directory: Path | str) -> bool:
+    """Whether a live process is still writing this episode (it holds the writer lock)."""
+    lock = Path(directory) / WRITER_LOCK
+    if not lock.exists():
+        return False
+    with _locked(lock, blocking=False) as free:
+        return not free
 
 
 def encode_png(image_rgb: np.ndarray) -> bytes:
@@ -145,6 +197,7 @@ class EpisodeWriter:
         self.frames_dir = directory / FRAMES_DIR
         self.frames_dir.mkdir(parents=True, exist_ok=True)
         self._frame_count = 0
+        self._lock = _hold_writer_lock(directory / WRITER_LOCK)
         self._steps = open(directory / STEPS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - closed in finish()
         self._write_meta()
 
@@ -177,9 +230,22 @@ class EpisodeWriter:
         self.meta.finished = time.time()
         self._write_meta()
         self._steps.close()
+        if self._lock is not None:
+            self._lock.close()  # closing the file lets go of the lock
+            self._lock = None
 
     def _write_meta(self) -> None:
         rewrite_meta(self.directory, self.meta)
+
+
+def _hold_writer_lock(path: Path):  # noqa: ANN202 - an open file, or None where there are no locks
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    handle = open(path, "a+b")  # noqa: SIM115 - held (and so locked) until the writer finishes or dies
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return handle
 
 
 @dataclass
@@ -195,43 +261,167 @@ class Episode:
         return image
 
 
+_UNREADABLE = (ValueError, TypeError, KeyError, AttributeError, RecursionError, DeskpilotError)
+
+
 def read_episode(directory: Path | str) -> Episode:
+    """The episode in `directory`; any damage it cannot read past is one EpisodeError."""
     directory = Path(directory)
     try:
         meta_data = json.loads((directory / EPISODE_FILE).read_text(encoding="utf-8"))
+        if not isinstance(meta_data, dict):
+            raise TypeError(f"expected an object, found {type(meta_data).__name__}")
         meta = EpisodeMeta(**meta_data)
+        if not isinstance(meta.task, str) or not isinstance(meta.extra, dict):
+            raise TypeError("task must be text and extra an object")
     except FileNotFoundError:
         raise EpisodeError(f"{directory} is not an episode (no {EPISODE_FILE})") from None
-    except (json.JSONDecodeError, TypeError) as exc:
-        raise EpisodeError(f"{directory / EPISODE_FILE} is corrupt: {exc}") from None
-    return Episode(directory, meta, _read_steps(directory / STEPS_FILE))
+    except OSError as exc:
+        raise EpisodeError(f"cannot read {directory / EPISODE_FILE}: {exc.strerror}") from None
+    except _UNREADABLE as exc:
+        raise EpisodeError(f"{directory / EPISODE_FILE} is corrupt ({type(exc).__name__}: {_short(exc)}); "
+                           f"try `deskpilot episodes repair {directory}`") from None
+    return Episode(directory, meta, read_steps(directory)[0])
 
 
-def _read_steps(path: Path) -> list[Step]:
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines()
+def read_steps(directory: Path) -> tuple[list[Step], list[tuple[int, str]]]:
+    """(the readable steps, the (line number, text) of lines that are not), with one warning for the latter."""
+    path = directory / STEPS_FILE
+    try:
+        raw = path.read_bytes() if path.exists() else b""
+    except OSError as exc:
+        raise EpisodeError(f"cannot read {path}: {exc.strerror}") from None
     steps: list[Step] = []
+    bad: list[tuple[int, str]] = []
+    lines = raw.decode("utf-8", errors="replace").splitlines()
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            steps.append(Step.from_dict(json.loads(line)))
-        except (json.JSONDecodeError, KeyError, DeskpilotError, ValueError) as exc:
-            if number == len(lines):
-                log.warning("%s: skipping torn last line %d (%s)", path, number, exc)
-                continue
-            raise EpisodeError(f"{path}: line {number} is corrupt: {exc}") from None
-    return steps
+            data = json.loads(line)
+            if not isinstance(data, dict):
+                raise TypeError("a step must be an object")
+            steps.append(Step.from_dict(data))
+        except _UNREADABLE as exc:
+            bad.append((number, line))
+            last_error = f"{type(exc).__name__}: {_short(exc)}"
+    if len(bad) == 1 and bad[0][0] == len(lines):
+        log.warning("%s: skipping torn last line %d (%s)", path, bad[0][0], last_error)
+    elif bad:
+        numbers = ", ".join(str(number) for number, _ in bad[:5]) + (" ..." if len(bad) > 5 else "")
+        log.warning("%s: skipped %d unreadable line(s) (%s; %s)", path, len(bad), numbers, last_error)
+    return steps, bad
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def rewrite_steps(episode: Episode, steps: list[Step]) -> None:
-    """Replace an episode's steps.jsonl atomically (for labels added after the fact); frames and episode.json are
-    left alone. Only for finished episodes: a writer still appending would lose its lines."""
-    if episode.meta.outcome == "running":
-        raise EpisodeError(f"{episode.directory} is still being written (or its writer died); finish it first")
+    """Replace an episode's steps.jsonl atomically (for rewards and labels added after the fact); frames and
+    episode.json are left alone. Never while a writer is still appending to it."""
+    if is_being_written(episode.directory):
+        raise EpisodeError(f"{episode.directory} is still being written; wait until its run ends")
+    with _locked(episode.directory / STEPS_LOCK):
+        _write_steps(episode.directory, steps)
+
+
+def _write_steps(directory: Path, steps: list[Step]) -> None:
     lines = "".join(json.dumps(step.to_dict(), ensure_ascii=False) + "\n" for step in steps)
-    write_atomic(episode.directory / STEPS_FILE, lines.encode())
+    write_atomic(directory / STEPS_FILE, lines.encode())
+
+
+def label_steps(directory: Path | str, verdicts: dict[int, dict[str, Any]], force: bool = False) -> tuple[int, int]:
+    """Merge step verdicts (step index -> verification dict) into an episode on disk: under the steps lock, into
+    a fresh read, so concurrent labellers keep each other's labels. A person's label (verifier "human") is kept
+    unless the new one is a person's too, or `force`. Returns (labels written, human labels kept)."""
+    directory = Path(directory)
+    if is_being_written(directory):
+        raise EpisodeError(f"{directory} is still being written; label it when its run has ended")
+    written = kept = 0
+    with _locked(directory / STEPS_LOCK):
+        steps = read_episode(directory).steps
+        for step in steps:
+            verdict = verdicts.get(step.index)
+            if verdict is None:
+                continue
+            current = step.verification or {}
+            if current.get("verifier") == "human" and verdict.get("verifier") != "human" and not force:
+                kept += 1
+                continue
+            step.verification = verdict
+            written += 1
+        _write_steps(directory, steps)
+    return written, kept
+
+
+def delete_episode(directory: Path | str) -> None:
+    """Remove an episode folder; refused while a live process is still writing it."""
+    import shutil
+
+    directory = Path(directory)
+    if is_being_written(directory):
+        raise EpisodeError(f"{directory.name} is still being written; stop its run first")
+    try:
+        shutil.rmtree(directory)
+    except OSError as exc:
+        raise EpisodeError(f"cannot delete {directory}: {exc.strerror}") from None
+
+
+@dataclass
+class RepairReport:
+    directory: Path
+    dropped_lines: int = 0
+    dropped_steps: int = 0  # readable steps whose before-frame is gone
+    meta_rebuilt: bool = False
+    finished: bool = False  # a run that died while "running" is now "interrupted"
+    temp_files: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.dropped_lines or self.dropped_steps or self.meta_rebuilt or self.finished or self.temp_files)
+
+
+def repair_episode(directory: Path | str) -> RepairReport:
+    """Make a damaged episode readable again: unreadable step lines move to steps.corrupt.jsonl, steps whose
+    frames are gone are dropped, an unreadable episode.json is rebuilt from what is left, a run whose writer died
+    is marked "interrupted", and leftover temporary files are removed. Refused while a writer is alive."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise EpisodeError(f"{directory} is not a folder")
+    if is_being_written(directory):
+        raise EpisodeError(f"{directory} is still being written; repair it after its run ends")
+    report = RepairReport(directory)
+    with _locked(directory / STEPS_LOCK):
+        steps, bad = read_steps(directory)
+        if bad:
+            with open(directory / CORRUPT_STEPS_FILE, "a", encoding="utf-8") as handle:
+                handle.writelines(f"{line}\n" for _, line in bad)
+            report.dropped_lines = len(bad)
+        kept = [s for s in steps if (directory / s.before).is_file()]
+        report.dropped_steps = len(steps) - len(kept)
+        for index, step in enumerate(kept):
+            step.index = index
+        if bad or report.dropped_steps:
+            _write_steps(directory, kept)
+        try:
+            meta = read_episode(directory).meta
+        except EpisodeError:
+            meta = EpisodeMeta(id=directory.name, task="(unknown: episode.json was unreadable)", source="agent",
+                               started=(directory / STEPS_FILE).stat().st_mtime if (directory / STEPS_FILE).exists()
+                               else time.time())
+            report.meta_rebuilt = True
+        if meta.outcome == "running":
+            meta.outcome, meta.detail, meta.finished = "interrupted", "the run ended without finishing its episode", \
+                meta.finished or time.time()
+            report.finished = True
+        if report.meta_rebuilt or report.finished:
+            rewrite_meta(directory, meta)
+        for temp in [*directory.glob(".*.tmp"), *(directory / FRAMES_DIR).glob(".*.tmp")]:
+            temp.unlink(missing_ok=True)
+            report.temp_files += 1
+    return report
 
 
 def rewrite_meta(directory: Path, meta: EpisodeMeta) -> None:

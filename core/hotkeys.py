@@ -1,12 +1,39 @@
-"""Global hotkeys (pynput): a callback per key combination, heard whichever window has the focus."""
+"""Global hotkeys (pynput): a callback per key combination, heard whichever window has the focus. Where a
+desktop cannot offer that (Wayland hears no keys typed into its own windows), `stop_hotkey_limit` says so."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from collections.abc import Callable
 
-from .errors import SettingsError
+from .errors import ScreenError, SettingsError
 from .keys import split_combo
+
+LISTENER_START_SECONDS = 5.0
+
+
+def stop_hotkey_limit() -> str | None:
+    """Why a global hotkey would not hear every key on this desktop, or None when it does."""
+    if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE", "").lower() == "wayland":
+        return ("this is a Wayland session: the global stop hotkey hears only keys typed into X11 (XWayland) "
+                "windows; stop with Ctrl+C in this terminal, the app's Stop button or a screen corner")
+    if sys.platform.startswith("linux") and not os.environ.get("DISPLAY"):
+        return "no X display: there is no global stop hotkey; stop with Ctrl+C or a screen corner"
+    return None
+
+
+def wait_ready(listener: object, timeout: float = LISTENER_START_SECONDS) -> None:
+    """Wait until a pynput listener hears input; a listener that dies or never gets ready is a ScreenError,
+    never an endless wait."""
+    condition = listener._condition  # type: ignore[attr-defined]
+    with condition:
+        ready = condition.wait_for(lambda: listener._ready or not listener.is_alive(),  # type: ignore[attr-defined]
+                                   timeout)
+    if not ready or not listener._ready:  # type: ignore[attr-defined]
+        listener.stop()  # type: ignore[attr-defined]
+        raise ScreenError("the keyboard/mouse listener did not start (is the X RECORD extension available?)")
 
 
 class GlobalHotkeys:
@@ -25,7 +52,7 @@ class GlobalHotkeys:
         self._listener = keyboard.GlobalHotKeys(combos)
         self._listener.daemon = True
         self._listener.start()
-        self._listener.wait()
+        wait_ready(self._listener)
 
     def close(self) -> None:
         listener = self._listener

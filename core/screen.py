@@ -67,10 +67,14 @@ class Screen:
                            window_title=self.window_title())
 
     def cursor(self) -> Point | None:
+        """Where the mouse pointer is now (each thread reads it through a connection of its own)."""
         try:
-            from pynput.mouse import Controller as MouseController
+            mouse = getattr(self._local, "mouse", None)
+            if mouse is None:
+                from pynput.mouse import Controller as MouseController
 
-            x, y = MouseController().position
+                mouse = self._local.mouse = MouseController()
+            x, y = mouse.position
             return Point(int(x), int(y))
         except Exception:  # no pointer device (e.g. a display without input): the cursor is simply unknown
             return None

@@ -37,7 +37,8 @@ class Settings(BaseSettings):
     family: str | None = Field(None, description="prompt/coordinate family (ui-tars-1.5, qwen2.5-vl, ...); guessed "
                                                  "from the model name when unset")
     plan_mode: PlanMode = Field("native", description="model gives coordinates, or picks marks")
-    planner_timeout: float = Field(120.0, gt=0, description="seconds to wait for one model reply")
+    planner_timeout: float = Field(120.0, gt=0, description="seconds one decision may take: the model's reply, "
+                                                            "streamed or not (the agent stops waiting after that)")
     planner_retries: int = Field(2, ge=0, description="retries on 429/5xx, with backoff")
     history_images: int = Field(3, ge=1, description="screenshots (current one included) sent to the model")
     token_budget: int = Field(16000, ge=1000, description="largest prompt, in estimated tokens")

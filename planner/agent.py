@@ -1,28 +1,37 @@
 """The agent loop: observe -> parse -> plan -> locate -> safety -> act -> wait for the screen to settle -> record.
-Every run is an Episode; every outcome (done, step limit, stop, refusal, error) is written into it."""
+Every run is an Episode; every outcome (done, step limit, stop, refusal, error) is written into it.
+
+The planner runs in a thread of its own, so the stop (hotkey, corner, Ctrl+C, the app's button) ends a run even
+while a model is thinking, and a planner that never answers runs into `decide_timeout`. The task's secrets never
+reach the episode: a model types `{{password}}`-style placeholders that are filled here, and only into a field
+whose label fits (else the safety policy asks)."""
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from deskpilot.core.actions import Action, ActionKind, scrub
+from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
-from deskpilot.core.errors import DeskpilotError, GroundingError
-from deskpilot.core.outcome import RunResult, outcome_of
+from deskpilot.core.errors import DeskpilotError, GroundingError, PlannerError
 from deskpilot.core.observation import Element, Observation
-from deskpilot.core.safety import Safety
+from deskpilot.core.outcome import RunResult, outcome_of
+from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import Screen
+from deskpilot.core.secrets import TaskSecret, fill_placeholders, redact_tokens, scrub, task_secrets
+from deskpilot.grounding.action_context import action_context, label_at
 from deskpilot.grounding.base import Grounder
 
-from .base import Planner
+from .base import Decision, Planner
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
+PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while the planner thinks
 
 
 @dataclass
@@ -37,19 +46,29 @@ class StepReport:
 class Agent:
     def __init__(self, screen: Screen, grounder: Grounder, planner: Planner, controller: Controller, safety: Safety,
                  episodes_dir: Path, locate_timeout: float = 3.0, settle_timeout: float = 2.0,
-                 on_step: Callable[[StepReport], None] | None = None):
+                 on_step: Callable[[StepReport], None] | None = None, decide_timeout: float = 120.0):
         self.screen, self.grounder, self.planner = screen, grounder, planner
         self.controller, self.safety = controller, safety
         self.episodes_dir = episodes_dir
         self.locate_timeout, self.settle_timeout = locate_timeout, settle_timeout
+        self.decide_timeout = decide_timeout
         self.on_step = on_step
+        self._secrets: list[TaskSecret] = []
+        self._focused_field: str | None = None
 
     def run(self, task: str, max_steps: int = 30, app: str | None = None,
             until: Callable[[Step], bool] | None = None) -> RunResult:
         """Work on `task` until the planner finishes or asks for help, the step limit, a stop or an error.
         `until`, asked after every step, lets an environment that keeps its own score end the run (outcome
         "ended")."""
-        secrets = self.planner.secrets(task)
+        refusal: DeskpilotError | None = None
+        try:
+            planner_secrets = self.planner.secrets(task)
+        except DeskpilotError as exc:  # e.g. an instruction the offline planner does not understand
+            planner_secrets, refusal = [], exc
+        self._secrets = run_secrets(task, planner_secrets)
+        self._focused_field = None
+        secrets = [s.value for s in self._secrets]
         ignore_echoes = getattr(self.grounder, "ignore_echoes_of", None)
         if ignore_echoes is not None:
             ignore_echoes(task)
@@ -57,7 +76,11 @@ class Agent:
                                       model=self.planner.name, dry_run=self.safety.dry_run)
         steps: list[Step] = []
         outcome, detail = "max_steps", f"stopped after the step limit of {max_steps}"
+        watch: CornerWatch | None = None
         try:
+            if refusal is not None:
+                raise refusal
+            watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             obs = self._observe(self.screen.wait_until_settled(timeout=self.settle_timeout))
             before = writer.add_frame(obs.image)
             for index in range(max_steps):
@@ -73,8 +96,17 @@ class Agent:
                     break
         except DeskpilotError as exc:
             outcome, detail = outcome_of(exc), scrub(str(exc), secrets)
+        except Exception as exc:  # noqa: BLE001 - a bug or a broken part: the episode says so in one line
+            log.debug("the run failed", exc_info=True)
+            first_line = (str(exc).splitlines() or [""])[0]
+            outcome, detail = "error", scrub(f"{type(exc).__name__}: {first_line}"[:300], secrets)
         finally:
-            writer.finish(outcome, detail)
+            if watch is not None:
+                watch.close()
+            try:
+                self.controller.release_all()
+            finally:
+                writer.finish(outcome, detail)
         return RunResult(outcome, detail, writer.directory, steps)
 
     def _observe(self, image: object = None) -> Observation:
@@ -91,12 +123,13 @@ class Agent:
         elements = self.grounder.parse(obs)
         timing["parse_ms"] = _ms(started)
         mark = time.perf_counter()
-        decision = self.planner.decide(task, history, obs, elements)
+        decision = self._decide(task, history, obs, elements)
         timing["plan_ms"] = _ms(mark)
         action = decision.action
+        thought = scrub(decision.thought, [s.value for s in self._secrets])
         monitor = obs.monitor
         if action.is_terminal:
-            step = Step(index, action, before, None, decision.thought, monitor, timing=timing)
+            step = Step(index, action, before, None, thought, monitor, timing=timing)
             writer.append(step)
             self._report(step, obs, elements)
             return step, obs, before
@@ -104,22 +137,76 @@ class Agent:
         mark = time.perf_counter()
         action, used, obs, before = self._ground(action, obs, before, writer)
         timing["locate_ms"] = _ms(mark)
-        self.safety.check(action, self.screen.monitors(), obs.cursor, " ".join(e.text for e in used))
+        action, executed = self._with_secrets(action)
+        seen = elements + [e for e in used if e not in elements]
+        context = action_context(executed, obs, seen, self._focused_field, self._secrets)
+        self.safety.check(executed, self.screen.monitors(), self.screen.cursor(), context)
         mark = time.perf_counter()
         if not self.safety.dry_run:
-            self.controller.execute(action)
+            self.controller.execute(executed)
+        self._follow_focus(executed, seen)
         timing["act_ms"] = _ms(mark)
         mark = time.perf_counter()
         after_image = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout)
         timing["settle_ms"] = _ms(mark)
         after = writer.add_frame(after_image)
         timing["step_ms"] = _ms(started)
-        step = Step(index, action, before, after, decision.thought, monitor, used, timing,
+        step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
                     dry_run=self.safety.dry_run, window=obs.window_title)
         writer.append(step)
         log.info("step %d: %s", index + 1, action.redacted().describe())
         self._report(step, obs, elements)
         return step, self._observe(after_image), after
+
+    def _decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
+        """The planner's Decision, asked in a thread of its own: the stop ends the wait at once, and a planner
+        that takes longer than `decide_timeout` fails the step (its thread is left to finish on its own)."""
+        result: dict[str, object] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                result["decision"] = self.planner.decide(task, history, obs, elements)
+            except BaseException as exc:  # noqa: BLE001 - handed over to the agent's thread below
+                result["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="planner", daemon=True).start()
+        deadline = time.monotonic() + self.decide_timeout
+        while not done.wait(PLANNER_POLL_SECONDS):
+            self.safety.stop.check()
+            if time.monotonic() > deadline:
+                raise PlannerError(f"the planner did not decide within {self.decide_timeout:g} s")
+        self.safety.stop.check()
+        if "error" in result:
+            raise result["error"]  # type: ignore[misc]
+        return result["decision"]  # type: ignore[return-value]
+
+    def _with_secrets(self, action: Action) -> tuple[Action, Action]:
+        """(the action as stored, the action as executed): `{{password}}` placeholders are filled only in the
+        executed one; typed text holding a secret value is marked secret, so it is stored redacted."""
+        if action.kind is not ActionKind.TYPE or not action.text:
+            return action, action
+        filled, used = fill_placeholders(action.text, self._secrets)
+        holds_secret = bool(used) or any(s.value in action.text for s in self._secrets)
+        if not holds_secret:
+            return action, action
+        executed = action.model_copy(update={"text": filled, "secret": True})
+        keeps_placeholders = bool(used) and not action.secret and not any(s.value in action.text for s in self._secrets)
+        return (action if keeps_placeholders else executed), executed
+
+    def _follow_focus(self, action: Action, elements: list[Element]) -> None:
+        """Keep track of the field typing goes into: the one the last click landed in; unknown after Tab."""
+        if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
+            self._focused_field = label_at(action.point, elements)
+        elif action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and "tab" in action.keys:
+            self._focused_field = None
+
+    def _stored(self, elements: list[Element]) -> list[Element]:
+        """Elements as they may be written down: no task secret and no key- or token-shaped text in them."""
+        values = [s.value for s in self._secrets]
+        return [replace(e, text=redact_tokens(scrub(e.text, values))) if e.text else e for e in elements]
 
     def _ground(self, action: Action, obs: Observation, before: str,
                 writer: EpisodeWriter) -> tuple[Action, list[Element], Observation, str]:
@@ -151,3 +238,12 @@ class Agent:
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
+
+
+def run_secrets(task: str, planner_secrets: list[str]) -> list[TaskSecret]:
+    """The secrets of one run: those the task names, and the values the planner says it will type as secrets."""
+    found = task_secrets(task)
+    for value in planner_secrets:
+        if value and all(s.value != value for s in found):
+            found.append(TaskSecret("secret" if not found else f"secret_{len(found) + 1}", value))
+    return found

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.settings import Settings, stored_api_key
@@ -12,6 +14,8 @@ from deskpilot.grounding.base import Grounder
 
 from .base import ChatBackend, Planner
 from .families import resolve_family
+
+OPENAI_HOST = "api.openai.com"
 
 
 def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
@@ -27,6 +31,29 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
                         token_budget=settings.token_budget, on_text=on_text)
 
 
+def api_key_for(settings: Settings) -> str | None:
+    """The API key to send to `settings.base_url`: deskpilot's own key (settings, DESKPILOT_API_KEY, the keyring)
+    goes to the endpoint the user configured; $OPENAI_API_KEY only to OpenAI itself or to a server on this
+    machine. No key ever travels in clear (plain http) to another machine."""
+    url = urlsplit(settings.base_url)
+    host = (url.hostname or "").lower()
+    local = host == "localhost" or _is_loopback(host)
+    key = (settings.api_key.get_secret_value() if settings.api_key else None) or stored_api_key()
+    if not key and (host == OPENAI_HOST or local):
+        key = os.environ.get("OPENAI_API_KEY")
+    if key and url.scheme != "https" and not local:
+        raise PlannerError(f"refusing to send the API key in clear to {settings.base_url}: use an https:// "
+                           "endpoint, or a server on this machine")
+    return key or None
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def build_backend(settings: Settings) -> ChatBackend:
     """The chat model behind `--planner openai` (an endpoint) or `--planner transformers` (a local folder)."""
     if not settings.model:
@@ -34,8 +61,7 @@ def build_backend(settings: Settings) -> ChatBackend:
     if settings.planner == "openai":
         from .openai_backend import OpenAIBackend
 
-        key = (settings.api_key.get_secret_value() if settings.api_key else None) or os.environ.get(
-            "OPENAI_API_KEY") or stored_api_key()
+        key = api_key_for(settings)
         return OpenAIBackend(settings.base_url, settings.model, key, timeout=settings.planner_timeout,
                              max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens)
     if settings.planner == "transformers":

@@ -22,6 +22,7 @@ from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Element, Observation
+from deskpilot.core.secrets import mask_secrets, task_secrets
 from deskpilot.core.settings import PlanMode
 from deskpilot.grounding.annotate import annotate
 from deskpilot.grounding.changes import changed_near
@@ -49,7 +50,7 @@ class ModelPlanner:
         self._last: tuple[np.ndarray, Action] | None = None
 
     def secrets(self, task: str) -> list[str]:
-        return []
+        return [secret.value for secret in task_secrets(task)]
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         if not history:
@@ -57,8 +58,10 @@ class ModelPlanner:
         space = self.family.space(obs.monitor)
         screen = annotate(obs.image, obs.monitor, elements, numbered=True) if self.mode == "som" else obs.image
         screenshot = Screenshot.of(model_image(screen, space))
-        note = "\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n)
-        messages = self.builder.messages(task, self._turns, screenshot, space, note)
+        # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
+        secrets = task_secrets(task)
+        note = mask_secrets("\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n), secrets)
+        messages = self.builder.messages(mask_secrets(task, secrets), self._turns, screenshot, space, note)
         try:
             reply, (thought, action) = ask_with_one_correction(
                 self.backend, messages, lambda text: self._interpret(text, space, elements), ActionParseError,
@@ -70,7 +73,7 @@ class ModelPlanner:
         return Decision(thought, action)
 
     def _interpret(self, reply: str, space, elements: list[Element]) -> tuple[str, Action]:  # noqa: ANN001
-        response = parse_response(reply, space if self.mode == "native" else None)
+        response = parse_response(reply, space)
         if len(response.actions) > 1:
             log.info("model gave %d actions; taking the first", len(response.actions))
         action = response.actions[0]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from deskpilot.core.action_text import MAX_RESPONSE_CHARS
 from deskpilot.core.errors import PlannerError
 
 log = logging.getLogger(__name__)
@@ -31,22 +32,23 @@ class OpenAIBackend:
         errors = self._openai
         try:
             if not self.stream:
-                reply = self._client.chat.completions.create(model=self.model, messages=messages,  # type: ignore[arg-type]
-                                                            max_tokens=self.max_tokens, temperature=self.temperature)
-                text = reply.choices[0].message.content if reply.choices else None
-                if on_text and text:
-                    on_text(text)
-                return self._checked(text)
+                return self._checked(self._whole_reply(messages, on_text))
             pieces: list[str] = []
+            received = 0
             stream = self._client.chat.completions.create(model=self.model, messages=messages,  # type: ignore[arg-type]
                                                          max_tokens=self.max_tokens, temperature=self.temperature,
                                                          stream=True)
-            for chunk in stream:
-                delta = chunk.choices[0].delta.content if chunk.choices else None
-                if delta:
-                    pieces.append(delta)
-                    if on_text:
-                        on_text(delta)
+            with stream:
+                for chunk in stream:
+                    delta = chunk.choices[0].delta.content if chunk.choices else None
+                    if delta:
+                        received += len(delta)
+                        if received > MAX_RESPONSE_CHARS:
+                            raise PlannerError(f"{self.model} sent more than {MAX_RESPONSE_CHARS} characters; "
+                                               "stopped reading (lower max_new_tokens?)")
+                        pieces.append(delta)
+                        if on_text:
+                            on_text(delta)
             return self._checked("".join(pieces))
         except errors.AuthenticationError:
             raise PlannerError(f"{self.base_url} rejected the API key (401): set DESKPILOT_API_KEY (or OPENAI_API_KEY) "
@@ -66,6 +68,32 @@ class OpenAIBackend:
         except errors.APIError as exc:
             raise PlannerError(f"{self.base_url} sent a reply that is not a chat completion: "
                                f"{_short(str(exc))}") from None
+
+    def _whole_reply(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None) -> str | None:
+        """A non-streamed reply, read from the wire with a size limit (a server cannot make us hold megabytes)."""
+        import json
+
+        limit = MAX_RESPONSE_CHARS * 8  # bytes of JSON around at most MAX_RESPONSE_CHARS characters of text
+        with self._client.chat.completions.with_streaming_response.create(
+                model=self.model, messages=messages, max_tokens=self.max_tokens,  # type: ignore[arg-type]
+                temperature=self.temperature) as response:
+            body = bytearray()
+            for part in response.iter_bytes():
+                body += part
+                if len(body) > limit:
+                    raise PlannerError(f"{self.base_url} sent a reply over {limit // 1000} kB; stopped reading")
+        try:
+            choices = json.loads(body).get("choices") or []
+            text = choices[0]["message"]["content"] if choices else None
+        except (ValueError, AttributeError, KeyError, IndexError, TypeError):
+            raise PlannerError(f"{self.base_url} sent a reply that is not a chat completion") from None
+        if text is not None and not isinstance(text, str):
+            raise PlannerError(f"{self.base_url} sent a reply whose content is not text")
+        if text and len(text) > MAX_RESPONSE_CHARS:
+            raise PlannerError(f"{self.model} sent more than {MAX_RESPONSE_CHARS} characters")
+        if on_text and text:
+            on_text(text)
+        return text
 
     def _checked(self, text: str | None) -> str:
         if not text or not text.strip():

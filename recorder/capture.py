@@ -13,20 +13,23 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.hotkeys import wait_ready
 from deskpilot.core.keys import ALIASES
 from deskpilot.core.observation import Element
 from deskpilot.core.screen import Screen
+from deskpilot.core.secrets import is_secret_label, looks_like_secret, redact_tokens
+from deskpilot.grounding.changes import changed_regions
 from deskpilot.grounding.ocr import OcrEngine
 
 from .events import RawEvent
 from .merge import EventMerger, MergedAction
-from .privacy import is_password_label, looks_like_secret
 
 log = logging.getLogger(__name__)
 GRAB_INTERVAL = 0.05
@@ -107,7 +110,7 @@ class Recorder:
                            keyboard.Listener(on_press=self._on_key(True), on_release=self._on_key(False))]
         for listener in self._listeners:
             listener.start()  # type: ignore[attr-defined]
-            listener.wait()  # type: ignore[attr-defined]
+            wait_ready(listener)
         return self
 
     def _queue(self, event: RawEvent) -> None:
@@ -173,12 +176,16 @@ class Recorder:
             before = item.frame or self._frame_name(self._frames.before(item.started))
             elements: list[Element] = []
             if action.point is not None and action.kind is not ActionKind.SCROLL:
-                elements = self._text_under(before, action)
-                self._secret_field = any(is_password_label(e.text) for e in elements)
+                elements = self._text_under(before, action.point)
+                self._secret_field = any(is_secret_label(e.text) for e in elements)
+                elements = [replace(e, text=redact_tokens(e.text)) for e in elements]  # a token beside "Copy"
             elif action.kind is ActionKind.TYPE:
                 action = self._scrubbed(action)
             time.sleep(max(0.0, item.events[-1].t + AFTER_DELAY - time.monotonic()))
-            after = self._frame_name(self.screen.grab())
+            after_image = self.screen.grab()
+            after = self._frame_name(after_image)
+            if action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and "tab" in action.keys:
+                self._secret_field = self._tabbed_into_secret(before, after_image)
             step = Step(len(self.steps), action, before, after, monitor=self._monitor, elements=elements,
                         timing={"at_s": round(item.started - self._t0, 3)}, window=item.events[0].window)
             self.writer.append(step)
@@ -190,19 +197,36 @@ class Recorder:
         secret = self.mask_typing or self._secret_field or looks_like_secret(action.text or "")
         return action.model_copy(update={"secret": True}) if secret else action
 
-    def _text_under(self, frame: str, action: Action) -> list[Element]:
-        """OCR of a strip around a click: the text under the point, then the label to its left on the same line
-        (or else the nearest text), so a click into an empty field still says which field it was."""
-        if self.ocr is None or action.point is None:
-            return []
+    def _tabbed_into_secret(self, before_frame: str, after: np.ndarray) -> bool:
+        """Whether Tab moved the focus into a password-like field: the focus ring and caret show where the focus
+        went, so the text beside each changed part of the screen is read (leaving a password field counts too:
+        better a plain value redacted than a password kept)."""
+        before = self._image(before_frame)
+        if self.ocr is None or before is None:
+            return self._secret_field
+        for region in changed_regions(before, after)[:4]:
+            centre = self._monitor.image_to_screen(*region.center)
+            if any(is_secret_label(e.text) for e in self._text_under(before_frame, centre, after)):
+                return True
+        return False
+
+    def _image(self, frame: str) -> np.ndarray | None:
         image = self._last_frame[0] if self._last_frame and self._last_frame[1] == frame else None
         if image is None:
             from deskpilot.core.episode import read_image
 
             image = read_image(self.writer.directory / frame)
+        return image
+
+    def _text_under(self, frame: str, point: Point, image: np.ndarray | None = None) -> list[Element]:
+        """OCR of a strip around a point: the text under it, then the label to its left on the same line
+        (or else the nearest text), so a click into an empty field still says which field it was."""
+        if self.ocr is None:
+            return []
+        image = self._image(frame) if image is None else image
         if image is None:
             return []
-        x, y = self._monitor.screen_to_image(*action.point)
+        x, y = self._monitor.screen_to_image(*point)
         w, h = CLICK_CROP
         region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
         lines = [line.shifted(region.x0, region.y0)

@@ -12,12 +12,14 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from deskpilot.core.actions import REDACTED, Action, ActionKind
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.secrets import REDACTED
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import Episode, EpisodeWriter, Step
 from deskpilot.core.errors import ActionRefused, DeskpilotError, GroundingError
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.geometry import Box, Point
+from deskpilot.grounding.action_context import action_context
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import Safety
 from deskpilot.core.screen import Screen
@@ -58,8 +60,14 @@ class Replayer:
                 steps.append(self._replay_step(len(steps), episode, recorded))
         except DeskpilotError as exc:
             outcome, detail = outcome_of(exc), str(exc)
+        except Exception as exc:  # noqa: BLE001 - a bug or a broken part: the replay episode says so in one line
+            log.debug("the replay failed", exc_info=True)
+            outcome, detail = "error", f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:300]
         finally:
-            self.writer.finish(outcome, detail)
+            try:
+                self.controller.release_all()
+            finally:
+                self.writer.finish(outcome, detail)
         return RunResult(outcome, detail, self.writer.directory, steps)
 
     def _replay_step(self, index: int, episode: Episode, recorded: Step) -> Step:
@@ -70,7 +78,8 @@ class Replayer:
         started = time.perf_counter()
         action, used = self._relocate(episode, recorded, action, obs)
         locate_ms = (time.perf_counter() - started) * 1000
-        self.safety.check(action, self.screen.monitors(), obs.cursor, " ".join(e.text for e in used))
+        context = action_context(action, obs, used, None, [])
+        self.safety.check(action, self.screen.monitors(), self.screen.cursor(), context)
         if not self.safety.dry_run:
             self.controller.execute(action)
         after = self.writer.add_frame(self.screen.wait_until_settled(image, timeout=self.settle_timeout))

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deskpilot.core.action_text import format_action, parse_action, parse_response
-from deskpilot.core.actions import REDACTED, Action, ActionKind
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.secrets import REDACTED
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Monitor, Point

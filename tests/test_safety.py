@@ -5,12 +5,15 @@ from __future__ import annotations
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionRefused, SafetyStop, SettingsError
 from deskpilot.core.geometry import Box, Monitor, Point
-from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety, in_corner
+from deskpilot.core.safety import (ActionContext, Confirmation, ConfirmationPolicy, EmergencyStop, Safety,
+                                   in_corner)
+from deskpilot.core.secrets import TaskSecret
 
 MONITORS = [Monitor(0, 0, 1280, 800), Monitor(1280, 0, 1920, 1080)]
 CLICK = Action(kind=ActionKind.CLICK, point=Point(100, 100))
@@ -35,31 +38,75 @@ def test_actions_aimed_at_a_corner_are_refused():
         Safety().check(Action(kind=ActionKind.CLICK, point=Point(1279, 0)), MONITORS, None)
 
 
-@pytest.mark.parametrize("action, target, needs", [
-    (Action(kind=ActionKind.CLICK, point=Point(1, 1)), "Delete all", True),
-    (Action(kind=ActionKind.CLICK, point=Point(1, 1)), "Save", False),
-    (Action(kind=ActionKind.HOTKEY, keys=("alt", "f4")), "", True),
-    (Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), "", False),
-    (Action(kind=ActionKind.TYPE, text="sudo rm -rf /"), "", True),
-    (Action(kind=ActionKind.TYPE, text="pay", secret=True), "", False),
-    (Action(kind=ActionKind.WAIT), "", False),
+PASSWORD = TaskSecret("password", "hunter2-Secret")
+
+
+@pytest.mark.parametrize("action, context, needs", [
+    (CLICK, ActionContext(under=("Delete all",)), True),  # judged from what is under the point ...
+    (CLICK, ActionContext(under=("Save",)), False),
+    (Action(kind=ActionKind.CLICK, point=Point(1, 1), target="the Delete button"), ActionContext(), True),
+    (Action(kind=ActionKind.HOTKEY, keys=("alt", "f4")), ActionContext(), True),
+    (Action(kind=ActionKind.HOTKEY, keys=("alt", "shift", "f4")), ActionContext(), True),  # containment
+    (Action(kind=ActionKind.HOTKEY, keys=("ctrl", "alt", "t")), ActionContext(), True),
+    (Action(kind=ActionKind.HOTKEY, keys=("alt", "f2")), ActionContext(), True),
+    (Action(kind=ActionKind.KEY, keys=("f4",), key_state="press"), ActionContext(), False),
+    (Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), ActionContext(), False),
+    (Action(kind=ActionKind.TYPE, text="sudo rm -rf /"), ActionContext(), True),
+    (Action(kind=ActionKind.TYPE, text="pay", secret=True), ActionContext(), False),
+    (Action(kind=ActionKind.WAIT), ActionContext(), False),
+    # an OK is as risky as what its dialog confirms
+    (CLICK, ActionContext(under=("OK",), nearby=("Are you sure you want to delete 3 files?",)), True),
+    (CLICK, ActionContext(under=("OK",), nearby=("Settings were saved.",)), False),
+    (Action(kind=ActionKind.HOTKEY, keys=("enter",)), ActionContext(window_title="Confirm: remove account"), True),
+    # Enter in a terminal runs a command
+    (Action(kind=ActionKind.TYPE, text="ls -la\n"), ActionContext(window_title="user@host: ~"), True),
+    (Action(kind=ActionKind.HOTKEY, keys=("enter",)), ActionContext(window_title="xterm"), True),
+    (Action(kind=ActionKind.TYPE, text="ls -la"), ActionContext(window_title="xterm"), False),
+    (Action(kind=ActionKind.TYPE, text="ls\n"), ActionContext(window_title="notes.txt - Mousepad"), False),
+    # a task's secret goes only into a field whose label fits
+    (Action(kind=ActionKind.TYPE, text="hunter2-Secret", secret=True),
+     ActionContext(focused_field="Password", secrets=(PASSWORD,)), False),
+    (Action(kind=ActionKind.TYPE, text="hunter2-Secret", secret=True),
+     ActionContext(focused_field="Full name", secrets=(PASSWORD,)), True),
+    (Action(kind=ActionKind.TYPE, text="hunter2-Secret", secret=True), ActionContext(secrets=(PASSWORD,)), True),
+    (Action(kind=ActionKind.TYPE, text="Ada"), ActionContext(focused_field="Full name", secrets=(PASSWORD,)), False),
 ])
-def test_risky_policy(action, target, needs):
-    assert (ConfirmationPolicy("risky").reason(action, target) is not None) is needs
+def test_risky_policy(action, context, needs):
+    assert (ConfirmationPolicy("risky").reason(action, context) is not None) is needs
 
 
 def test_policy_modes():
-    assert ConfirmationPolicy("never").reason(CLICK, "Delete") is None
-    assert ConfirmationPolicy("always").reason(CLICK, "Save") is not None
+    assert ConfirmationPolicy("never").reason(CLICK, ActionContext(under=("Delete",))) is None
+    assert ConfirmationPolicy("always").reason(CLICK, ActionContext(under=("Save",))) is not None
 
 
 def test_confirmation_gates_the_action():
-    asked: list[str] = []
-    delete = Action(kind=ActionKind.CLICK, point=Point(100, 100), target="Delete all")
+    asked: list[Confirmation] = []
+    delete = Action(kind=ActionKind.CLICK, point=Point(100, 100))
+    context = ActionContext(under=("Delete all",), crop=np.zeros((10, 10, 3), np.uint8))
     with pytest.raises(ActionRefused, match="needs confirmation"):
-        Safety(confirm=lambda a, r: asked.append(r) or False).check(delete, MONITORS, None)
-    assert asked
-    Safety(confirm=lambda a, r: True).check(delete, MONITORS, None)
+        Safety(confirm=lambda request: asked.append(request) or False).check(delete, MONITORS, None, context)
+    assert asked and asked[0].under == "Delete all" and asked[0].crop.shape == (10, 10, 3)
+    assert "Delete all" in asked[0].question()
+    Safety(confirm=lambda request: True).check(delete, MONITORS, None, context)
+
+
+def test_keys_held_with_press_combine_with_later_keys():
+    asked: list[str] = []
+    safety = Safety(confirm=lambda request: asked.append(request.reason) or False)
+    safety.check(Action(kind=ActionKind.KEY, keys=("alt",), key_state="press"), MONITORS, None)
+    with pytest.raises(ActionRefused):
+        safety.check(Action(kind=ActionKind.KEY, keys=("f4",), key_state="press"), MONITORS, None)
+    assert asked and "alt+f4" in asked[0]
+    safety.check(Action(kind=ActionKind.KEY, keys=("alt",), key_state="release"), MONITORS, None)
+    safety.check(Action(kind=ActionKind.KEY, keys=("f4",), key_state="press"), MONITORS, None)
+
+
+def test_keyboard_actions_are_refused_while_a_protected_window_has_the_focus():
+    safety = Safety(keyboard_no_go=lambda: "the terminal deskpilot was started from")
+    with pytest.raises(ActionRefused, match="terminal deskpilot was started from"):
+        safety.check(Action(kind=ActionKind.TYPE, text="y\n"), MONITORS, None)
+    safety.check(CLICK, MONITORS, None)
 
 
 def test_rate_limit_spaces_actions():

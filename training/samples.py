@@ -17,7 +17,8 @@ from typing import Any, Literal
 import numpy as np
 
 from deskpilot.core.action_text import format_action
-from deskpilot.core.actions import REDACTED, Action, ActionKind
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.secrets import REDACTED
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError, EpisodeError

@@ -15,7 +15,8 @@ from typing import Literal
 
 import numpy as np
 
-from deskpilot.core.actions import REDACTED, ActionKind
+from deskpilot.core.actions import ActionKind
+from deskpilot.core.secrets import REDACTED
 from deskpilot.core.episode import Episode, Step
 from deskpilot.grounding.changes import changed_near, changed_pixels, changed_regions, changed_share
 from deskpilot.grounding.ocr import OcrEngine

@@ -14,10 +14,10 @@ from collections.abc import Callable
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
-from deskpilot.core.actions import Action
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
-from deskpilot.core.safety import EmergencyStop
+from deskpilot.core.hotkeys import stop_hotkey_limit
+from deskpilot.core.safety import Confirmation, EmergencyStop
 from deskpilot.core.screen import Screen
 from deskpilot.core.settings import Settings
 
@@ -49,7 +49,8 @@ class AgentWorker(QThread):
     step = Signal(int, str, object)  # step number (1-based), description, annotated RGB screenshot
     done = Signal(str, str, str)  # outcome, detail, episode folder
     failed = Signal(str)  # a one-line error before the run could start
-    confirm_needed = Signal(str)  # a question; answer with answer()
+    confirm_needed = Signal(object)  # a core.safety.Confirmation; answer with answer()
+    notice = Signal(str)  # something the person should know before the run goes on (e.g. no global stop hotkey)
 
     def __init__(self, task: str, settings: Settings, excluded: Callable[[], list[Box]]):
         super().__init__()
@@ -102,10 +103,14 @@ class AgentWorker(QThread):
         settings = self.settings
         grounder = grounder_for(settings)
         planner = planner_for(settings, self.task, grounder)
+        limit = stop_hotkey_limit()
+        if limit:
+            self.notice.emit(limit)
         try:
             listener = self.stop.listen(settings.stop_hotkey)
         except Exception as exc:  # noqa: BLE001 - no keyboard hook here: the button and the corners still stop it
             log.warning("stop hotkey unavailable: %s", exc)
+            self.notice.emit(f"no global stop hotkey ({exc}): stop with the Stop button or a screen corner")
             listener = None
 
         def report(step_report: StepReport) -> None:
@@ -123,8 +128,8 @@ class AgentWorker(QThread):
             if listener is not None:
                 listener.close()
 
-    def _confirm(self, action: Action, reason: str) -> bool:
+    def _confirm(self, request: Confirmation) -> bool:
         self._answer.clear()
-        self.confirm_needed.emit(f"{action.redacted().describe()}: {reason}. Go ahead?")
+        self.confirm_needed.emit(request)
         self._answer.wait()
         return self._approved and not self.stop.triggered

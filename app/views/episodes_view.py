@@ -3,14 +3,14 @@ marked, label a step good or bad (a person's verdict), delete an episode, export
 
 from __future__ import annotations
 
-import shutil
+from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
                                QPushButton, QSplitter, QVBoxLayout, QWidget)
 
-from deskpilot.core.episode import Episode, list_episodes, read_episode, rewrite_steps
+from deskpilot.core.episode import Episode, delete_episode, label_steps, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.grounding.annotate import annotate
 
@@ -123,9 +123,10 @@ class EpisodesView(QWidget):
         self.before.show_image(annotate(before, step.monitor_for(before), step.elements, step.action))
         self.after.show_image(self.episode.frame(step.after) if step.after else None)
         verdict = step.verification or {}
-        self.detail.setText(f"<b>{step.action.redacted().describe()}</b><br>{step.thought}<br>"
-                            f"<i>{verdict.get('label', 'unlabelled')}</i> {verdict.get('reason', '')} "
-                            f"{'(' + verdict['verifier'] + ')' if 'verifier' in verdict else ''}")
+        verifier = f"({verdict['verifier']})" if "verifier" in verdict else ""
+        self.detail.setText(f"<b>{escape(step.action.redacted().describe())}</b><br>{escape(step.thought)}<br>"
+                            f"<i>{escape(str(verdict.get('label', 'unlabelled')))}</i> "
+                            f"{escape(str(verdict.get('reason', '')))} {escape(str(verifier))}")
 
     def set_label(self, label: str) -> None:
         """A person's verdict on the current step, written into the episode at once."""
@@ -135,12 +136,13 @@ class EpisodesView(QWidget):
         from deskpilot.training.verify import human_verdict  # with OCR behind it: loaded when first needed
 
         steps = list(self.episode.steps)
-        steps[row].verification = human_verdict(label).as_dict()  # type: ignore[arg-type]
+        verdict = human_verdict(label).as_dict()  # type: ignore[arg-type]
         try:
-            rewrite_steps(self.episode, steps)
+            label_steps(self.episode.directory, {steps[row].index: verdict})
         except DeskpilotError as exc:
             self.status.emit(str(exc))
             return
+        steps[row].verification = verdict
         self.steps.item(row).setText(self._step_text(steps[row]))
         self._show_step(row)
         self.status.emit(f"step {row + 1} labelled {label}")
@@ -154,7 +156,11 @@ class EpisodesView(QWidget):
 
     def delete_current(self) -> None:
         if self.episode is not None:
-            shutil.rmtree(self.episode.directory)
+            try:
+                delete_episode(self.episode.directory)
+            except DeskpilotError as exc:
+                self.status.emit(str(exc))
+                return
             self.status.emit(f"deleted {self.episode.directory.name}")
             self.refresh()
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, QMessageBox, QPushButton, QSplitter,
                                QVBoxLayout, QWidget)
 
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
+from deskpilot.core.safety import Confirmation
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
 
 from .agent_worker import AgentWorker
@@ -79,6 +81,7 @@ class RunView(QWidget):
         self.worker.done.connect(self._on_done)
         self.worker.failed.connect(self._on_failed)
         self.worker.confirm_needed.connect(self._on_confirm)
+        self.worker.notice.connect(self._on_notice)
         self.worker.finished.connect(self._on_thread_finished)
         self._set_running(True)
         self.status.emit(f"running; stop: {settings.stop_hotkey}, the Stop button, or a screen corner")
@@ -110,11 +113,15 @@ class RunView(QWidget):
         self.status.emit(f"error: {message}")
         self.run_finished.emit("error", "")
 
-    def _on_confirm(self, question: str) -> None:
+    def _on_notice(self, message: str) -> None:
+        self.log.addItem(f"note: {message}")
+        self.status.emit(message)
+
+    def _on_confirm(self, request: Confirmation) -> None:
         if self.worker is None:
             return
-        answer = QMessageBox.question(self, "Confirm action", question)
-        self.worker.answer(answer == QMessageBox.StandardButton.Yes)
+        box = confirmation_box(self, request)
+        self.worker.answer(box.exec() == QMessageBox.StandardButton.Yes)
 
     def _on_thread_finished(self) -> None:
         self.worker = None
@@ -127,3 +134,17 @@ class RunView(QWidget):
         self.stop_button.setEnabled(running)
         for field in (self.task, self.planner, self.model):
             field.setEnabled(not running)
+
+
+def confirmation_box(parent: QWidget, request: Confirmation) -> QMessageBox:
+    """The question as plain text (model words are never read as rich text), with a picture of what the action
+    acts on; No is the default."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Confirm action", request.question(),
+                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    box.setDefaultButton(QMessageBox.StandardButton.No)
+    if request.crop is not None and request.crop.size:
+        crop = request.crop.copy()
+        image = QImage(crop.data, crop.shape[1], crop.shape[0], crop.strides[0], QImage.Format.Format_RGB888)
+        box.setIconPixmap(QPixmap.fromImage(image.copy()))
+    return box

@@ -1,0 +1,132 @@
+"""Secrets: what counts as one, finding them in a task's text, and keeping them off disk, screens and prompts.
+
+A field is secret when its label reads like a password, PIN, token or key; a value is secret when the task names
+it as such (`the password "hunter2"`, `PIN: 1234`) or when it has the shape of a known key or token. Model planners
+never see a task's secret values: the task they get carries `{{password}}`-style placeholders, and deskpilot types
+the real value only into a field whose label fits (see core/safety.py)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+REDACTED = "[redacted]"
+SECRET_LABEL = re.compile(r"pass(?:word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit[ _-]?card|cvv|"
+                          r"security[ _-]?code", re.I)
+TOKEN_PATTERNS = [re.compile(p) for p in (
+    r"\bsk-[A-Za-z0-9_-]{16,}", r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
+    r"\bAIza[0-9A-Za-z_-]{30,}", r"-----BEGIN [A-Z ]*PRIVATE KEY-----", r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+)]
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
+# `password "x"`, `password: x`, `the password is x`, `with PIN 1234`: a secret label, then its value.
+_NAMED_VALUE = re.compile(
+    r"(?P<label>" + SECRET_LABEL.pattern + r")(?:\s+(?:is|of|=|to|as))?\s*[:=]?\s*"
+    r"(?:\"(?P<dq>[^\"]+)\"|“(?P<cq>[^”]+)”|'(?P<sq>[^']+)'(?=\W|$)|(?P<bare>[^\s\"'“,;]*[0-9_@#$%^&*!?\-][^\s\"'“,;]*|"
+    r"[^\s\"'“,;.]{6,}))", re.I)
+_STOP_WORDS = {"field", "box", "input", "textbox", "and", "the", "into", "in", "then", "from", "with", "for"}
+
+
+@dataclass(frozen=True)
+class TaskSecret:
+    """A secret value found in a task, and the placeholder name a model uses for it (`password` -> {{password}})."""
+
+    name: str
+    value: str
+
+    @property
+    def placeholder(self) -> str:
+        return "{{" + self.name + "}}"
+
+
+def is_secret_label(text: str) -> bool:
+    """Whether a field label (or a description of a field) reads like a password, PIN, token or key."""
+    return bool(SECRET_LABEL.search(text))
+
+
+def looks_like_secret(text: str) -> bool:
+    """API keys and tokens by their known shapes, or a long, space-free, high-entropy string."""
+    return any(True for _ in _secret_spans(text))
+
+
+def redact_tokens(text: str) -> str:
+    """`text` with every key- or token-shaped part replaced by [redacted] (OCR text beside a Copy button)."""
+    spans = sorted(_secret_spans(text), reverse=True)
+    for start, end in spans:
+        text = text[:start] + REDACTED + text[end:]
+    return text
+
+
+def _secret_spans(text: str) -> list[tuple[int, int]]:
+    spans = [m.span() for p in TOKEN_PATTERNS for m in p.finditer(text)]
+    for word in re.finditer(r"\S{20,}", text):
+        value = word.group(0)
+        if _entropy(value) >= 4.0 and sum(c.isdigit() for c in value) >= 3:
+            spans.append(word.span())
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def task_secrets(task: str) -> list[TaskSecret]:
+    """The secret values a task names, each with a placeholder name; key- and token-shaped values too."""
+    found: list[TaskSecret] = []
+    names: Counter[str] = Counter()
+
+    def add(label: str, value: str) -> None:
+        value = value.strip()
+        if not value or value.lower() in _STOP_WORDS or any(s.value == value for s in found):
+            return
+        base = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_") or "secret"
+        base = "password" if base.startswith("pass") else base
+        names[base] += 1
+        found.append(TaskSecret(base if names[base] == 1 else f"{base}_{names[base]}", value))
+
+    for match in _NAMED_VALUE.finditer(task):
+        value = next(g for g in (match.group("dq"), match.group("cq"), match.group("sq"), match.group("bare"))
+                     if g is not None)
+        add(match.group("label"), value)
+    for start, end in _secret_spans(task):
+        add("secret", task[start:end].strip("\"'“”"))
+    return found
+
+
+def mask_secrets(text: str, secrets: list[TaskSecret]) -> str:
+    """`text` with each secret value replaced by its placeholder (longest first), for what a model may read."""
+    for secret in sorted(secrets, key=lambda s: len(s.value), reverse=True):
+        text = text.replace(secret.value, secret.placeholder)
+    return text
+
+
+def scrub(text: str, values: list[str]) -> str:
+    """`text` with every secret value in it replaced by [redacted], longest first."""
+    for value in sorted((v for v in values if v), key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return text
+
+
+def fill_placeholders(text: str, secrets: list[TaskSecret]) -> tuple[str, list[TaskSecret]]:
+    """`text` with `{{name}}` placeholders replaced by their values, and the secrets used. An unknown placeholder
+    stays as it is (the model made it up)."""
+    by_name = {s.name: s for s in secrets}
+    used: list[TaskSecret] = []
+
+    def fill(match: re.Match[str]) -> str:
+        secret = by_name.get(match.group(1))
+        if secret is None:
+            return match.group(0)
+        used.append(secret)
+        return secret.value
+
+    return PLACEHOLDER.sub(fill, text), used
+
+
+def _entropy(word: str) -> float:
+    counts = Counter(word)
+    return -sum(n / len(word) * math.log2(n / len(word)) for n in counts.values())

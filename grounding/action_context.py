@@ -1,0 +1,87 @@
+"""What the screen says about an action before it runs: the elements under its point, the text around it, the
+label of the field a click puts the keyboard focus in, and the pixels there. The safety policy judges risk from
+this, never from the planner's own words alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deskpilot.core.actions import Action
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Element, Observation
+from deskpilot.core.safety import ActionContext
+from deskpilot.core.secrets import TaskSecret
+
+UNDER_RADIUS = 12  # a point this close to an element's edge is still "on" it when nothing contains the point
+NEARBY = (400, 250)  # half width, half height of the neighbourhood whose text a confirm button confirms
+CROP = (200, 90)  # half width, half height of the picture shown when a person is asked
+LABEL_REACH = 80  # a label above a field is at most this far above it
+FIELD_ROLES = ("input", "dropdown")
+
+
+def action_context(action: Action, obs: Observation, elements: list[Element], focused_field: str | None,
+                   secrets: list[TaskSecret]) -> ActionContext:
+    """The ActionContext of `action` on `obs`; keyboard actions get no point-based parts."""
+    under: list[str] = []
+    nearby: list[str] = []
+    for point in (action.point, action.end_point):
+        if point is None:
+            continue
+        hit = elements_at(point, elements)
+        under += [e.text for e in hit if e.text]
+        nearby += [e.text for e in elements if e.text and e not in hit and _near(e.center, point)]
+    crop = _crop(obs, action.point) if action.point is not None else None
+    return ActionContext(tuple(under), tuple(nearby), obs.window_title, focused_field, tuple(secrets), crop)
+
+
+def elements_at(point: Point, elements: list[Element]) -> list[Element]:
+    """The elements whose box holds `point`; else the nearest one within UNDER_RADIUS."""
+    hit = [e for e in elements if e.box.contains(*point)]
+    if hit:
+        return hit
+    close = [(e, _distance(e.box, point)) for e in elements]
+    close = [(e, d) for e, d in close if d <= UNDER_RADIUS]
+    return [min(close, key=lambda pair: pair[1])[0]] if close else []
+
+
+def label_at(point: Point, elements: list[Element]) -> str | None:
+    """The name of the field a click at `point` focuses: the field's label (left of it on its row, else above
+    it) and any text inside it; for a click on text, that text (clicking a label focuses its field)."""
+    hit = elements_at(point, elements)
+    fields = [e for e in hit if e.role in FIELD_ROLES]
+    if not fields:
+        texts = [e.text for e in hit if e.text]
+        return " ".join(texts) or None
+    field = min(fields, key=lambda e: e.box.area)
+    label = label_of_field(field.box, elements)
+    inside = [e.text for e in elements if e.text and e.role == "text" and field.box.contains(*e.center)]
+    return " ".join(t for t in (label, *inside) if t) or None
+
+
+def label_of_field(field: Box, elements: list[Element]) -> str | None:
+    """The text that labels a field: the nearest text left of it on its row, else the nearest above it."""
+    texts = [e for e in elements if e.role == "text" and e.text and not field.contains(*e.center)]
+    cy = (field.y0 + field.y1) / 2
+    left = [e for e in texts if e.box.x1 <= field.x0 + 4 and e.box.y0 - 4 <= cy <= e.box.y1 + 4]
+    if left:
+        return max(left, key=lambda e: e.box.x1).text
+    above = [e for e in texts if 0 <= field.y0 - e.box.y1 <= LABEL_REACH and e.box.x0 <= field.x1
+             and e.box.x1 >= field.x0 - 30]
+    return max(above, key=lambda e: e.box.y1).text if above else None
+
+
+def _near(centre: Point, point: Point) -> bool:
+    return abs(centre.x - point.x) <= NEARBY[0] and abs(centre.y - point.y) <= NEARBY[1]
+
+
+def _distance(box: Box, point: Point) -> float:
+    dx = max(box.x0 - point.x, 0, point.x - box.x1)
+    dy = max(box.y0 - point.y, 0, point.y - box.y1)
+    return float((dx * dx + dy * dy) ** 0.5)
+
+
+def _crop(obs: Observation, point: Point) -> np.ndarray:
+    x, y = (round(v) for v in obs.monitor.screen_to_image(*point))
+    height, width = obs.image.shape[:2]
+    region = Box(x - CROP[0], y - CROP[1], x + CROP[0], y + CROP[1]).clipped(Box(0, 0, width, height))
+    return obs.image[region.y0:region.y1, region.x0:region.x1].copy()
