@@ -13,7 +13,7 @@ from deskpilot.core.safety import ActionContext
 from deskpilot.core.secrets import TaskSecret
 
 UNDER_RADIUS = 12  # a point this close to an element's edge is still "on" it when nothing contains the point
-NEARBY = (400, 250)  # half width, half height of the neighbourhood whose text a confirm button confirms
+NEARBY = (400, 250)  # half width, half height of the neighbourhood whose sentences a confirm button confirms
 CROP = (200, 90)  # half width, half height of the picture shown when a person is asked
 LABEL_REACH = 80  # a label above a field is at most this far above it
 FIELD_ROLES = ("input", "dropdown")
@@ -29,7 +29,7 @@ def action_context(action: Action, obs: Observation, elements: list[Element], fo
             continue
         hit = elements_at(point, elements)
         under += [e.text for e in hit if e.text]
-        nearby += [e.text for e in elements if e.text and e not in hit and _near(e.center, point)]
+        nearby += [e.text for e in _sentences(elements) if e not in hit and _near(e.center, point)]
     crop = _crop(obs, action.point) if action.point is not None else None
     return ActionContext(tuple(under), tuple(nearby), obs.window_title, focused_field, tuple(secrets), crop)
 
@@ -68,6 +68,15 @@ def label_of_field(field: Box, elements: list[Element]) -> str | None:
     above = [e for e in texts if 0 <= field.y0 - e.box.y1 <= LABEL_REACH and e.box.x0 <= field.x1
              and e.box.x1 >= field.x0 - 30]
     return max(above, key=lambda e: e.box.y1).text if above else None
+
+
+def _sentences(elements: list[Element]) -> list[Element]:
+    """Text that says something (a question, or three words or more), not the label of a control: what a dialog's
+    OK would confirm. "Delete all" on a button beside a form's OK is not."""
+    controls = [e.box for e in elements if e.role != "text"]
+    return [e for e in elements if e.role == "text" and e.text
+            and (e.text.rstrip().endswith("?") or len(e.text.split()) >= 3)
+            and not any(box.contains(*e.center) for box in controls)]
 
 
 def _near(centre: Point, point: Point) -> bool:

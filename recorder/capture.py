@@ -199,14 +199,16 @@ class Recorder:
 
     def _tabbed_into_secret(self, before_frame: str, after: np.ndarray) -> bool:
         """Whether Tab moved the focus into a password-like field: the focus ring and caret show where the focus
-        went, so the text beside each changed part of the screen is read (leaving a password field counts too:
-        better a plain value redacted than a password kept)."""
+        went, so the text on the rows of what changed (and left of it, where labels sit) is read. Leaving a
+        password field counts too: better a plain value redacted than a password kept."""
         before = self._image(before_frame)
         if self.ocr is None or before is None:
             return self._secret_field
+        bounds = Box(0, 0, after.shape[1], after.shape[0])
         for region in changed_regions(before, after)[:4]:
-            centre = self._monitor.image_to_screen(*region.center)
-            if any(is_secret_label(e.text) for e in self._text_under(before_frame, centre, after)):
+            rows = Box(region.x0 - CLICK_CROP[0], region.y0 - 4, region.x1 + 8, region.y1 + 4).clipped(bounds)
+            lines = self.ocr.read(after[rows.y0:rows.y1, rows.x0:rows.x1])
+            if any(is_secret_label(line.text) for line in lines):
                 return True
         return False
 
@@ -218,12 +220,12 @@ class Recorder:
             image = read_image(self.writer.directory / frame)
         return image
 
-    def _text_under(self, frame: str, point: Point, image: np.ndarray | None = None) -> list[Element]:
+    def _text_under(self, frame: str, point: Point) -> list[Element]:
         """OCR of a strip around a point: the text under it, then the label to its left on the same line
         (or else the nearest text), so a click into an empty field still says which field it was."""
         if self.ocr is None:
             return []
-        image = self._image(frame) if image is None else image
+        image = self._image(frame)
         if image is None:
             return []
         x, y = self._monitor.screen_to_image(*point)

@@ -114,13 +114,17 @@ def test_replay_stops_with_a_clear_message_when_a_target_is_gone(recording, demo
     assert "step 1: could not find 'Full name'" in result.stdout, result.stdout + result.stderr
 
 
-def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_path):
+@pytest.mark.parametrize("reach_password", ["click", "tab"])
+def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_path, reach_password):
     state_file = unseen_form("login")
     boxes = read_state(state_file)["boxes"]
     process = start_recording(tmp_path / "rec")
     for field, text in (("username", "kanesha"), ("password", "hunter2!")):
-        x0, y0, x1, y1 = boxes[field]
-        xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+        if field == "username" or reach_password == "click":
+            x0, y0, x1, y1 = boxes[field]
+            xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+        else:
+            xdotool("key", "Tab")  # the password field reached from the keyboard
         time.sleep(0.5)
         xdotool("type", "--delay", "30", text)
         time.sleep(0.3)

@@ -362,3 +362,55 @@ def test_confirm_crop_is_what_the_click_lands_on():
     context = action_context(Action(kind=ActionKind.CLICK, point=Point(640, 400)), Observation(image, MONITOR), [],
                              None, [])
     assert context.crop.shape == (180, 400, 3) and context.crop[90, 200].tolist() == [255, 255, 255]
+
+
+def test_an_answer_typed_ahead_into_the_terminal_does_not_answer_the_question(demo_app, tmp_path):
+    """A model that typed "y" and Enter into deskpilot's own terminal has not approved anything: the typed-ahead
+    input is thrown away before the question, and only what the person types after it counts."""
+    import os
+    import pty
+    import sys
+
+    main_fd, tty_fd = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "deskpilot.app", "run", 'click "Delete all"', "--episodes-dir",
+                                str(tmp_path / "ep")], stdin=tty_fd, stdout=tty_fd, stderr=tty_fd, close_fds=True)
+    os.close(tty_fd)
+    os.write(main_fd, b"y\n")  # typed before the question was asked
+    seen = b""
+    deadline = time.monotonic() + 90
+    try:
+        while b"Go ahead?" not in seen and time.monotonic() < deadline and process.poll() is None:
+            try:
+                seen += os.read(main_fd, 4096)
+            except OSError:
+                break
+        assert b"Go ahead?" in seen, seen.decode(errors="replace")
+        assert b"what it acts on:" in seen
+        time.sleep(0.5)
+        assert process.poll() is None  # still waiting: the early "y" did not answer
+        os.write(main_fd, b"n\n")
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main_fd)
+    assert process.returncode == 1
+    assert read_state(demo_app.state_file)["files"] == 41
+    assert (tmp_path / "ep" / "confirm.png").is_file()
+
+
+def test_an_ok_confirms_the_question_beside_it_not_a_neighbouring_button():
+    from deskpilot.core.observation import Element, Observation
+    from deskpilot.grounding.action_context import action_context
+
+    ok = Element(Box(600, 550, 680, 570), "button", "OK", source="layout")
+    delete_button = Element(Box(450, 550, 560, 570), "button", "Delete all", source="layout")
+    delete_label = Element(Box(470, 553, 540, 567), "text", "Delete all")
+    question = Element(Box(450, 480, 800, 500), "text", "Are you sure you want to delete 3 files?")
+    click = Action(kind=ActionKind.CLICK, point=Point(640, 560))
+    obs = Observation(np.zeros((800, 1280, 3), np.uint8), MONITOR)
+    policy = ConfirmationPolicy("risky")
+    form = action_context(click, obs, [ok, delete_button, delete_label], None, [])
+    assert policy.reason(click, form) is None
+    dialog = action_context(click, obs, [ok, delete_button, delete_label, question], None, [])
+    assert "confirms 'delete'" in policy.reason(click, dialog)
