@@ -414,3 +414,16 @@ def test_an_ok_confirms_the_question_beside_it_not_a_neighbouring_button():
     assert policy.reason(click, form) is None
     dialog = action_context(click, obs, [ok, delete_button, delete_label, question], None, [])
     assert "confirms 'delete'" in policy.reason(click, dialog)
+
+
+def test_text_pasted_through_the_clipboard_does_not_stay_there(demo_app):
+    box = Box(*read_state(demo_app.state_file)["boxes"]["Full name"])
+    subprocess.run(["xclip", "-selection", "clipboard", "-in"], input=b"what the person had copied", check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    controller = Controller(EmergencyStop())
+    controller.execute(Action(kind=ActionKind.CLICK, point=box.center))
+    controller.execute(Action(kind=ActionKind.TYPE, text="Zoë Ångström", secret=True))
+    time.sleep(0.3)
+    assert read_state(demo_app.state_file)["full_name"] == "Zoë Ångström"
+    held = subprocess.run(["xclip", "-selection", "clipboard", "-out"], capture_output=True, timeout=5)
+    assert held.stdout.decode() == "what the person had copied"
