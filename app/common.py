@@ -21,7 +21,8 @@ out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
 # Escape sequences (CSI, OSC such as OSC 52 that sets the clipboard, and the rest) and other control characters.
-_CONTROL = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?|"
+                      r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 DECIDE_GRACE_SECONDS = 1.0  # the agent's own deadline comes just after the backend's, whose error says more
 JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
 
@@ -76,7 +77,8 @@ def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  
                     keyboard_no_go=keyboard_no_go)
     return Agent(screen or Screen(settings.monitor, settings.scale), grounder, planner, Controller(stop), safety,
                  settings.episodes_dir, locate_timeout=settings.locate_timeout,
-                 settle_timeout=settings.settle_timeout, on_step=on_step, decide_timeout=settings.planner_timeout + DECIDE_GRACE_SECONDS)
+                 settle_timeout=settings.settle_timeout, on_step=on_step,
+                 decide_timeout=settings.planner_timeout + DECIDE_GRACE_SECONDS)
 
 
 def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True,  # noqa: ANN001, ANN201

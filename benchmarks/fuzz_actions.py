@@ -69,8 +69,9 @@ def fuzz(name: str, seconds: float, make: Callable[[random.Random], object], run
         times.append((time.perf_counter() - started) * 1000)
         tried += 1
     median = statistics.median(times)
-    print(f"fuzz {name}: {tried} inputs, {errors} {documented.__name__}, {crashes} crashes, slowest {max(times):.1f} ms, "
-          f"median {median:.3f} ms/input = {median / baseline_ms:.2f}x one well-formed parse")
+    print(f"fuzz {name}: {tried} inputs, {errors} {documented.__name__}, {crashes} crashes, "
+          f"slowest {max(times):.1f} ms, median {median:.3f} ms/input = "
+          f"{median / baseline_ms:.2f}x one well-formed parse")
     if first_crash:
         print(f"  first crash: {first_crash}")
 

@@ -177,7 +177,7 @@ class ConfirmationPolicy:
         """An OK in an "Are you sure you want to delete ...?" dialog is as risky as what it confirms."""
         if action.kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and not _presses_enter(action):
             return None
-        pointing = action.kind is not ActionKind.TYPE and action.kind is not ActionKind.HOTKEY
+        pointing = action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK)
         if pointing and not any(CONFIRM_WORDS.match(t) for t in (*context.under, action.target or "") if t):
             return None
         found = self._risky_word(" ".join((*context.nearby, context.window_title or "")))

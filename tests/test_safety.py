@@ -58,6 +58,8 @@ PASSWORD = TaskSecret("password", "hunter2-Secret")
     (CLICK, ActionContext(under=("OK",), nearby=("Are you sure you want to delete 3 files?",)), True),
     (CLICK, ActionContext(under=("OK",), nearby=("Settings were saved.",)), False),
     (Action(kind=ActionKind.HOTKEY, keys=("enter",)), ActionContext(window_title="Confirm: remove account"), True),
+    (Action(kind=ActionKind.KEY, keys=("enter",), key_state="press"), ActionContext(window_title="Delete files?"),
+     True),
     # Enter in a terminal runs a command
     (Action(kind=ActionKind.TYPE, text="ls -la\n"), ActionContext(window_title="user@host: ~"), True),
     (Action(kind=ActionKind.HOTKEY, keys=("enter",)), ActionContext(window_title="xterm"), True),
