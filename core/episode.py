@@ -31,6 +31,7 @@ from .actions import Action
 from .errors import DeskpilotError, EpisodeError
 from .geometry import Monitor
 from .observation import Element
+from .secrets import scrub, task_secrets
 
 log = logging.getLogger(__name__)
 
@@ -204,6 +205,7 @@ class EpisodeWriter:
     @classmethod
     def create(cls, root: Path | str, task: str, source: Source = "agent", app: str | None = None,
                model: str | None = None, **extra: Any) -> EpisodeWriter:
+        task = scrub(task, [secret.value for secret in task_secrets(task)])  # never a named password on disk
         meta = EpisodeMeta(id=new_episode_id(), task=task, source=source, started=time.time(), app=app, model=model,
                            extra=extra)
         try:

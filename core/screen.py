@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import threading
 import time
 
@@ -67,17 +68,27 @@ class Screen:
                            window_title=self.window_title())
 
     def cursor(self) -> Point | None:
-        """Where the mouse pointer is now (each thread reads it through a connection of its own)."""
+        """Where the mouse pointer is now, or None when it cannot be read. On X11 each thread asks through an X
+        connection of its own, kept for the next call (the corner watch asks 20 times a second)."""
         try:
-            mouse = getattr(self._local, "mouse", None)
-            if mouse is None:
-                from pynput.mouse import Controller as MouseController
+            if sys.platform.startswith("linux"):
+                return self._x11_pointer()
+            from pynput.mouse import Controller as MouseController
 
-                mouse = self._local.mouse = MouseController()
-            x, y = mouse.position
+            x, y = MouseController().position
             return Point(int(x), int(y))
         except Exception:  # no pointer device (e.g. a display without input): the cursor is simply unknown
+            self._local.x11 = None
             return None
+
+    def _x11_pointer(self) -> Point:
+        connection = getattr(self._local, "x11", None)
+        if connection is None:
+            from Xlib import display as xlib_display
+
+            connection = self._local.x11 = xlib_display.Display()
+        pointer = connection.screen().root.query_pointer()
+        return Point(int(pointer.root_x), int(pointer.root_y))
 
     def window_title(self) -> str | None:
         if not self._xdotool:

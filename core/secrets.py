@@ -21,11 +21,14 @@ TOKEN_PATTERNS = [re.compile(p) for p in (
     r"\bAIza[0-9A-Za-z_-]{30,}", r"-----BEGIN [A-Z ]*PRIVATE KEY-----", r"\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
 )]
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
-# `password "x"`, `password: x`, `the password is x`, `with PIN 1234`: a secret label, then its value.
-_NAMED_VALUE = re.compile(
-    r"(?P<label>" + SECRET_LABEL.pattern + r")(?:\s+(?:is|of|=|to|as))?\s*[:=]?\s*"
-    r"(?:\"(?P<dq>[^\"]+)\"|“(?P<cq>[^”]+)”|'(?P<sq>[^']+)'(?=\W|$)|(?P<bare>[^\s\"'“,;]*[0-9_@#$%^&*!?\-][^\s\"'“,;]*|"
-    r"[^\s\"'“,;.]{6,}))", re.I)
+# `password "x"`, `password: x`, `the password is x`, `with PIN 1234`: a secret label, then its value. An unquoted
+# value needs "is", ":" or "=" before it, or a digit or symbol in it ("Password confirmation" names no value).
+_LABEL = r"(?P<label>" + SECRET_LABEL.pattern + r")"
+_NAMED_VALUES = [re.compile(p, re.I) for p in (
+    _LABEL + r"(?:\s+(?:is|was|of|to|as|be))?\s*[:=]?\s*(?:\"(?P<dq>[^\"]+)\"|“(?P<cq>[^”]+)”|'(?P<sq>[^']+)'(?=\W|$))",
+    _LABEL + r"(?:\s+is\s+|\s*[:=]\s*)(?P<bare>[^\s\"'“,;]+)",
+    _LABEL + r"\s+(?P<bare>[^\s\"'“,;]*[0-9_@#$%^&*!?\-][^\s\"'“,;]*)",
+)]
 _STOP_WORDS = {"field", "box", "input", "textbox", "and", "the", "into", "in", "then", "from", "with", "for"}
 
 
@@ -88,10 +91,11 @@ def task_secrets(task: str) -> list[TaskSecret]:
         names[base] += 1
         found.append(TaskSecret(base if names[base] == 1 else f"{base}_{names[base]}", value))
 
-    for match in _NAMED_VALUE.finditer(task):
-        value = next(g for g in (match.group("dq"), match.group("cq"), match.group("sq"), match.group("bare"))
-                     if g is not None)
-        add(match.group("label"), value)
+    for pattern in _NAMED_VALUES:
+        for match in pattern.finditer(task):
+            groups = match.groupdict()
+            value = next(groups[g] for g in ("dq", "cq", "sq", "bare") if groups.get(g) is not None)
+            add(match.group("label"), value.rstrip(".!?") if groups.get("bare") else value)
     for start, end in _secret_spans(task):
         add("secret", task[start:end].strip("\"'“”"))
     return found
@@ -100,15 +104,20 @@ def task_secrets(task: str) -> list[TaskSecret]:
 def mask_secrets(text: str, secrets: list[TaskSecret]) -> str:
     """`text` with each secret value replaced by its placeholder (longest first), for what a model may read."""
     for secret in sorted(secrets, key=lambda s: len(s.value), reverse=True):
-        text = text.replace(secret.value, secret.placeholder)
+        text = _whole(secret.value).sub(lambda _: secret.placeholder, text)
     return text
 
 
 def scrub(text: str, values: list[str]) -> str:
     """`text` with every secret value in it replaced by [redacted], longest first."""
     for value in sorted((v for v in values if v), key=len, reverse=True):
-        text = text.replace(value, REDACTED)
+        text = _whole(value).sub(REDACTED, text)
     return text
+
+
+def _whole(value: str) -> re.Pattern[str]:
+    """Where `value` stands on its own: a short password "AU" is not the "au" inside "autumn"."""
+    return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")
 
 
 def fill_placeholders(text: str, secrets: list[TaskSecret]) -> tuple[str, list[TaskSecret]]:

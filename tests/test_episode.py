@@ -171,3 +171,10 @@ def test_metadata_is_replaced_atomically_and_leaves_no_temp_files(tmp_path):
 def test_not_an_episode_is_a_clear_error(tmp_path):
     with pytest.raises(EpisodeError, match="is not an episode"):
         read_episode(tmp_path)
+
+
+def test_a_password_named_in_the_task_never_reaches_episode_json(tmp_path):
+    writer = EpisodeWriter.create(tmp_path, 'Log in with the password "s3cret!x" and PIN: 9911', source="demonstration")
+    writer.finish("success")
+    stored = (writer.directory / "episode.json").read_text()
+    assert "s3cret!x" not in stored and "9911" not in stored and "[redacted]" in stored

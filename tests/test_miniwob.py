@@ -14,6 +14,7 @@ from deskpilot.core.controller import Controller
 from deskpilot.core.episode import Step, list_episodes, read_episode
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import ConfirmationPolicy, Safety
+from deskpilot.core.secrets import task_secrets
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
 from deskpilot.planner.agent import Agent
@@ -102,12 +103,14 @@ def test_the_agent_gets_pixels_and_the_utterance_never_the_dom(xdisplay, tmp_pat
                   tmp_path / "episodes")
     with MiniWobBrowser().start("login-user") as browser:
         score = run_episode(agent, browser, "login-user", seed=7)
-        utterance = score.utterance
         assert not any(module.startswith("selenium") for module in reachable_types(agent))
 
     assert score.success, score.detail
     decide_calls = [args for name, args, _ in planner.calls if name == "decide"]
+    utterance = decide_calls[0][0]
     assert decide_calls and all(args[0] == utterance for args in decide_calls)
+    password = task_secrets(utterance)[0].value  # the agent types it; the score shows it redacted
+    assert score.utterance == utterance.replace(f'"{password}"', '"[redacted]"')
     for name, args, kwargs in planner.calls + grounder.calls:
         for value in flatten(list(args) + list(kwargs.values())):
             assert isinstance(value, ALLOWED), (name, type(value))

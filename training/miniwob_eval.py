@@ -13,6 +13,7 @@ from typing import Any
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
+from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.planner.agent import Agent
 
 from .miniwob_page import MiniWobBrowser
@@ -67,7 +68,8 @@ def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int) -> 
     # A native popup (an open <select> list) is a window of its own and outlives the episode: close it.
     agent.controller.execute(Action(kind=ActionKind.HOTKEY, keys=("escape",)))
     _store_scores(result.episode_dir, task, seed, state.raw_reward, state.reward, state.reason, ended_at)
-    return EpisodeScore(task, seed, utterance, state.raw_reward, state.reward, len(result.steps), seconds,
+    shown = scrub(utterance, [secret.value for secret in task_secrets(utterance)])  # printed and reported
+    return EpisodeScore(task, seed, shown, state.raw_reward, state.reward, len(result.steps), seconds,
                         result.outcome, result.detail, result.episode_dir)
 
 

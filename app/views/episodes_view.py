@@ -94,8 +94,11 @@ class EpisodesView(QWidget):
         self.steps.clear()
         self.episode = None
         if row >= 0:
-            self.episode = read_episode(self.episodes.item(row).data(Qt.ItemDataRole.UserRole))
-            for step in self.episode.steps:
+            try:  # it may have been damaged or removed since the list was read
+                self.episode = read_episode(self.episodes.item(row).data(Qt.ItemDataRole.UserRole))
+            except DeskpilotError as exc:
+                self.status.emit(str(exc))
+            for step in self.episode.steps if self.episode else []:
                 self.steps.addItem(self._step_text(step))
         has_steps = bool(self.episode and self.episode.steps)
         for button in (self.good, self.bad):
