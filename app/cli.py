@@ -109,7 +109,7 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         raise DeskpilotError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
                              max_steps=max_steps, dry_run=dry_run or None, episodes_dir=episodes_dir, confirm=confirm)
-    from deskpilot.app.session import prepare_screen
+    from deskpilot.resources.demo import prepare_screen
 
     streamed: list[bool] = [False]
 

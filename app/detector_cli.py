@@ -33,7 +33,7 @@ def render(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (
            sources: Annotated[str, typer.Option(help="html (headless Chromium) and/or qt (offscreen), comma-"
                                                 "separated")] = "html,qt") -> None:
     """Render synthetic screens with the exact box and class of every control."""
-    from deskpilot.training.detector_data import render_dataset
+    from deskpilot.training.detector.data import render_dataset
 
     if count < 1:
         raise DeskpilotError("--count must be at least 1")
@@ -61,7 +61,7 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
           seed: Annotated[int, typer.Option()] = 0) -> None:
     """Train the detector (accelerate: CPU, a GPU, or `accelerate launch` for more), export it to ONNX and check
     that ONNX Runtime agrees with PyTorch."""
-    from deskpilot.training.detector_train import DetectorTrainConfig, train_detector
+    from deskpilot.training.detector.train import DetectorTrainConfig, train_detector
 
     if crop % 32 or crop < 64:
         raise DeskpilotError("--crop must be a multiple of 32, at least 64")
@@ -91,7 +91,7 @@ def export(checkpoint: Annotated[Path, typer.Option(help="detector.pt from `dete
     import numpy as np
 
     from deskpilot.core.episode import read_image
-    from deskpilot.training.detector_train import check_export, export_onnx, load_checkpoint
+    from deskpilot.training.detector.train import check_export, export_onnx, load_checkpoint
 
     net = load_checkpoint(checkpoint)
     image = read_image(check_image) if check_image else np.random.default_rng(0).integers(0, 255, (800, 1280, 3),
@@ -109,8 +109,8 @@ def evaluate(data: Annotated[Path, typer.Option(help="held-out dataset folder fr
              device: DeviceOption = "auto") -> None:
     """Precision and recall per class at IoU 0.5 on held-out synthetic screens, and ms per frame."""
     from deskpilot.grounding.detector import UiDetector
-    from deskpilot.training.detector_data import read_dataset
-    from deskpilot.training.detector_eval import evaluate_screens
+    from deskpilot.training.detector.data import read_dataset
+    from deskpilot.training.detector.evaluate import evaluate_screens
 
     screens = read_dataset(data)
     detector = UiDetector(model, device)

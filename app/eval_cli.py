@@ -27,14 +27,14 @@ ScaleOption = Annotated[float, typer.Option(help="Chromium's device scale factor
 
 
 def _ensure_screen(stack: ExitStack) -> None:
-    from deskpilot.app.session import ensure_screen
+    from deskpilot.core.display import ensure_screen
 
     if ensure_screen(stack):
         err.print("no display: started a virtual one (Xvfb)", style="dim")
 
 
 def _tasks(tasks: Optional[str]) -> list[str]:
-    from deskpilot.training.miniwob_eval import DEFAULT_TASKS
+    from deskpilot.evaluation.miniwob import DEFAULT_TASKS
 
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not chosen:
@@ -82,8 +82,8 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it."""
     from deskpilot.core.settings import load_settings
     from deskpilot.planner.factory import build_planner
-    from deskpilot.training.miniwob_eval import EpisodeScore, evaluate_miniwob
-    from deskpilot.training.miniwob_page import MiniWobBrowser
+    from deskpilot.evaluation.miniwob import EpisodeScore, evaluate_miniwob
+    from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
     if planner not in PLANNERS:
         raise DeskpilotError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
@@ -120,8 +120,8 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
     accuracy for the utterance's first target."""
     from deskpilot.core.screen import Screen
     from deskpilot.core.settings import load_settings
-    from deskpilot.training.grounding_eval import ScreenScore, evaluate_grounding
-    from deskpilot.training.miniwob_page import MiniWobBrowser
+    from deskpilot.evaluation.grounding import ScreenScore, evaluate_grounding
+    from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
     if episodes < 1:
         raise DeskpilotError("--episodes must be at least 1")
@@ -152,9 +152,9 @@ def eval_detector_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 
     the DOM's controls as ground truth (MiniWoB pages are never in its training data)."""
     from deskpilot.core.screen import Screen
     from deskpilot.grounding.detector import UiDetector
-    from deskpilot.training.detector_eval import evaluate_pages
-    from deskpilot.training.grounding_eval import miniwob_screens
-    from deskpilot.training.miniwob_page import MiniWobBrowser
+    from deskpilot.evaluation.detector_miniwob import evaluate_pages
+    from deskpilot.evaluation.grounding import miniwob_screens
+    from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
     if episodes < 1:
         raise DeskpilotError("--episodes must be at least 1")

@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--shots", type=Path, default=Path("docs/images"))
     args = parser.parse_args()
-    from deskpilot.app.session import prepare_screen
+    from deskpilot.resources.demo import prepare_screen
 
     with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

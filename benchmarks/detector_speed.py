@@ -15,8 +15,8 @@ from pathlib import Path
 
 from deskpilot.grounding.detector import UiDetector, prepare
 from deskpilot.grounding.ocr import OcrEngine
-from deskpilot.training.detector_data import compose
-from deskpilot.training.synth_qt import QtRenderer
+from deskpilot.training.detector.data import compose
+from deskpilot.training.detector.synth.qt import QtRenderer
 from timing import median_ms
 
 

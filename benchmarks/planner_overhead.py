@@ -13,7 +13,7 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.app.session import prepare_screen
+from deskpilot.resources.demo import prepare_screen
 from deskpilot.core.action_text import parse_response
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder

@@ -19,7 +19,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.app.session import prepare_screen
+from deskpilot.resources.demo import prepare_screen
 from deskpilot.core.episode import list_episodes, read_episode
 
 TICKS = os.sysconf("SC_CLK_TCK")

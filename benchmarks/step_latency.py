@@ -17,7 +17,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.app.session import prepare_screen
+from deskpilot.resources.demo import prepare_screen
 from deskpilot.core.controller import Controller
 from deskpilot.core.safety import ConfirmationPolicy, Safety
 from deskpilot.core.screen import Screen

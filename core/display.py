@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 
 from .errors import ScreenError
@@ -109,6 +110,18 @@ class VirtualDisplay:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+
+
+def ensure_screen(stack: ExitStack) -> bool:
+    """The real display when there is one, else a virtual one (stopped with `stack`). Returns whether it is
+    virtual."""
+    if has_display():
+        ensure_xauthority()
+        return False
+    display = VirtualDisplay().start()
+    stack.callback(display.stop)
+    display.activate()
+    return True
 
 
 class ProtectedWindow:

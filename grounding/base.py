@@ -1,17 +1,34 @@
-"""The Grounder protocol every grounding backend (OCR, detector, VLM) implements."""
+"""The protocols grounding offers the other parts: a Grounder (screen -> elements; description -> element) and a
+TextReader (image -> text lines), so planners and the recorder depend on what grounding does, not on which engine
+does it."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
 
 from deskpilot.core.observation import Element, Observation
 
+if TYPE_CHECKING:
+    from .ocr import TextLine
+
 
 class Grounder(Protocol):
+    def set_task(self, task: str) -> None:
+        """The task the agent is working on: text on the screen that merely repeats it is never a target."""
+        ...
+
     def parse(self, obs: Observation) -> list[Element]:
         """Every element found on the screen, boxes in screen pixels."""
         ...
 
     def locate(self, obs: Observation, description: str) -> Element | None:
         """The element `description` means ("the Save button", '"Remember me" checkbox'), or None."""
+        ...
+
+
+class TextReader(Protocol):
+    def read(self, image: np.ndarray) -> list[TextLine]:
+        """Text lines of an RGB image, in its pixel coordinates."""
         ...

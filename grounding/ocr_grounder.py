@@ -48,7 +48,7 @@ class OcrGrounder:
         self._fresh: set[int] = set()
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
 
-    def ignore_echoes_of(self, task: str) -> None:
+    def set_task(self, task: str) -> None:
         """Lines that repeat the task's own words (the task shown on the screen, in a chat or a note) are never
         targets: 'Select Iceland from the list' on the screen is not the Iceland option."""
         self._task_squashed = _squash(task)

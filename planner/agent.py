@@ -69,9 +69,7 @@ class Agent:
         self._secrets = run_secrets(task, planner_secrets)
         self._focused_field = None
         secrets = [s.value for s in self._secrets]
-        ignore_echoes = getattr(self.grounder, "ignore_echoes_of", None)
-        if ignore_echoes is not None:
-            ignore_echoes(task)
+        self.grounder.set_task(task)
         writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
                                       model=self.planner.name, dry_run=self.safety.dry_run)
         steps: list[Step] = []

@@ -26,7 +26,7 @@ from deskpilot.core.observation import Element
 from deskpilot.core.screen import Screen
 from deskpilot.core.secrets import is_secret_label, looks_like_secret, redact_tokens
 from deskpilot.grounding.changes import changed_regions
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.base import TextReader
 
 from .events import RawEvent
 from .merge import EventMerger, MergedAction
@@ -77,7 +77,7 @@ class FrameBuffer:
 
 
 class Recorder:
-    def __init__(self, writer: EpisodeWriter, screen: Screen, ocr: OcrEngine | None = None,
+    def __init__(self, writer: EpisodeWriter, screen: Screen, ocr: TextReader | None = None,
                  mask_typing: bool = False, ignore_hotkeys: tuple[tuple[str, ...], ...] = (),
                  on_step: Callable[[Step], None] | None = None,
                  excluded: Callable[[], list[Box]] | None = None):

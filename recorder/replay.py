@@ -23,7 +23,7 @@ from deskpilot.grounding.action_context import action_context
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import Safety
 from deskpilot.core.screen import Screen
-from deskpilot.grounding.ocr_grounder import OcrGrounder
+from deskpilot.grounding.base import Grounder
 from deskpilot.grounding.text_match import match_text
 
 log = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ SecretSource = Callable[[Step], str | None]
 
 
 class Replayer:
-    def __init__(self, screen: Screen, grounder: OcrGrounder, controller: Controller, safety: Safety,
+    def __init__(self, screen: Screen, grounder: Grounder, controller: Controller, safety: Safety,
                  writer: EpisodeWriter, speed: float = 1.0, settle_timeout: float = 2.0, locate_timeout: float = 3.0,
                  secret: SecretSource | None = None, on_step: Callable[[Step], None] | None = None):
         self.screen, self.grounder, self.controller, self.safety = screen, grounder, controller, safety

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from deskpilot.app.session import DemoApp
+from deskpilot.resources.demo import DemoApp
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step
 from deskpilot.core.geometry import Point

@@ -21,8 +21,8 @@ from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.detector import UI_CLASSES, UiDetector, bundled_model, providers
 from deskpilot.grounding.ocr import OcrEngine
-from deskpilot.training.detector_data import compose, load_rgb, read_dataset
-from deskpilot.training.detector_eval import evaluate_screens
+from deskpilot.training.detector.data import compose, load_rgb, read_dataset
+from deskpilot.training.detector.evaluate import evaluate_screens
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def test_compose_moves_boxes_with_the_window():
 
 
 def test_training_learns_exports_and_onnx_agrees(rendered, tmp_path):
-    from deskpilot.training.detector_train import DetectorTrainConfig, train_detector
+    from deskpilot.training.detector.train import DetectorTrainConfig, train_detector
     from deskpilot.training.metrics import read_metrics
 
     config = DetectorTrainConfig([rendered], tmp_path / "run", epochs=20, batch_size=4, crop=128, width=8,

@@ -19,8 +19,8 @@ from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
 from deskpilot.planner.agent import Agent
 from deskpilot.planner.offline import OfflinePlanner
-from deskpilot.training.miniwob_eval import run_episode
-from deskpilot.training.miniwob_page import MiniWobBrowser
+from deskpilot.evaluation.miniwob import run_episode
+from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
 pytestmark = pytest.mark.display
 SMOKE_TASKS = "click-button,enter-text,click-checkboxes,focus-text-2,click-tab-2,choose-list"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import deskpilot, read_state
 
-from deskpilot.app.session import DemoApp
+from deskpilot.resources.demo import DemoApp
 from deskpilot.core.episode import list_episodes, read_episode
 
 

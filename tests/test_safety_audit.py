@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from openai_server import ChatServer
 from rich.console import Console
 
-from deskpilot.app.common import confirm_prompt, plain
 from deskpilot.core.action_text import parse_response
 from deskpilot.core.actions import MAX_SCROLL_TICKS, MAX_WAIT_SECONDS, Action, ActionKind
 from deskpilot.core.controller import Controller
@@ -106,6 +105,8 @@ def test_task_secrets_are_found_masked_and_filled():
 
 
 def test_model_text_cannot_drive_the_terminal_or_the_prompt_markup():
+    from deskpilot.app.common import confirm_prompt, plain  # the CLI's own helpers, tested here
+
     assert plain("ok\x1b]52;c;aGk=\x07 done\x1b[31m!\x00\n") == "ok done!\n"
     request = Confirmation(Action(kind=ActionKind.CLICK, point=Point(5, 5), target="[/x] [black on black]hidden"),
                            "click involves 'delete'")
@@ -175,6 +176,9 @@ def test_keys_pressed_by_the_agent_are_let_go_when_its_run_ends(xdisplay):
 
 
 class NoGrounder:
+    def set_task(self, task):  # noqa: ANN001, ANN201
+        pass
+
     def parse(self, obs):  # noqa: ANN001, ANN201
         return []
 

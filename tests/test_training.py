@@ -16,7 +16,7 @@ import pytest
 from conftest import clicks_on_nothing, deskpilot, read_state
 from tiny_models import build_tiny_llava
 
-from deskpilot.app.session import DemoApp
+from deskpilot.resources.demo import DemoApp
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.observation import Observation

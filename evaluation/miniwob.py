@@ -17,7 +17,7 @@ from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.planner.agent import Agent
 
 from .miniwob_page import MiniWobBrowser
-from .verify import EnvVerifier
+from deskpilot.training.verify import EnvVerifier
 
 DEFAULT_TASKS = ("click-button", "click-button-sequence", "click-link", "click-dialog", "click-dialog-2", "click-test",
                  "click-test-2", "click-checkboxes", "click-option", "click-tab", "click-tab-2", "choose-list",

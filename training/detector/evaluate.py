@@ -1,8 +1,8 @@
 """Scoring the UI-element detector: precision and recall per class at IoU 0.5 (a detection matches an unmatched
-true box of its class, best scores first), on held-out synthetic screens and on real MiniWoB++ screenshots whose
-DOM boxes are the ground truth; plus the class-blind recall of clickable controls: any detection at IoU 0.5
-(`clickable_recall`), and any detection whose centre, where a click would land, lies inside the control
-(`clickable_hit_recall`)."""
+true box of its class, best scores first), on held-out synthetic screens or any frames with true boxes (the
+MiniWoB pages of deskpilot.evaluation.detector_miniwob); plus the class-blind recall of clickable controls: any
+detection at IoU 0.5 (`clickable_recall`), and any detection whose centre, where a click would land, lies inside
+the control (`clickable_hit_recall`)."""
 
 from __future__ import annotations
 
@@ -18,16 +18,9 @@ import numpy as np
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import UI_CLASSES, Detection, UiDetector
 
-from .detector_data import Screen, load_rgb
-from .miniwob_page import PageElement
+from .data import Screen, load_rgb
 
 MATCH_IOU = 0.5
-# DOM tags (input types as input_<type>) standing for each detector class on MiniWoB pages.
-TAG_CLASSES = {"button": "button", "input_button": "button", "input_submit": "button", "input_reset": "button",
-               "input_text": "input", "input_password": "input", "input_email": "input", "input_search": "input",
-               "input_number": "input", "input_tel": "input", "input_url": "input", "input_date": "input",
-               "textarea": "input", "input_checkbox": "checkbox", "input_radio": "radio", "select": "dropdown",
-               "a": "link", "input_range": "slider"}
 
 
 @dataclass
@@ -79,38 +72,21 @@ class Tally:
                 "classes": classes}
 
 
-def _timed(detector: UiDetector, image: np.ndarray, tally: Tally) -> list[Detection]:
-    started = time.perf_counter()
-    detections = detector.detect(image)
-    tally.milliseconds.append((time.perf_counter() - started) * 1000)
-    return detections
+def evaluate_truths(detector: UiDetector, frames: Iterable[tuple[np.ndarray, list[tuple[Box, str]]]],
+                    on_screen: Callable[[int], None] | None = None) -> dict[str, Any]:
+    """Per-class precision/recall over (RGB image, true (box, class) pairs) frames, with the time each took."""
+    tally = Tally()
+    for number, (image, truth) in enumerate(frames, 1):
+        started = time.perf_counter()
+        detections = detector.detect(image)
+        tally.milliseconds.append((time.perf_counter() - started) * 1000)
+        tally.add(detections, truth)
+        if on_screen is not None:
+            on_screen(number)
+    return tally.report()
 
 
 def evaluate_screens(detector: UiDetector, screens: Iterable[Screen],
                      on_screen: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Per-class precision/recall on annotated synthetic screens."""
-    tally = Tally()
-    for number, screen in enumerate(screens, 1):
-        tally.add(_timed(detector, load_rgb(screen.image), tally), list(screen.boxes))
-        if on_screen is not None:
-            on_screen(number)
-    return tally.report()
-
-
-def page_class(element: PageElement) -> str | None:
-    """The detector class a MiniWoB DOM element stands for (None for text, labels and containers)."""
-    if element.role in UI_CLASSES:
-        return element.role
-    return TAG_CLASSES.get(element.tag)
-
-
-def evaluate_pages(detector: UiDetector, pages: Iterable[tuple[np.ndarray, list[PageElement]]],
-                   on_screen: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Per-class precision/recall on real screenshots with DOM boxes (screen pixels) as the truth."""
-    tally = Tally()
-    for number, (image, page) in enumerate(pages, 1):
-        truth = [(e.box, name) for e in page if (name := page_class(e)) is not None]
-        tally.add(_timed(detector, image, tally), truth)
-        if on_screen is not None:
-            on_screen(number)
-    return tally.report()
+    return evaluate_truths(detector, ((load_rgb(s.image), list(s.boxes)) for s in screens), on_screen)

@@ -14,7 +14,7 @@ from typing import Any
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
 
-from .chromium import Chromium
+from deskpilot.training.chromium import Chromium
 
 WINDOW_SIZE = (400, 360)  # CSS pixels: the 160x210 task canvas with room around it
 READY_TIMEOUT = 5.0

@@ -15,7 +15,7 @@ import numpy as np
 
 from deskpilot.core.geometry import Box
 
-from .synth_words import Theme, label, random_theme, sentence, words
+from .words import Theme, label, random_theme, sentence, words
 
 ICONS = ("SP_DialogSaveButton", "SP_DialogOpenButton", "SP_DirHomeIcon", "SP_TrashIcon", "SP_BrowserReload",
          "SP_ArrowBack", "SP_ArrowForward", "SP_FileIcon", "SP_DirIcon", "SP_DialogCloseButton", "SP_MediaPlay",

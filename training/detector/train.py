@@ -1,4 +1,4 @@
-"""Training the UI-element detector on synthetic screens (training.detector_data) with accelerate (CPU, one GPU, or
+"""Training the UI-element detector on synthetic screens (training.detector.data) with accelerate (CPU, one GPU, or
 many through `accelerate launch`), then exporting it to ONNX with its class names and input scale in the model's
 metadata, and checking that ONNX Runtime gives the same outputs as PyTorch.
 
@@ -24,9 +24,9 @@ from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import STRIDE, UI_CLASSES, prepare
 
-from .detector_data import Screen, load_rgb, read_dataset
-from .detector_model import UiDetectorNet
-from .metrics import MetricsWriter, plot_metrics
+from .data import Screen, load_rgb, read_dataset
+from .model import UiDetectorNet
+from deskpilot.training.metrics import MetricsWriter, plot_metrics
 
 INPUT_SCALE = 0.5  # screens are seen at half size: 1280x800 -> 640x400
 CHECKPOINT = "detector.pt"

@@ -16,8 +16,8 @@ import numpy as np
 
 from deskpilot.core.geometry import Box
 
-from .chromium import Chromium
-from .synth_words import Theme, label, random_theme, sentence, words
+from deskpilot.training.chromium import Chromium
+from .words import Theme, label, random_theme, sentence, words
 
 # Boxes of every marked control that is on the page and at least partly inside the viewport.
 MARKED_BOXES = """

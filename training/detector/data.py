@@ -139,9 +139,9 @@ def render_dataset(folder: Path, count: int, seed: int = 0, sources: tuple[str, 
 
 def _renderer(source: str) -> Renderer:
     if source == "html":
-        from .synth_html import HtmlRenderer
+        from .synth.html import HtmlRenderer
 
         return HtmlRenderer()
-    from .synth_qt import QtRenderer
+    from .synth.qt import QtRenderer
 
     return QtRenderer()

@@ -1,5 +1,5 @@
-"""Setting up where the agent works: the real display, or a virtual one (Xvfb) with the bundled demo app when
-the machine has no screen, or when asked for the demo."""
+"""The bundled demo app (resources/demo_app.py) in a child process, and a screen to work on: the real display, or a
+virtual one (Xvfb) with the demo app when the machine has no screen, or when asked for the demo."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.core.display import VirtualDisplay, end_process, ensure_xauthority, has_display
+from deskpilot.core.display import end_process, ensure_screen
 from deskpilot.core.errors import ScreenError
 
 DEMO_START_TIMEOUT = 20.0
@@ -46,18 +46,6 @@ class DemoApp:
         if self._process is not None:
             end_process(self._process)
         self._process = None
-
-
-def ensure_screen(stack: ExitStack) -> bool:
-    """The real display when there is one, else a virtual one (stopped with `stack`). Returns whether it is
-    virtual."""
-    if has_display():
-        ensure_xauthority()
-        return False
-    display = VirtualDisplay().start()
-    stack.callback(display.stop)
-    display.activate()
-    return True
 
 
 def prepare_screen(stack: ExitStack, demo: bool, state_file: Path) -> tuple[bool, DemoApp | None]:
