@@ -16,7 +16,7 @@ import typer
 from deskpilot.app import detector_cli, episodes_cli, eval_cli, label_cli, recording_cli, train_cli
 from deskpilot.app.common import (build_agent, confirmer, err, grounder_for, listen_for_stop, out, plain,
                                   planner_for, write_png)
-from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError
+from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, UsageError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
@@ -106,7 +106,7 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False) -> None:
     """Let the agent do TASK on the screen. Without a display it starts a virtual one with the demo app."""
     if planner not in PLANNERS:
-        raise DeskpilotError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
+        raise UsageError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
                              max_steps=max_steps, dry_run=dry_run or None, episodes_dir=episodes_dir, confirm=confirm)
     from deskpilot.resources.demo import prepare_screen
@@ -182,7 +182,7 @@ def open_app(episodes_dir: Annotated[Optional[Path], typer.Option(help="episodes
         try:
             x, y, width, height = (int(v) for v in geometry.split(","))
         except ValueError:
-            raise DeskpilotError(f"--geometry wants x,y,width,height, not {geometry!r}") from None
+            raise UsageError(f"--geometry wants x,y,width,height, not {geometry!r}") from None
         box = (x, y, width, height)
     from deskpilot.app.window import run_app
 

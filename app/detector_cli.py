@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app.common import JsonOption, err, out, write_json
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import UsageError
 
 detector_app = typer.Typer(help="Synthetic data, training and scoring of the UI-element detector.",
                            no_args_is_help=True)
@@ -36,7 +36,7 @@ def render(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (
     from deskpilot.training.detector.data import render_dataset
 
     if count < 1:
-        raise DeskpilotError("--count must be at least 1")
+        raise UsageError("--count must be at least 1")
     progress, task = _progress(count, "rendering")
     with progress:
         made = render_dataset(out_dir, count, seed, tuple(s.strip() for s in sources.split(",") if s.strip()),
@@ -64,7 +64,7 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
     from deskpilot.training.detector.train import DetectorTrainConfig, train_detector
 
     if crop % 32 or crop < 64:
-        raise DeskpilotError("--crop must be a multiple of 32, at least 64")
+        raise UsageError("--crop must be a multiple of 32, at least 64")
     config = DetectorTrainConfig(list(data), out_dir, epochs, minutes, batch_size, crop, learning_rate, width, seed,
                                  init=init)
     progress, task = _progress(1, "training")
@@ -97,7 +97,7 @@ def export(checkpoint: Annotated[Path, typer.Option(help="detector.pt from `dete
     image = read_image(check_image) if check_image else np.random.default_rng(0).integers(0, 255, (800, 1280, 3),
                                                                                            np.uint8)
     if image is None:
-        raise DeskpilotError(f"cannot read image {check_image}")
+        raise UsageError(f"cannot read image {check_image}")
     out_file.parent.mkdir(parents=True, exist_ok=True)
     difference = check_export(net, export_onnx(net, out_file), image)
     out.print(f"onnx: {out_file} (max difference from PyTorch {difference:.2g})", markup=False, highlight=False)

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app.common import err, out
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import DeskpilotError, UsageError
 from deskpilot.core.settings import load_settings
 
 episodes_app = typer.Typer(help="List, show and export episodes (agent runs and demonstrations).",
@@ -68,10 +68,10 @@ def episodes_export(episodes: Annotated[Optional[list[Path]], typer.Argument(hel
     from deskpilot.recorder.export import export_hf
 
     if fmt != "hf":
-        raise DeskpilotError(f"unknown export format {fmt!r}; available: hf")
+        raise UsageError(f"unknown export format {fmt!r}; available: hf")
     chosen = episodes or list_episodes(load_settings(episodes_dir=directory).episodes_dir)
     if not chosen:
-        raise DeskpilotError("no episodes to export")
+        raise UsageError("no episodes to export")
     rows = export_hf(list(chosen), out_dir)
     out.print(f"exported {rows} step(s) from {len(chosen)} episode(s) to {out_dir}", markup=False)
 

@@ -15,7 +15,7 @@ from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, groun
 from deskpilot.app.detector_cli import DeviceOption, print_report
 from deskpilot.app.detector_cli import ModelOption as DetectorModelOption
 from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import UsageError
 from deskpilot.core.settings import PLANNERS
 
 eval_app = typer.Typer(help="Measure models, the agent and grounding.", no_args_is_help=True)
@@ -38,7 +38,7 @@ def _tasks(tasks: Optional[str]) -> list[str]:
 
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not chosen:
-        raise DeskpilotError("--tasks names no task")
+        raise UsageError("--tasks names no task")
     return chosen
 
 
@@ -86,9 +86,9 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
     if planner not in PLANNERS:
-        raise DeskpilotError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
+        raise UsageError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
     if episodes < 1:
-        raise DeskpilotError("--episodes must be at least 1")
+        raise UsageError("--episodes must be at least 1")
     chosen = _tasks(tasks)
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, confirm="never")
     settings.episodes_dir = episodes_dir or settings.episodes_dir / "miniwob"
@@ -124,7 +124,7 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
     from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
     if episodes < 1:
-        raise DeskpilotError("--episodes must be at least 1")
+        raise UsageError("--episodes must be at least 1")
     chosen = _tasks(tasks)
     settings = load_settings()
     with ExitStack() as stack:
@@ -157,7 +157,7 @@ def eval_detector_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 
     from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
     if episodes < 1:
-        raise DeskpilotError("--episodes must be at least 1")
+        raise UsageError("--episodes must be at least 1")
     chosen = _tasks(tasks)
     detector = UiDetector(model, device)
     with ExitStack() as stack:

@@ -11,7 +11,7 @@ import typer
 
 from deskpilot.app.common import out
 from deskpilot.core.episode import label_steps, read_episode
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import UsageError
 
 VERIFIERS = ("heuristic", "judge", "env", "human")
 
@@ -30,17 +30,17 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
     if set_label is not None:
         verifier = "human"
         if set_label not in ("good", "bad"):
-            raise DeskpilotError(f"--set takes good or bad, not {set_label!r}")
+            raise UsageError(f"--set takes good or bad, not {set_label!r}")
     if verifier not in VERIFIERS:
-        raise DeskpilotError(f"unknown verifier {verifier!r}; available: {', '.join(VERIFIERS)}")
+        raise UsageError(f"unknown verifier {verifier!r}; available: {', '.join(VERIFIERS)}")
     if verifier == "human" and set_label is None:
-        raise DeskpilotError("the human verifier needs --set good|bad")
+        raise UsageError("the human verifier needs --set good|bad")
     judge_episode = _verifier(verifier, set_label, step, planner, model, base_url)
     totals: Counter[str] = Counter()
     for path in episodes:
         episode = read_episode(path)
         if step is not None and not 1 <= step <= len(episode.steps):
-            raise DeskpilotError(f"{path} has no step {step} (it has {len(episode.steps)})")
+            raise UsageError(f"{path} has no step {step} (it has {len(episode.steps)})")
         verdicts = judge_episode(episode)
         chosen: dict[int, dict[str, object]] = {}
         for recorded, verdict in zip(episode.steps, verdicts):
@@ -71,7 +71,7 @@ def _verifier(name: str, set_label: Optional[str], step: Optional[int], planner:
         from deskpilot.training.judge import JudgeVerifier
 
         if planner not in ("openai", "transformers"):
-            raise DeskpilotError(f"the judge runs on openai or transformers, not {planner!r}")
+            raise UsageError(f"the judge runs on openai or transformers, not {planner!r}")
         backend = build_backend(load_settings(planner=planner, model=model, base_url=base_url))
         judge = JudgeVerifier(backend)
         return lambda episode: judge.judge_episode(episode, only=None if step is None else step - 1)

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app.common import confirmer, err, grounder_for, out, recorder_for
-from deskpilot.core.errors import DeskpilotError, ScreenError
+from deskpilot.core.errors import ScreenError, UsageError
 from deskpilot.core.settings import load_settings
 
 
@@ -74,7 +74,7 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
     settings = load_settings(episodes_dir=episodes_dir, dry_run=dry_run or None)
     recorded = read_episode(episode)
     if speed <= 0:
-        raise DeskpilotError("--speed must be above 0")
+        raise UsageError("--speed must be above 0")
     if not has_display():
         raise ScreenError("replay needs a display (DISPLAY is not set)")
     ensure_xauthority()

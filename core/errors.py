@@ -39,3 +39,19 @@ class PlannerError(DeskpilotError):
 
 class SettingsError(DeskpilotError):
     """A bad configuration file or environment variable."""
+
+
+class RecorderError(DeskpilotError):
+    """A recording that cannot be made, merged or replayed as asked."""
+
+
+class TrainingError(DeskpilotError):
+    """Bad training data, configuration or checkpoint; a training run that cannot start or go on."""
+
+
+class EvaluationError(DeskpilotError):
+    """A benchmark environment (MiniWoB++ in Chromium, the desktop suite) that cannot start or be scored."""
+
+
+class UsageError(DeskpilotError):
+    """A command-line option or argument that cannot be used as given."""

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import PlannerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.screen import Screen
 from deskpilot.grounding.base import Grounder
@@ -71,7 +71,7 @@ def first_target(utterance: str) -> str | None:
     """The first element the utterance names, as the offline planner reads it (None if it reads none)."""
     try:
         plan = parse_instructions(utterance)
-    except DeskpilotError:
+    except PlannerError:
         return None
     return next((p.action.target for p in plan if p.action.target), None)
 

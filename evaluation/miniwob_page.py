@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import DeskpilotError, EvaluationError
 from deskpilot.core.geometry import Box
 
 from deskpilot.training.chromium import Chromium
@@ -79,10 +79,10 @@ def task_url(task: str) -> str:
     try:
         import miniwob
     except ImportError:
-        raise DeskpilotError("MiniWoB evaluation needs the bench extra: pip install 'deskpilot[bench]'") from None
+        raise EvaluationError("MiniWoB evaluation needs the bench extra: pip install 'deskpilot[bench]'") from None
     page = Path(miniwob.__file__).parent / "html" / "miniwob" / f"{task}.html"
     if not page.exists():
-        raise DeskpilotError(f"MiniWoB has no task {task!r}")
+        raise EvaluationError(f"MiniWoB has no task {task!r}")
     return page.as_uri()
 
 
@@ -122,7 +122,7 @@ class MiniWobBrowser:
         deadline = time.monotonic() + READY_TIMEOUT
         while not self._driver.execute_script(f"return {condition};"):
             if time.monotonic() > deadline:
-                raise DeskpilotError(failure)
+                raise EvaluationError(failure)
             time.sleep(interval)
 
     def _ready(self, task: str) -> None:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import TrainingError
 
 CHROMIUM_FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-extensions",
@@ -23,7 +23,7 @@ def find_browser() -> tuple[str, str]:
     driver = shutil.which("chromedriver") or ("/usr/bin/chromedriver" if Path("/usr/bin/chromedriver").exists()
                                               else None)
     if chromium is None or driver is None:
-        raise DeskpilotError("this needs Chromium and chromedriver: run `bash installers/setup.sh --bench` "
+        raise TrainingError("this needs Chromium and chromedriver: run `bash installers/setup.sh --bench` "
                              "(Debian: apt install chromium chromium-driver)")
     return chromium, driver
 
@@ -54,7 +54,7 @@ class Chromium:
             self.driver: Any = webdriver.Chrome(service=Service(driver), options=options)
         except WebDriverException as exc:
             shutil.rmtree(self.home, ignore_errors=True)
-            raise DeskpilotError(f"cannot start Chromium: {exc.msg or exc}".splitlines()[0]) from None
+            raise TrainingError(f"cannot start Chromium: {exc.msg or exc}".splitlines()[0]) from None
 
     def close(self) -> None:
         try:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import TrainingError
 
 from .data import Method
 from .rewards import DEFAULT_WEIGHTS, REWARDS
@@ -39,7 +39,7 @@ def read_config_file(path: Path | None) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise DeskpilotError(f"cannot read training config {path}: {exc.strerror}") from None
+        raise TrainingError(f"cannot read training config {path}: {exc.strerror}") from None
     try:
         if path.suffix.lower() == ".json":
             data = json.loads(text)
@@ -48,10 +48,10 @@ def read_config_file(path: Path | None) -> dict[str, Any]:
 
             data = yaml.safe_load(text) or {}
     except (ValueError, ImportError) as exc:
-        raise DeskpilotError(f"training config {path} is not valid {path.suffix.lstrip('.') or 'YAML'}: "
+        raise TrainingError(f"training config {path} is not valid {path.suffix.lstrip('.') or 'YAML'}: "
                              f"{str(exc).splitlines()[0]}") from None
     if not isinstance(data, dict):
-        raise DeskpilotError(f"training config {path} must hold a mapping of settings")
+        raise TrainingError(f"training config {path} must hold a mapping of settings")
     return data
 
 
@@ -67,7 +67,7 @@ def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str
     known = {f.name for f in dataclasses.fields(config_class(method))}
     unknown = sorted(set(settings) - known)
     if unknown:
-        raise DeskpilotError(f"unknown {method} training setting(s): {', '.join(unknown)}")
+        raise TrainingError(f"unknown {method} training setting(s): {', '.join(unknown)}")
     merged = {**COMMON, **DEFAULTS[method], **settings, **{k: v for k, v in flags.items() if v is not None}}
     if merged.get("max_steps") is None:
         merged.pop("max_steps", None)
@@ -77,7 +77,7 @@ def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str
 def lora_settings(file_settings: dict[str, Any]) -> dict[str, Any]:
     section = file_settings.get("lora") or {}
     if not isinstance(section, dict):
-        raise DeskpilotError("the `lora` section of a training config must be a mapping")
+        raise TrainingError("the `lora` section of a training config must be a mapping")
     return {**DEFAULT_LORA, **section}
 
 
@@ -86,8 +86,8 @@ def reward_weights(file_settings: dict[str, Any]) -> dict[str, float]:
     if section is None:
         return dict(DEFAULT_WEIGHTS)
     if not isinstance(section, dict) or not section:
-        raise DeskpilotError("the `rewards` section must map reward names to weights, e.g. {click: 1.0}")
+        raise TrainingError("the `rewards` section must map reward names to weights, e.g. {click: 1.0}")
     unknown = sorted(set(section) - set(REWARDS))
     if unknown:
-        raise DeskpilotError(f"unknown reward(s) {', '.join(unknown)}; available: {', '.join(REWARDS)}")
+        raise TrainingError(f"unknown reward(s) {', '.join(unknown)}; available: {', '.join(REWARDS)}")
     return {name: float(weight) for name, weight in section.items()}

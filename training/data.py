@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import TrainingError
 
 from .samples import Sample, to_trl_messages
 
@@ -45,13 +45,13 @@ def build_dataset(samples: list[Sample], method: Method) -> Any:
     from datasets import Dataset
 
     if method not in METHODS:
-        raise DeskpilotError(f"unknown training method {method!r}; available: {', '.join(METHODS)}")
+        raise TrainingError(f"unknown training method {method!r}; available: {', '.join(METHODS)}")
     found = rows(samples, method)
     if not found:
-        raise DeskpilotError(f"nothing to train {method} on ({summary(samples)}); label the episodes first: "
+        raise TrainingError(f"nothing to train {method} on ({summary(samples)}); label the episodes first: "
                              "deskpilot label")
     if method == "kto" and len({row["label"] for row in found}) < 2:
-        raise DeskpilotError(f"KTO needs both good and bad steps ({summary(samples)}); add agent runs labelled bad, "
+        raise TrainingError(f"KTO needs both good and bad steps ({summary(samples)}); add agent runs labelled bad, "
                              "or use sft")
     return Dataset.from_list(found)
 

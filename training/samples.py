@@ -21,7 +21,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.secrets import REDACTED
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
-from deskpilot.core.errors import DeskpilotError, EpisodeError
+from deskpilot.core.errors import EpisodeError, TrainingError
 from deskpilot.core.geometry import Box, Point
 from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, image_from_url, model_image
 from deskpilot.planner.families import ModelFamily, load_template
@@ -76,9 +76,9 @@ def episode_dirs(paths: list[Path]) -> list[Path]:
         elif path.is_dir():
             found.extend(list_episodes(path))
         else:
-            raise DeskpilotError(f"{path} is neither an episode nor a folder of episodes")
+            raise TrainingError(f"{path} is neither an episode nor a folder of episodes")
     if not found:
-        raise DeskpilotError(f"no episodes in {', '.join(str(p) for p in paths)}")
+        raise TrainingError(f"no episodes in {', '.join(str(p) for p in paths)}")
     return found
 
 

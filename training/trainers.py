@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import TrainingError
 from deskpilot.planner.families import ModelFamily
 
 from .config import config_class, lora_settings, read_config_file, reward_weights, trl_arguments
@@ -74,11 +74,11 @@ def train(request: TrainRequest) -> TrainResult | None:
     arguments.setdefault("use_cpu", not cuda)
     arguments.setdefault("report_to", ["tensorboard"] if _has_tensorboard() else "none")
     if request.method == "kto" and arguments["per_device_train_batch_size"] < 2:
-        raise DeskpilotError("KTO needs per_device_train_batch_size of at least 2")
+        raise TrainingError("KTO needs per_device_train_batch_size of at least 2")
     try:
         config = config_class(request.method)(output_dir=str(request.out), **arguments)
     except (TypeError, ValueError) as exc:
-        raise DeskpilotError(f"bad {request.method} training settings: {str(exc).splitlines()[0]}") from None
+        raise TrainingError(f"bad {request.method} training settings: {str(exc).splitlines()[0]}") from None
     model, processor = load_trainable(request.model, torch.bfloat16 if config.bf16 else torch.float32)
     trainer = _trainer(request, config, model, processor, dataset, lora_settings(file_settings), rewards)
     started = time.perf_counter()
@@ -107,13 +107,13 @@ def load_trainable(model_path: str, dtype: Any) -> tuple[Any, Any]:
     from deskpilot.planner.transformers_backend import load_processor
 
     if (Path(model_path) / "adapter_config.json").is_file():
-        raise DeskpilotError(f"{model_path} is a LoRA adapter; train from its base model (adapters are trained "
+        raise TrainingError(f"{model_path} is a LoRA adapter; train from its base model (adapters are trained "
                              "fresh on the base for each method)")
     try:
         model = transformers.AutoModelForImageTextToText.from_pretrained(model_path, dtype=dtype)
         processor = load_processor(model_path, model.config.model_type)
     except (OSError, ValueError, KeyError) as exc:
-        raise DeskpilotError(f"cannot load model {model_path!r}: {str(exc).splitlines()[0]}") from None
+        raise TrainingError(f"cannot load model {model_path!r}: {str(exc).splitlines()[0]}") from None
     return model, processor
 
 

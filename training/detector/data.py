@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.episode import read_image, write_atomic
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import TrainingError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import UI_CLASSES
 
@@ -79,7 +79,7 @@ def load_rgb(path: Path) -> np.ndarray:
     """A dataset image as RGB, or a one-line error when it is missing or broken."""
     image = read_image(path)
     if image is None:
-        raise DeskpilotError(f"cannot read {path}")
+        raise TrainingError(f"cannot read {path}")
     return image
 
 
@@ -87,7 +87,7 @@ def read_dataset(folder: Path) -> list[Screen]:
     """Every screen of a dataset folder (a torn last line, from an interrupted render, is skipped)."""
     path = folder / ANNOTATIONS
     if not path.is_file():
-        raise DeskpilotError(f"{folder} is not a detector dataset (no {ANNOTATIONS}); make one with "
+        raise TrainingError(f"{folder} is not a detector dataset (no {ANNOTATIONS}); make one with "
                              "`deskpilot detector render`")
     screens: list[Screen] = []
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -105,7 +105,7 @@ def render_dataset(folder: Path, count: int, seed: int = 0, sources: tuple[str, 
     """Render `count` more screens into `folder`; screen i of a folder always comes from seed + i."""
     unknown = set(sources) - set(SOURCES)
     if unknown or not sources:
-        raise DeskpilotError(f"unknown source {sorted(unknown)[0] if unknown else '(none)'}: use html and/or qt")
+        raise TrainingError(f"unknown source {sorted(unknown)[0] if unknown else '(none)'}: use html and/or qt")
     (folder / "images").mkdir(parents=True, exist_ok=True)
     done = len(read_dataset(folder)) if (folder / ANNOTATIONS).exists() else 0
     renderers: dict[str, Renderer] = {}

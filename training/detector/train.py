@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.errors import TrainingError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import STRIDE, UI_CLASSES, prepare
 
@@ -152,7 +152,7 @@ def train_detector(config: DetectorTrainConfig,
 
     screens = [s for folder in config.data for s in read_dataset(folder)]
     if not screens:
-        raise DeskpilotError("no screens to train on: render some with `deskpilot detector render`")
+        raise TrainingError("no screens to train on: render some with `deskpilot detector render`")
     torch.manual_seed(config.seed)
     accelerator = Accelerator()
     model = load_checkpoint(config.init).train() if config.init else UiDetectorNet(len(UI_CLASSES), config.width)
@@ -212,7 +212,7 @@ def load_checkpoint(path: Path) -> UiDetectorNet:
         net = UiDetectorNet(len(saved["classes"]), int(saved["width"]))
         net.load_state_dict(saved["state_dict"])
     except (OSError, KeyError, RuntimeError) as exc:
-        raise DeskpilotError(f"cannot load the detector checkpoint {path}: {str(exc).splitlines()[0]}") from None
+        raise TrainingError(f"cannot load the detector checkpoint {path}: {str(exc).splitlines()[0]}") from None
     return net.eval()
 
 
@@ -246,5 +246,5 @@ def check_export(net: UiDetectorNet, path: Path, image: np.ndarray) -> float:
     difference = max(float(np.abs(expected[0] - got[0]).max()),
                      float((np.abs(expected[1] - got[1]) / np.maximum(1.0, np.abs(expected[1]))).max()))
     if difference > EQUAL_TOLERANCE:
-        raise DeskpilotError(f"the ONNX export differs from PyTorch by {difference:.2g} (> {EQUAL_TOLERANCE})")
+        raise TrainingError(f"the ONNX export differs from PyTorch by {difference:.2g} (> {EQUAL_TOLERANCE})")
     return difference
