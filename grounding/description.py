@@ -7,16 +7,19 @@ from dataclasses import dataclass
 
 from deskpilot.core.observation import ElementRole
 
+from .phrasings import BENCHMARK_ROLE_WORDS
+
 ROLE_WORDS: dict[str, ElementRole] = {
     "text field": "input", "text box": "input", "textbox": "input", "field": "input", "input": "input",
     "box": "input", "entry": "input", "text area": "input", "textarea": "input",
     "check box": "checkbox", "checkbox": "checkbox", "tickbox": "checkbox", "tick box": "checkbox",
-    "radio button": "radio", "radio": "radio", "option": "radio",
+    "radio button": "radio", "radio": "radio",
     "dropdown": "dropdown", "drop-down": "dropdown", "drop down": "dropdown", "combo box": "dropdown",
-    "combobox": "dropdown", "select": "dropdown", "list box": "dropdown", "list": "dropdown",
-    "text input": "input", "input field": "input", "input box": "input", "input textbox": "input",
+    "combobox": "dropdown", "select": "dropdown", "list box": "dropdown",
+    "text input": "input", "input field": "input", "input box": "input",
     "button": "button", "link": "link", "icon": "icon", "file": "icon", "folder": "icon", "tab": "tab",
     "menu item": "menu_item", "menu": "menu_item", "item": "list_item", "slider": "slider",
+    **BENCHMARK_ROLE_WORDS,
 }
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "1st": 1, "2nd": 2, "3rd": 3,
             "4th": 4, "5th": 5}

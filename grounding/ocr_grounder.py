@@ -20,6 +20,7 @@ from .description import TargetSpec, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets
 from .ocr import OcrEngine, TextLine
+from .phrasings import ICON_ZOOM, echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
 from .widgets import find_field, find_toggle, toggle_checked
 
@@ -29,8 +30,6 @@ READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
-ICON_ZOOM = 3  # text-less buttons are read again this much larger when a short name is not found (a close "x")
-QUOTES = "\"'“”‘’«»"
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
                  "link")
 
@@ -44,19 +43,14 @@ class OcrGrounder:
         self._lines: list[TextLine] = []
         self._widgets: list[Widget] | None = None
         self._link_words: list[tuple[TextLine, str, Box]] | None = None
-        self._task_squashed = ""
+        self._task = ""
         self._fresh: set[int] = set()
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
 
     def set_task(self, task: str) -> None:
         """Lines that repeat the task's own words (the task shown on the screen, in a chat or a note) are never
         targets: 'Select Iceland from the list' on the screen is not the Iceland option."""
-        self._task_squashed = _squash(task)
-
-    def _echoes_task(self, line: TextLine, phrase: str) -> bool:
-        squashed = _squash(line.text)
-        return bool(self._task_squashed) and len(line.text.split()) >= 3 and squashed in self._task_squashed \
-            and squashed != _squash(phrase)
+        self._task = task
 
     def parse(self, obs: Observation) -> list[Element]:
         self._update(obs.image)
@@ -206,9 +200,9 @@ class OcrGrounder:
                 # sentence, and the exact case ("Eget") beats another element with the word in another case.
                 score -= min(EXTRA_TEXT_MAX, EXTRA_TEXT_COST * (len(line.text) - len(spec.phrase)))
                 score -= 0.0 if spec.phrase in line.text else CASE_COST
-            if self._echoes_task(line, spec.phrase):
+            if echoes_task(line.text, self._task, spec.phrase):
                 continue
-            if _quoted_at(line.text, match.start, match.end):
+            if quoted_at(line.text, match.start, match.end):
                 continue  # 'click the "OK" button' on the screen names OK: it is an instruction, not the button
             scored.append((score, index, line, span))
         if not scored:
@@ -227,17 +221,6 @@ class OcrGrounder:
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
     """Whether half of `box` lies on an old line kept as is (a sliver of it seen at the edge of a crop)."""
     return any(box.share_in(line.box) >= 0.5 for line in lines)
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", text.lower())
-
-
-def _quoted_at(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] stands in quotes ('click the "OK" button' names OK; it is not the OK button)."""
-    before = text[start - 1] if start > 0 else ""
-    after = text[end] if end < len(text) else ""
-    return bool(before and before in QUOTES) or bool(after and after in QUOTES)
 
 
 def colourful(image: np.ndarray, box: Box) -> bool:

@@ -20,6 +20,8 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.keys import is_key_combo, split_combo
 from deskpilot.grounding.description import ROLE_WORDS
+from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
+                                          TAB_SEARCH)
 
 SECRET_FIELD = re.compile(r"pass(word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit card|cvv", re.I)
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
@@ -31,18 +33,6 @@ _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right c
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
           "search")
-# "... by clicking X" says how: the click is the action ("Close the dialog by clicking the x").
-_BY_CLICKING = re.compile(r"\bby\s+(?:clicking|pressing|tapping|hitting)\s+(?:on\s+)?(?P<what>.+)$", re.I)
-# "in all lower case letters", "in uppercase": how to type the text, said anywhere in the clause.
-_CASE = re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|capital)[\s-]*(?:case)?(?:\s+letters)?\b", re.I)
-# "switch between the tabs to find": look through a group of tabs until the next action's target shows.
-_SEARCH = re.compile(r"^(?:switch|go|look|search|browse|flip)\s+(?:between|through|among|across|in)?\s*(?:the\s+)?"
-                     r"(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I)
-# "Select Heard Island and McDonald Islands from the list": everything up to "from the list" is the option's name,
-# "and" included, so it is quoted before the task is split into clauses.
-_SELECT_FROM = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"“”«,;]+?)\s+"
-                          r"(?P<rest>(?:from|in)\s+(?:the\s+)?(?:\w+\s+)?"
-                          r"(?:list|dropdown|drop-down|menu|combo\s?box|select)\b)", re.I)
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -79,7 +69,7 @@ class PlannedAction(NamedTuple):
 
 def parse_instructions(task: str) -> list[PlannedAction]:
     """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
-    quoted = _Quoted(_SELECT_FROM.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
+    quoted = _Quoted(SELECT_FROM_LIST.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
                                       task.strip()))
     clauses = re.split(r"\s*(?:;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
     actions: list[PlannedAction] = []
@@ -91,7 +81,7 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             clause = _FILLER.sub("", clause).strip()
         if not clause:
             continue
-        search = _SEARCH.match(clause)
+        search = TAB_SEARCH.match(clause)
         if search:
             look_in = "tabs"
             continue
@@ -100,11 +90,11 @@ def parse_instructions(task: str) -> list[PlannedAction]:
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
-        by_clicking = _BY_CLICKING.search(clause)
+        by_clicking = BY_CLICKING.search(clause)
         if by_clicking:
             clause = f"click {by_clicking.group('what')}"
-        case = _CASE.search(clause)
-        clause = _CASE.sub("", clause) if case else clause
+        case = CASE_DIRECTIVE.search(clause)
+        clause = CASE_DIRECTIVE.sub("", clause) if case else clause
         planned = _parse_clause(clause, quoted)
         if case:
             planned = [p._replace(action=_in_case(p.action, case.group("case"))) for p in planned]
@@ -162,7 +152,7 @@ def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None)
     target = _field_target(field, quoted)
     secret = bool(SECRET_FIELD.search(target))
     typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
-    both = re.match(r"^(?:the\s+)?(?:both|each of the two|the two)\s+(?P<kind>.+?)s?$", (where or "").strip(), re.I)
+    both = BOTH_FIELDS.match((where or "").strip())
     if both:
         kind = _field_target(both.group("kind"), quoted)
         return [a for n in ("first", "second") for a in (_click(ActionKind.CLICK, f"{n} {kind}"), typed)]
@@ -227,7 +217,7 @@ _RULES: list[Rule] = [
     (re.compile(r"^(?:right[- ]?click|rightclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.RIGHT_CLICK, _target(m.group("what"), q))]),
     (re.compile(r"^open\s+(?P<what>.+)$", re.I), _open),
-    (re.compile(r"^(?:select|choose|pick|check|tick)\s+(?:nothing|none|no\s+\w+)$", re.I), lambda m, q: []),
+    (SELECT_NOTHING, lambda m, q: []),
     (re.compile(r"^(?:select|choose|pick)\s+(?P<option>.+?)\s+(?:from|in)\s+(?P<list>.+)$", re.I), _select),
     (re.compile(r"^focus\s+(?:on\s+|into\s+|in\s+|inside\s+)?(?P<what>.+)$", re.I), _focus),
     (re.compile(r"^(?:expand|collapse|close|dismiss)\s+(?P<what>.+)$", re.I), _expand),

@@ -10,6 +10,7 @@ from deskpilot.core.episode import Step
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 from deskpilot.grounding.base import Grounder
+from deskpilot.grounding.phrasings import next_untried_tab
 
 from .base import Decision
 from .instructions import PlannedAction, parse_instructions
@@ -49,7 +50,7 @@ class OfflinePlanner:
             note = "; ".join(skipped) + ("; " if skipped else "")
             if (planned.look_in or planned.or_type) and not self._in_sight(planned, obs):
                 if planned.look_in:
-                    tab = self._next_tab(elements)
+                    tab = next_untried_tab(elements, self._tabs_tried)
                     if tab is not None:
                         self._tabs_tried.append(tab.box)
                         return Decision(f"{note}{planned.action.target} is not in sight: trying the tab "
@@ -71,17 +72,6 @@ class OfflinePlanner:
         if self.grounder is None or not planned.action.target:
             return True
         return self.grounder.locate(obs, planned.action.target) is not None
-
-    def _next_tab(self, elements: list[Element]) -> Element | None:
-        """The first tab of the screen's tab row not tried yet: tabs are two or more button-like controls of one
-        height side by side on one line."""
-        controls = [e for e in elements if e.source != "ocr" and e.role in ("button", "tab") and e.text]
-        for first in sorted(controls, key=lambda e: (e.box.y0, e.box.x0)):
-            row = sorted((e for e in controls if abs(e.box.y0 - first.box.y0) <= 6
-                          and abs(e.box.height - first.box.height) <= 6), key=lambda e: e.box.x0)
-            if len(row) >= 2:
-                return next((e for e in row if e.box not in self._tabs_tried), None)
-        return None
 
     def _already(self, planned: PlannedAction, obs: Observation) -> bool:
         """Whether a conditional toggle already shows the wanted state (so clicking would undo it)."""

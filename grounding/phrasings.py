@@ -1,0 +1,89 @@
+"""Rules written for particular phrasings, most of them MiniWoB++ utterances, in one place: what here comes from a
+benchmark's wording rather than from reading English or screens in general. Each rule names the phrasing it
+serves, and tests/test_phrasings.py pins each one. The general readers that use them: planner/instructions.py and
+planner/offline.py (instructions), grounding/description.py and grounding/ocr_grounder.py (targets on screen)."""
+
+from __future__ import annotations
+
+import re
+
+from deskpilot.core.observation import Element, ElementRole
+
+# --- Instructions (planner.instructions) ---
+
+# "Close the dialog box by clicking the "x"." (click-dialog): the "by clicking X" part is the action.
+BY_CLICKING = re.compile(r"\bby\s+(?:clicking|pressing|tapping|hitting)\s+(?:on\s+)?(?P<what>.+)$", re.I)
+
+# "Enter "ADA" into the text field in all lower case letters." (enter-text-2): how to type the text. The word
+# "case" or "letters" must be there: "the capital city field" and "the lower button" are no case directives.
+CASE_DIRECTIVE = re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|capital)"
+                            r"(?:[\s-]*case(?:\s+letters)?|\s+letters)\b", re.I)
+
+# "Switch between the tabs to find and click on the link "x"." (click-tab-2): look through a group of tabs until
+# the next action's target shows.
+TAB_SEARCH = re.compile(r"^(?:switch|go|look|search|browse|flip)\s+(?:between|through|among|across|in)?\s*"
+                        r"(?:the\s+)?(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I)
+
+# "Select Heard Island and McDonald Islands from the list and click Submit." (choose-list): everything up to
+# "from the list" is the option's name, "and" included, so it is quoted before the task is split into clauses.
+SELECT_FROM_LIST = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"“”«,;]+?)\s+"
+                              r"(?P<rest>(?:from|in)\s+(?:the\s+)?(?:\w+\s+)?"
+                              r"(?:list|dropdown|drop-down|menu|combo\s?box|select)\b)", re.I)
+
+# "Enter the password "x" into both text fields." (enter-password): the same text into the first and the second.
+BOTH_FIELDS = re.compile(r"^(?:the\s+)?(?:both|each of the two|the two)\s+(?P<kind>.+?)s?$", re.I)
+
+# "Select nothing and click Submit." (click-checkboxes): an instruction with no action.
+SELECT_NOTHING = re.compile(r"^(?:select|choose|pick|check|tick)\s+(?:nothing|none|no\s+\w+)$", re.I)
+
+# --- Targets (grounding.description) ---
+
+# Role words MiniWoB utterances use for elements: "the 2nd input textbox" (focus-text-2), "from the list"
+# (choose-list), "Select the option" (click-option, where the options are radio buttons).
+BENCHMARK_ROLE_WORDS: dict[str, ElementRole] = {"input textbox": "input", "list": "dropdown", "option": "radio"}
+
+# --- Reading the screen (grounding.ocr_grounder) ---
+
+# A jQuery UI dialog's close button shows a lone "x" glyph that OCR skips at screen size (click-dialog): text-less
+# small buttons are read again this much larger when a short name is not found.
+ICON_ZOOM = 3
+ECHO_MIN_WORDS = 3
+QUOTES = "\"'“”‘’«»"
+
+
+def echoes_task(line_text: str, task: str, phrase: str) -> bool:
+    """Whether a screen line merely repeats the task (MiniWoB shows its utterance above the page; a chat or a note
+    may too): 'Select Iceland from the list' on the screen is not the Iceland option."""
+    squashed = squash(line_text)
+    task_squashed = squash(task)
+    return bool(task_squashed) and len(line_text.split()) >= ECHO_MIN_WORDS and squashed in task_squashed \
+        and squashed != squash(phrase)
+
+
+def quoted_at(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] stands in quotes on the screen: 'Click on the "OK" button' (the utterance of
+    click-button, shown on the page) names OK; it is not the OK button."""
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    return bool(before and before in QUOTES) or bool(after and after in QUOTES)
+
+
+def squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+# --- Tab rows (planner.offline) ---
+
+TAB_ROW_TOLERANCE = 6  # pixels: tabs of one row share their top and their height within this
+
+
+def next_untried_tab(elements: list[Element], tried: list) -> Element | None:
+    """For "switch between the tabs" (click-tab-2): the first tab of the screen's tab row not tried yet. A tab row
+    is two or more named button-like controls of one height side by side on one line."""
+    controls = [e for e in elements if e.source != "ocr" and e.role in ("button", "tab") and e.text]
+    for first in sorted(controls, key=lambda e: (e.box.y0, e.box.x0)):
+        row = sorted((e for e in controls if abs(e.box.y0 - first.box.y0) <= TAB_ROW_TOLERANCE
+                      and abs(e.box.height - first.box.height) <= TAB_ROW_TOLERANCE), key=lambda e: e.box.x0)
+        if len(row) >= 2:
+            return next((e for e in row if e.box not in tried), None)
+    return None

@@ -1,0 +1,102 @@
+"""Each rule written for a particular (mostly MiniWoB++) phrasing, pinned on its own, without a browser; and the
+case-directive bug fixed: "capital", "lower" or "upper" alone is no case directive."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskpilot.core.actions import ActionKind
+from deskpilot.core.geometry import Box
+from deskpilot.core.observation import Element
+from deskpilot.grounding.description import parse_description
+from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
+                                          TAB_SEARCH, echoes_task, next_untried_tab, quoted_at)
+from deskpilot.planner.instructions import parse_instructions
+
+
+def steps(task: str) -> list[tuple[str, str | None, str | None]]:
+    return [(p.action.kind.value, p.action.target, p.action.text) for p in parse_instructions(task)]
+
+
+def test_by_clicking_makes_the_click_the_action():
+    assert BY_CLICKING.search('close the dialog box by clicking the "x"').group("what") == 'the "x"'
+    assert steps('Close the dialog box by clicking the "x".') == [("click", 'the "x"', None)]
+
+
+@pytest.mark.parametrize("task, typed", [
+    ('Enter "Ada" into the text field in all lower case letters.', "ada"),
+    ('type "ada" in uppercase into the text field', "ADA"),
+    ('type "ada" in capital letters into the text field', "ADA"),
+    ('type "Ada" in lower-case into the text field', "ada"),
+])
+def test_case_directives_need_case_or_letters(task, typed):
+    assert [s for s in steps(task) if s[0] == "type"][0][2] == typed
+
+
+@pytest.mark.parametrize("task, expected", [
+    ('type "Paris" into the capital city field', [("click", "capital city field", None), ("type", None, "Paris")]),
+    ("click the lower button", [("click", "the lower button", None)]),
+    ('type "x" into the upper field', [("click", "upper field", None), ("type", None, "x")]),
+])
+def test_lower_upper_capital_alone_are_part_of_the_name(task, expected):
+    assert steps(task) == expected
+    assert CASE_DIRECTIVE.search(task) is None
+
+
+def test_tab_search_looks_through_the_tabs_for_the_next_target():
+    assert TAB_SEARCH.match("switch between the tabs to find").group("group") == "tabs"
+    planned = parse_instructions('Switch between the tabs to find and click on the link "fames".')
+    assert [(p.action.kind, p.action.target, p.look_in) for p in planned] == [
+        (ActionKind.CLICK, 'the link "fames"', "tabs")]
+
+
+def test_select_from_the_list_keeps_and_inside_the_option():
+    task = "Select Heard Island and McDonald Islands from the list and click Submit."
+    assert SELECT_FROM_LIST.search(task).group("option") == "Heard Island and McDonald Islands"
+    planned = parse_instructions(task)
+    assert planned[1].or_type == "Heard Island and McDonald Islands"
+
+
+def test_both_fields_means_the_first_and_the_second():
+    assert BOTH_FIELDS.match("both text fields").group("kind") == "text field"
+    assert steps('Enter the password "pw" into both text fields.') == [
+        ("click", "first text field", None), ("type", None, "pw"),
+        ("click", "second text field", None), ("type", None, "pw")]
+
+
+def test_select_nothing_is_no_action():
+    assert SELECT_NOTHING.match("select nothing")
+    assert steps("Select nothing and click Submit.") == [("click", "Submit", None)]
+
+
+@pytest.mark.parametrize("description, role, ordinal", [
+    ("the 2nd input textbox", "input", 2), ("the list", "dropdown", None), ("the option", "radio", None)])
+def test_benchmark_role_words(description, role, ordinal):
+    spec = parse_description(description)
+    assert (spec.role, spec.ordinal) == (role, ordinal)
+
+
+def test_a_line_that_repeats_the_task_is_not_a_target():
+    task = "Select Iceland from the list and click Submit."
+    assert echoes_task("Select Iceland from the list", task, "Iceland")
+    assert not echoes_task("Iceland", task, "Iceland")  # the option itself
+    assert not echoes_task("Iceland and Norway", "", "Iceland")
+
+
+def test_text_in_quotes_on_the_screen_names_an_element():
+    line = 'Click on the "OK" button.'
+    start = line.index("OK")
+    assert quoted_at(line, start, start + 2)
+    assert not quoted_at("OK", 0, 2)
+
+
+def test_a_tab_row_is_two_named_controls_side_by_side():
+    def control(x: int, text: str, y: int = 10, height: int = 24) -> Element:
+        return Element(Box(x, y, x + 60, y + height), "button", text, source="layout")
+
+    row = [control(10, "Tab #1"), control(80, "Tab #2"), control(150, "Tab #3")]
+    lone = control(10, "Submit", y=300)
+    assert next_untried_tab([lone, *row], []) == row[0]
+    assert next_untried_tab(row, [row[0].box, row[1].box]) == row[2]
+    assert next_untried_tab(row, [e.box for e in row]) is None
+    assert next_untried_tab([lone, Element(Box(0, 0, 50, 20), "text", "Tab", source="ocr")], []) is None
