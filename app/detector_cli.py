@@ -14,7 +14,7 @@ from deskpilot.core.errors import UsageError
 detector_app = typer.Typer(help="Synthetic data, training and scoring of the UI-element detector.",
                            no_args_is_help=True)
 
-ModelOption = Annotated[Optional[Path], typer.Option(help="detector ONNX file (default: the bundled one)")]
+DetectorModelOption = Annotated[Optional[Path], typer.Option(help="detector ONNX file (default: the bundled one)")]
 DeviceOption = Annotated[str, typer.Option(help="auto | cpu | cuda")]
 
 
@@ -105,7 +105,7 @@ def export(checkpoint: Annotated[Path, typer.Option(help="detector.pt from `dete
 
 @detector_app.command("eval")
 def evaluate(data: Annotated[Path, typer.Option(help="held-out dataset folder from `detector render`")],
-             model: ModelOption = None, json_file: JsonOption = None,
+             model: DetectorModelOption = None, json_file: JsonOption = None,
              device: DeviceOption = "auto") -> None:
     """Precision and recall per class at IoU 0.5 on held-out synthetic screens, and ms per frame."""
     from deskpilot.grounding.detector import UiDetector

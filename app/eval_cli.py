@@ -13,7 +13,7 @@ import typer
 from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, grounder_for, listen_for_stop, out,
                                   write_json)
 from deskpilot.app.detector_cli import DeviceOption, print_report
-from deskpilot.app.detector_cli import ModelOption as DetectorModelOption
+from deskpilot.app.detector_cli import DetectorModelOption
 from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
 from deskpilot.core.errors import UsageError
 from deskpilot.core.settings import PLANNERS

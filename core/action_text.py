@@ -55,6 +55,7 @@ _NUMBER_ONLY = re.compile(r"[-+]?\d{1,7}(?:\.\d{0,6})?")
 _POINT_TAGS = re.compile(r"</?point>|<\|box_(?:start|end)\|>|</?bbox>|<\|point_(?:start|end)\|>")
 _POINT_FORM = re.compile(r"\s*[\(\[]?\s*(?:-?\d+(?:\.\d+)?\s*[,\s]\s*){1}-?\d+(?:\.\d+)?"
                          r"(?:\s*[,\s]\s*-?\d+(?:\.\d+)?\s*[,\s]\s*-?\d+(?:\.\d+)?)?\s*[\)\]]?\s*")
+_ACTION_MARKER = re.compile(r"(?im)^\s*action\s*:\s*")
 _KEYWORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*")
 MAX_RESPONSE_CHARS = 20_000  # a model reply longer than this is not read
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -84,18 +85,28 @@ def parse_response(text: str, space: CoordinateSpace | None = None) -> ModelResp
     """`Thought: ...\\nAction: ...` (or bare calls) -> thought and actions; no call at all is an error."""
     if len(text) > MAX_RESPONSE_CHARS:
         raise ActionParseError(f"model output of {len(text)} characters is too long to be one action")
-    body = _strip_fences(text)
-    thought = ""
-    marker = re.search(r"(?im)^\s*action\s*:\s*", body)
-    if marker:
-        head, calls_text = body[: marker.start()], body[marker.end():]
-        thought = re.sub(r"(?is)^\s*(thought|reflection|action_summary)\s*:\s*", "", head).strip()
-    else:
-        calls_text = body
-    calls = _scan_calls(calls_text.strip())
+    thought, calls_text = split_response(text)
+    calls = _scan_calls(calls_text)
     if not calls:
         raise ActionParseError(f"no action call in model output: {text.strip()[:120]!r}")
     return ModelResponse(thought, [_build(name, args, space) for name, args in calls])
+
+
+def split_response(text: str) -> tuple[str, str]:
+    """A reply in the planner's format -> (its thought, the text of its action part); a reply with no `Action:`
+    line is all action part."""
+    body = _strip_fences(text)
+    marker = _ACTION_MARKER.search(body)
+    if not marker:
+        return "", body.strip()
+    thought = re.sub(r"(?is)^\s*(thought|reflection|action_summary)\s*:\s*", "", body[: marker.start()]).strip()
+    return thought, body[marker.end():].strip()
+
+
+def format_response(thought: str, action: Action, space: CoordinateSpace | None = None) -> str:
+    """The reply the planner expects: `Thought: ...` (when there is one) and `Action: <call>`."""
+    call = format_action(action, space)
+    return f"Thought: {thought.strip()}\nAction: {call}" if thought.strip() else f"Action: {call}"
 
 
 def format_action(action: Action, space: CoordinateSpace | None = None) -> str:

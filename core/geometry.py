@@ -95,3 +95,11 @@ class Monitor(NamedTuple):
         x0, y0 = self.screen_to_image(box.x0, box.y0)
         x1, y1 = self.screen_to_image(box.x1, box.y1)
         return Box(int(x0), int(y0), int(round(x1)), int(round(y1)))
+
+
+READING_ROW = 8  # pixels: boxes whose tops are this close are on one line when read left to right
+
+
+def reading_order(box: Box) -> tuple[int, int]:
+    """A sort key that reads boxes as a person reads a screen: line by line, left to right in each line."""
+    return box.y0 // READING_ROW, box.x0

@@ -9,11 +9,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from deskpilot.core.geometry import reading_order
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.screen import Screen
 from deskpilot.grounding.base import Grounder
-from deskpilot.grounding.description import TargetSpec, parse_description
+from deskpilot.grounding.description import TargetSpec, nth, parse_description
 from deskpilot.grounding.text_match import tidy
 from deskpilot.planner.instructions import parse_instructions
 
@@ -56,9 +57,9 @@ def expected_elements(spec: TargetSpec, page: list[PageElement]) -> list[PageEle
             return [min(fields, key=lambda f: _distance(label, f)) for label in same[:1] if fields]
         return same
     kinds = ROLE_TAGS.get(spec.role or "", ())
-    found = sorted((e for e in page if e.tag in kinds), key=lambda e: (e.box.y0 // 8, e.box.x0))
-    index = (spec.ordinal or 1) - 1 if (spec.ordinal or 1) > 0 else spec.ordinal
-    return [found[index]] if index is not None and -len(found) <= index < len(found) else []
+    found = sorted((e for e in page if e.tag in kinds), key=lambda e: reading_order(e.box))
+    chosen = nth(found, spec.ordinal)
+    return [] if chosen is None else [chosen]
 
 
 def _distance(label: PageElement, field: PageElement) -> float:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, reading_order
 
 from .detector import Detection
 from .layout import Widget, label_beside, text_inside
@@ -63,7 +63,7 @@ def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]
     """Layout controls, plus the detected ones that are not the same control, in reading order."""
     extra = [d for d in detected if all(d.box.iou(w.box) < SAME_CONTROL_IOU and not w.box.contains(*d.box.center)
                                         for w in layout)]
-    return sorted(layout + extra, key=lambda w: (w.box.y0 // 8, w.box.x0))
+    return sorted(layout + extra, key=lambda w: reading_order(w.box))
 
 
 def field_beside(label: Box, controls: list[Widget], roles: tuple[str, ...]) -> Widget | None:

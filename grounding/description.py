@@ -68,3 +68,10 @@ def parse_description(description: str) -> TargetSpec:
     if quoted:
         return TargetSpec(quoted.group(1).strip(), role, ordinal, True)
     return TargetSpec(rest.strip(" .,:"), role, ordinal, False)
+
+
+def nth(items: list, ordinal: int | None):  # noqa: ANN201 - an item of `items`
+    """The item an ordinal picks: 1-based from the start, negative from the end ("last" is -1), None for the
+    first; None when there are not that many."""
+    index = 0 if ordinal is None else ordinal - 1 if ordinal > 0 else ordinal
+    return items[index] if -len(items) <= index < len(items) else None

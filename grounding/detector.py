@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import ElementRole
 
 UI_CLASSES: tuple[ElementRole, ...] = ("button", "input", "checkbox", "radio", "dropdown", "link", "tab", "icon",
@@ -82,7 +82,7 @@ def decode(scores: np.ndarray, ltrb: np.ndarray, classes: tuple[ElementRole, ...
     for detection in sorted(found, key=lambda d: -d.score):
         if all(detection.box.iou(other.box) < OVERLAP_IOU for other in kept):
             kept.append(detection)
-    return sorted(kept, key=lambda d: (d.box.y0 // 8, d.box.x0))
+    return sorted(kept, key=lambda d: reading_order(d.box))
 
 
 class UiDetector:

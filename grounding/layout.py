@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import ElementRole, ElementSource
 
 from .ocr import TextLine
@@ -43,7 +43,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     for box, round_ in _outlines(image):
         # Letters like o, e, 0 and D are closed outlines too; a control holds or sits beside text, not in it.
         # (OCR also reads a lone radio circle as "O": a line no wider than the outline does not count.)
-        if any(_share_inside(box, line.box) >= 0.5 and line.box.width >= 1.5 * box.width for line in lines):
+        if any(box.share_in(line.box) >= 0.5 and line.box.width >= 1.5 * box.width for line in lines):
             continue
         if _toggle_shaped(box):
             if not any(_contains(t.box, box) for t in toggles):
@@ -55,12 +55,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     # A frame around other controls is a container (a tab bar, a toolbar), not a control itself.
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
-    return sorted(toggles + controls, key=lambda w: (w.box.y0 // 8, w.box.x0))
-
-
-def _share_inside(box: Box, other: Box) -> float:
-    inter = box.clipped(other)
-    return inter.area / box.area if inter.width > 0 and inter.height > 0 and box.area else 0.0
+    return sorted(toggles + controls, key=lambda w: reading_order(w.box))
 
 
 def _contains(outer: Box, inner: Box) -> bool:

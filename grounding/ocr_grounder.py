@@ -11,12 +11,12 @@ import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element, Observation
 
 from .changes import changed_regions, merge_boxes
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
-from .description import TargetSpec, parse_description
+from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets
 from .ocr import OcrEngine, TextLine
@@ -103,7 +103,7 @@ class OcrGrounder:
             crop = image[crop_box.y0:crop_box.y1, crop_box.x0:crop_box.x1]
             fresh_lines += [line.shifted(crop_box.x0, crop_box.y0) for line in self.engine.read(crop)
                             if not _mostly_inside_any(line.box.shifted(crop_box.x0, crop_box.y0), kept)]
-        self._lines = sorted(kept + fresh_lines, key=lambda ln: (ln.box.y0 // 8, ln.box.x0))
+        self._lines = sorted(kept + fresh_lines, key=lambda ln: reading_order(ln.box))
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
         self._image = image.copy()
@@ -179,10 +179,8 @@ class OcrGrounder:
         """'the text field', 'the 2nd input', 'the button': the control of that kind (in reading order)."""
         kinds = ("input", "dropdown") if spec.role == "input" else (spec.role,)
         found = [w for w in self._controls(obs.image) if w.role in kinds]
-        index = (spec.ordinal or 1) - 1 if (spec.ordinal or 1) > 0 else spec.ordinal
-        if index is None or not -len(found) <= index < len(found):
-            return None
-        return self._widget_element(obs, found[index])
+        chosen = nth(found, spec.ordinal)
+        return None if chosen is None else self._widget_element(obs, chosen)
 
     def _best_text(self, spec: TargetSpec, image: np.ndarray) -> tuple[TextLine, Box] | None:
         """The text line (and the box of just the matching characters) that best fits the phrase."""
@@ -209,13 +207,8 @@ class OcrGrounder:
             return None
         top = max(s[0] for s in scored)
         best = [s for s in scored if s[0] >= top - 0.02]
-        if spec.ordinal is not None:
-            if not -len(best) <= (spec.ordinal - 1 if spec.ordinal > 0 else spec.ordinal) < len(best):
-                return None
-            chosen = best[spec.ordinal - 1 if spec.ordinal > 0 else spec.ordinal]
-        else:
-            chosen = best[0]
-        return chosen[2], chosen[3]
+        chosen = nth(best, spec.ordinal)
+        return None if chosen is None else (chosen[2], chosen[3])
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:

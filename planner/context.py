@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.coords import CoordinateSpace, smart_resize
+from deskpilot.core.episode import encode_png
 
 from .families import COORDINATE_RULES
 
@@ -60,10 +61,7 @@ def model_image(screenshot: np.ndarray, space: CoordinateSpace) -> np.ndarray:
 
 
 def image_url(image_rgb: np.ndarray) -> str:
-    ok, buf = cv2.imencode(".png", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1])
-    if not ok:
-        raise ValueError("could not encode the screenshot")
-    return "data:image/png;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
+    return "data:image/png;base64," + base64.b64encode(encode_png(image_rgb)).decode("ascii")
 
 
 def image_from_url(url: str):  # noqa: ANN201 - a PIL image; PIL is imported only where images are decoded

@@ -13,7 +13,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from deskpilot.core.action_text import parse_response
+from deskpilot.core.action_text import parse_response, split_response
 from deskpilot.core.actions import Action
 from deskpilot.core.errors import ActionParseError
 
@@ -102,18 +102,14 @@ def text_reward(completions: list[Any], target: list[dict[str, Any]], **kwargs: 
 def similarity_reward(completions: list[Any], reference: list[str], **kwargs: Any) -> list[float | None]:
     """Shaped for a cold start: how closely the answer's action line resembles the recorded one (0-1), so a
     model that cannot yet produce a valid call still gets a gradient towards one."""
-    return [fuzz.ratio(_action_line(_text_of(c)), _action_line(r)) / 100 for c, r in zip(completions, reference)]
+    return [fuzz.ratio(split_response(_text_of(c))[1], split_response(r)[1]) / 100
+            for c, r in zip(completions, reference)]
 
 
 def _text_of(completion: Any) -> str:
     if isinstance(completion, list):
         return "".join(str(m.get("content", "")) for m in completion if m.get("role", "assistant") == "assistant")
     return str(completion)
-
-
-def _action_line(text: str) -> str:
-    marker = text.rfind("Action:")
-    return text[marker + len("Action:"):].strip() if marker >= 0 else text.strip()
 
 
 REWARDS = {f.__name__.removesuffix("_reward"): f for f in (

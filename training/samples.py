@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from deskpilot.core.action_text import format_action
+from deskpilot.core.action_text import format_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.secrets import REDACTED
 from deskpilot.core.coords import CoordinateSpace
@@ -96,9 +96,7 @@ def step_label(step: Step, episode: Episode) -> Label:
 
 def answer_text(step: Step, space: CoordinateSpace) -> str:
     """The reply the planner expects for this step: `Thought: ...` (when there was one) and `Action: <call>`."""
-    action = step.action.model_copy(update={"target": None, "end_target": None})
-    call = format_action(action, space)
-    return f"Thought: {step.thought.strip()}\nAction: {call}" if step.thought.strip() else f"Action: {call}"
+    return format_response(step.thought, step.action.model_copy(update={"target": None, "end_target": None}), space)
 
 
 def target_of(step: Step, space: CoordinateSpace, image_size: tuple[int, int]) -> Target:

@@ -18,7 +18,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from deskpilot.core.episode import read_image, write_atomic
+from deskpilot.core.episode import encode_png, read_image, write_atomic
 from deskpilot.core.errors import TrainingError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import UI_CLASSES
@@ -122,8 +122,7 @@ def render_dataset(folder: Path, count: int, seed: int = 0, sources: tuple[str, 
                 window, boxes = renderers[source].render(rng, *window_size)
                 image, boxes = compose(rng, window, boxes, width, height)
                 name = f"images/{number:06d}.png"
-                _, png = cv2.imencode(".png", cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
-                write_atomic(folder / name, png.tobytes())
+                write_atomic(folder / name, encode_png(image))
                 annotations.write(json.dumps({"image": name, "width": width, "height": height, "source": source,
                                               "boxes": [[*box, cls] for box, cls in boxes]}) + "\n")
                 annotations.flush()
