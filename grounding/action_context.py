@@ -12,10 +12,11 @@ from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import ActionContext
 from deskpilot.core.secrets import TaskSecret
 
+from .widgets import label_for_field
+
 UNDER_RADIUS = 12  # a point this close to an element's edge is still "on" it when nothing contains the point
 NEARBY = (400, 250)  # half width, half height of the neighbourhood whose sentences a confirm button confirms
 CROP = (200, 90)  # half width, half height of the picture shown when a person is asked
-LABEL_REACH = 80  # a label above a field is at most this far above it
 FIELD_ROLES = ("input", "dropdown")
 
 
@@ -59,15 +60,10 @@ def label_at(point: Point, elements: list[Element]) -> str | None:
 
 
 def label_of_field(field: Box, elements: list[Element]) -> str | None:
-    """The text that labels a field: the nearest text left of it on its row, else the nearest above it."""
+    """The text that labels a field (widgets.label_for_field: left of it on its row, else above it)."""
     texts = [e for e in elements if e.role == "text" and e.text and not field.contains(*e.center)]
-    cy = (field.y0 + field.y1) / 2
-    left = [e for e in texts if e.box.x1 <= field.x0 + 4 and e.box.y0 - 4 <= cy <= e.box.y1 + 4]
-    if left:
-        return max(left, key=lambda e: e.box.x1).text
-    above = [e for e in texts if 0 <= field.y0 - e.box.y1 <= LABEL_REACH and e.box.x0 <= field.x1
-             and e.box.x1 >= field.x0 - 30]
-    return max(above, key=lambda e: e.box.y1).text if above else None
+    chosen = label_for_field(field, [e.box for e in texts])
+    return None if chosen is None else texts[chosen].text
 
 
 def _sentences(elements: list[Element]) -> list[Element]:

@@ -13,7 +13,7 @@ from deskpilot.core.geometry import Box, reading_order
 from .detector import Detection
 from .layout import Widget, label_beside, text_inside
 from .ocr import TextLine
-from .widgets import toggle_checked
+from .widgets import field_for_label, toggle_checked, toggle_for_label
 
 SAME_CONTROL_IOU = 0.5
 # Only detections this sure become controls: a stray low-scored box would shift "the 3rd input" by one. (The
@@ -67,24 +67,14 @@ def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]
 
 
 def field_beside(label: Box, controls: list[Widget], roles: tuple[str, ...]) -> Widget | None:
-    """The control of `roles` a label names: the nearest one right of it on its row, else the nearest below it."""
-    cy = (label.y0 + label.y1) / 2
+    """The control of `roles` a label names (widgets.field_for_label)."""
     candidates = [w for w in controls if w.role in roles]
-    right = [w for w in candidates if w.box.y0 - 4 <= cy <= w.box.y1 + 4 and w.box.x0 >= label.x1 - 4
-             and w.box.x0 - label.x1 <= 720]
-    if right:
-        return min(right, key=lambda w: w.box.x0)
-    below = [w for w in candidates if 0 <= w.box.y0 - label.y1 + 4 <= 80 and w.box.x0 <= label.x1 + 30
-             and w.box.x1 >= label.x0]
-    return min(below, key=lambda w: w.box.y0) if below else None
+    chosen = field_for_label(label, [w.box for w in candidates])
+    return None if chosen is None else candidates[chosen]
 
 
 def toggle_before(label: Box, controls: list[Widget], roles: tuple[str, ...]) -> Widget | None:
-    """The check box or radio button of `roles` just left of a label on its row (else just right of it)."""
-    cy = (label.y0 + label.y1) / 2
-    row = [w for w in controls if w.role in roles and w.box.y0 - 4 <= cy <= w.box.y1 + 4]
-    before = [w for w in row if w.box.x1 <= label.x0 + 4 and label.x0 - w.box.x1 <= 48]
-    if before:
-        return max(before, key=lambda w: w.box.x1)
-    after = [w for w in row if w.box.x0 >= label.x1 - 4 and w.box.x0 - label.x1 <= 48]
-    return min(after, key=lambda w: w.box.x0) if after else None
+    """The check box or radio button of `roles` a label names (widgets.toggle_for_label)."""
+    candidates = [w for w in controls if w.role in roles]
+    chosen = toggle_for_label(label, [w.box for w in candidates])
+    return None if chosen is None else candidates[chosen]

@@ -14,7 +14,7 @@ from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import ElementRole, ElementSource
 
 from .ocr import TextLine
-from .widgets import TOGGLE_MAX, TOGGLE_MIN, toggle_checked
+from .widgets import TOGGLE_MIN, edge_map, toggle_checked, toggle_shaped
 
 CONTROL_MIN_H, CONTROL_MAX_H, CONTROL_MIN_W = 14, 120, 20
 BUTTON_MAX_SIDE = 400  # a big frame is a control only as a button: centred text and nothing else
@@ -45,7 +45,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
         # (OCR also reads a lone radio circle as "O": a line no wider than the outline does not count.)
         if any(box.share_in(line.box) >= 0.5 and line.box.width >= 1.5 * box.width for line in lines):
             continue
-        if _toggle_shaped(box):
+        if toggle_shaped(box):
             if not any(_contains(t.box, box) for t in toggles):
                 toggles.append(_toggle(image, box, lines, round_))
         elif CONTROL_MIN_H <= box.height <= BUTTON_MAX_SIDE and box.width >= max(CONTROL_MIN_W, box.height * 0.9):
@@ -66,8 +66,7 @@ def _contains(outer: Box, inner: Box) -> bool:
 def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
     """Closed frames drawn on the image: rectangles whose four sides are drawn, and circles (flagged True).
     The inner and outer edge of one border come out as nearly equal boxes; only the outer one is kept."""
-    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-    edges = cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((2, 2), np.uint8))
+    edges = edge_map(image)
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     found: list[tuple[Box, bool]] = []
     for contour in contours:
@@ -105,11 +104,6 @@ def _circle_drawn(edges: np.ndarray, box: Box) -> float:
         x0, y0 = int(round(px)) - 1, int(round(py)) - 1
         hits += bool(edges[max(0, y0):y0 + 3, max(0, x0):x0 + 3].any())
     return hits / len(angles)
-
-
-def _toggle_shaped(box: Box) -> bool:
-    return TOGGLE_MIN <= box.width <= TOGGLE_MAX and TOGGLE_MIN <= box.height <= TOGGLE_MAX \
-        and abs(box.width - box.height) <= 4
 
 
 def _inside(line: TextLine, box: Box) -> bool:

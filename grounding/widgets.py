@@ -1,5 +1,6 @@
-"""Finding the widget that belongs to a text label from pixels alone: the input box beside or below a label,
-and the check box or radio circle in front of one. Works on outlines (edges), so it needs no model."""
+"""Which widget belongs to which text label — the input box beside or below a label, the check box or radio circle
+in front of one — as geometry over boxes (used for outlines found here, for layout and detector controls, and the
+other way round for the label of a field), and from pixels alone around a label (outlines, no model)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from deskpilot.core.geometry import Box
 
 FIELD_MIN_H, FIELD_MAX_H, FIELD_MIN_W = 14, 72, 36
 TOGGLE_MIN, TOGGLE_MAX = 8, 32
+FIELD_REACH = 720  # a field is at most this far right of its label
+LABEL_ABOVE_REACH = 80  # ... or this far below it
+TOGGLE_REACH = 48  # a check box is at most this far before (or after) its label
 MARK_CONTRAST, MARK_SHARE = 60, 0.1
+
+
+def edge_map(image: np.ndarray) -> np.ndarray:
+    """The outline pixels of an RGB image (Canny, thickened a pixel so that drawn frames close): what both the
+    label-driven search here and the whole-screen outline search (layout.py) read."""
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+    return cv2.dilate(cv2.Canny(gray, 20, 60), np.ones((2, 2), np.uint8))
 
 
 def rectangles(image: np.ndarray, region: Box) -> list[Box]:
@@ -19,10 +30,8 @@ def rectangles(image: np.ndarray, region: Box) -> list[Box]:
     region = region.clipped(Box(0, 0, w, h))
     if region.width < 4 or region.height < 4:
         return []
-    gray = cv2.cvtColor(image[region.y0:region.y1, region.x0:region.x1], cv2.COLOR_RGB2GRAY)
-    edges = cv2.Canny(gray, 20, 60)
-    edges = cv2.dilate(edges, np.ones((2, 2), np.uint8))
-    contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(edge_map(image[region.y0:region.y1, region.x0:region.x1]), cv2.RETR_LIST,
+                                   cv2.CHAIN_APPROX_SIMPLE)
     boxes = []
     for contour in contours:
         x, y, bw, bh = cv2.boundingRect(contour)
@@ -40,24 +49,63 @@ def _round_enough(area: float, w: int, h: int) -> bool:
     return abs(w - h) <= 3 and area >= 0.6 * w * h
 
 
+def toggle_shaped(box: Box) -> bool:
+    """A check box's or radio circle's size: small and about square."""
+    return TOGGLE_MIN <= box.width <= TOGGLE_MAX and TOGGLE_MIN <= box.height <= TOGGLE_MAX \
+        and abs(box.width - box.height) <= 4
+
+
+def field_for_label(label: Box, fields: list[Box]) -> int | None:
+    """Which of `fields` a label names (its index): the nearest right of it on its row, else the nearest below it
+    (smaller first among equals)."""
+    cy = (label.y0 + label.y1) / 2
+    right = [i for i, b in enumerate(fields) if b.y0 - 4 <= cy <= b.y1 + 4 and b.x0 >= label.x1 - 4
+             and b.x0 - label.x1 <= FIELD_REACH]
+    if right:
+        return min(right, key=lambda i: (fields[i].x0, fields[i].area))
+    below = [i for i, b in enumerate(fields) if 0 <= b.y0 - label.y1 + 4 <= LABEL_ABOVE_REACH
+             and b.x0 <= label.x1 + 30 and b.x1 >= label.x0]
+    return min(below, key=lambda i: (fields[i].y0, fields[i].area)) if below else None
+
+
+def label_for_field(field: Box, labels: list[Box]) -> int | None:
+    """The other way round: which of `labels` names a field (its index), by the same rule — the nearest left of it
+    on its row, else the nearest above it."""
+    cy = (field.y0 + field.y1) / 2
+    left = [i for i, b in enumerate(labels) if b.x1 <= field.x0 + 4 and b.y0 - 4 <= cy <= b.y1 + 4
+            and field.x0 - b.x1 <= FIELD_REACH]
+    if left:
+        return max(left, key=lambda i: labels[i].x1)
+    above = [i for i, b in enumerate(labels) if 0 <= field.y0 - b.y1 + 4 <= LABEL_ABOVE_REACH
+             and field.x0 <= b.x1 + 30 and field.x1 >= b.x0]
+    return max(above, key=lambda i: labels[i].y1) if above else None
+
+
+def toggle_for_label(label: Box, toggles: list[Box]) -> int | None:
+    """Which of `toggles` a label names (its index): the nearest just left of it on its row, else just right."""
+    cy = (label.y0 + label.y1) / 2
+    row = [i for i, b in enumerate(toggles) if b.y0 - 4 <= cy <= b.y1 + 4]
+    before = [i for i in row if toggles[i].x1 <= label.x0 + 4 and label.x0 - toggles[i].x1 <= TOGGLE_REACH]
+    if before:
+        return max(before, key=lambda i: (toggles[i].x1, -toggles[i].area))
+    after = [i for i in row if toggles[i].x0 >= label.x1 - 4 and toggles[i].x0 - label.x1 <= TOGGLE_REACH]
+    return min(after, key=lambda i: toggles[i].x0) if after else None
+
+
 def find_field(image: np.ndarray, label: Box) -> Box | None:
-    """The input box a label names: one that contains it (placeholder text), else the nearest to its right on the
-    same line, else the nearest below it."""
-    cy = (label.y0 + label.y1) // 2
+    """The input box a label names, from the outlines around it: one that contains it (placeholder text), else
+    the one `field_for_label` picks."""
     around = rectangles(image, Box(label.x0 - 12, label.y0 - 30, label.x1 + 12, label.y1 + 30))
     inside = [b for b in around if _field_shaped(b) and b.x0 <= label.x0 and b.x1 >= label.x1
               and b.y0 <= label.y0 + 2 and b.y1 >= label.y1 - 2]
     if inside:
         return min(inside, key=lambda b: b.area)
-    right = [b for b in rectangles(image, Box(label.x1 - 4, cy - 40, label.x1 + 720, cy + 40))
-             if _field_shaped(b) and b.y0 <= cy <= b.y1 and b.x0 >= label.x1 - 4]
-    if right:
-        return min(right, key=lambda b: (b.x0, b.area))
-    below = [b for b in rectangles(image, Box(label.x0 - 30, label.y1 - 2, label.x0 + 720, label.y1 + 80))
-             if _field_shaped(b) and b.y0 >= label.y1 - 4 and b.x0 <= label.x1 and b.x1 >= label.x0]
-    if below:
-        return min(below, key=lambda b: (b.y0, b.area))
-    return None
+    cy = (label.y0 + label.y1) // 2
+    near = rectangles(image, Box(label.x1 - 4, cy - 40, label.x1 + FIELD_REACH, cy + 40)) + rectangles(
+        image, Box(label.x0 - 30, label.y1 - 2, label.x0 + FIELD_REACH, label.y1 + LABEL_ABOVE_REACH))
+    fields = [b for b in near if _field_shaped(b)]
+    chosen = field_for_label(label, fields)
+    return None if chosen is None else fields[chosen]
 
 
 def _field_shaped(box: Box) -> bool:
@@ -65,16 +113,14 @@ def _field_shaped(box: Box) -> bool:
 
 
 def find_toggle(image: np.ndarray, label: Box) -> Box | None:
-    """The check box or radio circle in front of a label (or just after it, for right-aligned toggles)."""
+    """The check box or radio circle in front of a label (or just after it, for right-aligned toggles), from the
+    outlines around it."""
     cy = (label.y0 + label.y1) // 2
-    candidates = [b for b in rectangles(image, Box(label.x0 - 48, cy - 24, label.x0 + 4, cy + 24))
-                  if TOGGLE_MIN <= b.width <= TOGGLE_MAX and TOGGLE_MIN <= b.height <= TOGGLE_MAX
-                  and abs(b.width - b.height) <= 4 and b.y0 <= cy <= b.y1 and b.x1 <= label.x0 + 4]
-    if candidates:
-        return max(candidates, key=lambda b: (b.x1, -b.area))
-    after = [b for b in rectangles(image, Box(label.x1 - 4, cy - 24, label.x1 + 48, cy + 24))
-             if TOGGLE_MIN <= b.width <= TOGGLE_MAX and abs(b.width - b.height) <= 4 and b.y0 <= cy <= b.y1]
-    return min(after, key=lambda b: b.x0) if after else None
+    near = rectangles(image, Box(label.x0 - TOGGLE_REACH, cy - 24, label.x0 + 4, cy + 24)) + rectangles(
+        image, Box(label.x1 - 4, cy - 24, label.x1 + TOGGLE_REACH, cy + 24))
+    toggles = [b for b in near if toggle_shaped(b)]
+    chosen = toggle_for_label(label, toggles)
+    return None if chosen is None else toggles[chosen]
 
 
 def toggle_checked(image: np.ndarray, box: Box) -> bool | None:
