@@ -118,7 +118,12 @@ def evaluate(data: Annotated[Path, typer.Option(help="held-out dataset folder fr
     progress, task = _progress(len(screens), "scoring")
     with progress:
         report = evaluate_screens(detector, screens, on_screen=lambda n: progress.update(task, completed=n))
-    report.update({"model": str(detector.path), "device": detector.device, "data": str(data)})
+    finish_report(report, detector, json_file, data=str(data))
+
+
+def finish_report(report: dict, detector, json_file: Optional[Path], **about: object) -> None:  # noqa: ANN001
+    """Add which model scored it (and `about`), print the table, write the JSON."""
+    report.update({"model": str(detector.path), "device": detector.device, **about})
     print_report(report)
     write_json(json_file, report)
 

@@ -12,8 +12,7 @@ import typer
 
 from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, grounder_for, listen_for_stop, out,
                                   write_json)
-from deskpilot.app.detector_cli import DeviceOption, print_report
-from deskpilot.app.detector_cli import DetectorModelOption
+from deskpilot.app.detector_cli import DetectorModelOption, DeviceOption, finish_report
 from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
 from deskpilot.core.errors import UsageError
 from deskpilot.core.settings import PLANNERS
@@ -166,9 +165,7 @@ def eval_detector_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 
         pages = ((obs.image, page) for _, _, obs, page, _ in miniwob_screens(browser, Screen(), chosen, episodes,
                                                                               seed))
         report = evaluate_pages(detector, pages)
-    report.update({"model": str(detector.path), "device": detector.device, "scale": scale, "tasks": chosen})
-    print_report(report)
-    write_json(json_file, report)
+    finish_report(report, detector, json_file, scale=scale, tasks=chosen)
 
 
 def _print_miniwob(report: dict) -> None:

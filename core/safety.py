@@ -16,6 +16,7 @@ import numpy as np
 from .actions import Action, ActionKind
 from .errors import ActionRefused, SafetyStop
 from .geometry import Box, Monitor, Point
+from .periodic import Periodic
 from .secrets import TaskSecret, is_secret_label
 
 if TYPE_CHECKING:
@@ -220,33 +221,25 @@ def _presses_enter(action: Action) -> bool:
     return False
 
 
-class CornerWatch:
+class CornerWatch(Periodic):
     """Watches the cursor in a thread of its own and fires the stop the moment it reaches a screen corner, even
     while the planner is thinking or an action is running."""
 
     def __init__(self, stop: EmergencyStop, cursor: Callable[[], Point | None], monitors: list[Monitor],
                  interval: float = CORNER_POLL_SECONDS):
-        self.stop, self.cursor, self.monitors, self.interval = stop, cursor, monitors, interval
-        self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name="corner-watch", daemon=True)
+        super().__init__(self._look, interval, "corner-watch")
+        self.stop, self.cursor, self.monitors = stop, cursor, monitors
 
-    def start(self) -> CornerWatch:
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        self._closed.set()
-        self._thread.join(timeout=1)
-
-    def _watch(self) -> None:
-        while not self._closed.wait(self.interval):
-            try:
-                point = self.cursor()
-            except Exception:  # noqa: BLE001 - the display went away: nothing left to watch
-                return
-            if point is not None and in_corner(point, self.monitors):
-                self.stop.trigger("mouse moved into a screen corner (failsafe)")
-                return
+    def _look(self) -> bool:
+        """Whether to keep watching."""
+        try:
+            point = self.cursor()
+        except Exception:  # noqa: BLE001 - the display went away: nothing left to watch
+            return False
+        if point is not None and in_corner(point, self.monitors):
+            self.stop.trigger("mouse moved into a screen corner (failsafe)")
+            return False
+        return True
 
 
 class Safety:

@@ -21,6 +21,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.hotkeys import wait_ready
+from deskpilot.core.periodic import Periodic
 from deskpilot.core.keys import ALIASES
 from deskpilot.core.observation import Element
 from deskpilot.core.screen import Screen
@@ -45,28 +46,20 @@ class FrameBuffer:
         self.screen = screen
         self._frames: deque[tuple[float, np.ndarray]] = deque(maxlen=FRAMES_KEPT)
         self._lock = threading.Lock()
-        self._running = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="frame-grabber", daemon=True)
+        self._grabber = Periodic(self._grab, GRAB_INTERVAL, "frame-grabber")
 
     def start(self) -> FrameBuffer:
-        self._running.set()
         self._grab()
-        self._thread.start()
+        self._grabber.start()
         return self
 
     def stop(self) -> None:
-        self._running.clear()
-        self._thread.join(timeout=2)
+        self._grabber.close()
 
     def _grab(self) -> None:
         image = self.screen.grab()
         with self._lock:
             self._frames.append((time.monotonic(), image))
-
-    def _run(self) -> None:
-        while self._running.is_set():
-            self._grab()
-            time.sleep(GRAB_INTERVAL)
 
     def before(self, t: float) -> np.ndarray:
         """The newest frame grabbed before time `t` (the oldest kept one if all are newer)."""

@@ -218,37 +218,49 @@ def _toggles(layout: Any, rng: random.Random, marks: list) -> None:
         layout.addLayout(inner)
 
 
-def _buttons(layout: Any, rng: random.Random, marks: list) -> None:
-    from PySide6.QtWidgets import QHBoxLayout, QPushButton
+def _row(layout: Any, widgets: list, kind: str, marks: list, spacing: int | None = None,
+         right_aligned: bool = False) -> None:
+    """Lay `widgets` out side by side on a new row of `layout`, each marked as `kind`."""
+    from PySide6.QtWidgets import QHBoxLayout
 
     row = QHBoxLayout()
-    if rng.random() < 0.5:
+    if spacing is not None:
+        row.setSpacing(spacing)
+    if right_aligned:
         row.addStretch(1)
-    for _ in range(rng.randint(1, 4)):
-        button = QPushButton(label(rng, 1, 2))
-        button.setMinimumHeight(rng.randint(20, 40))
-        row.addWidget(button)
-        marks.append((button, "button", None))
+    for widget in widgets:
+        row.addWidget(widget)
+        marks.append((widget, kind, None))
     row.addStretch(1)
     layout.addLayout(row)
 
 
+def _buttons(layout: Any, rng: random.Random, marks: list) -> None:
+    from PySide6.QtWidgets import QPushButton
+
+    right_aligned = rng.random() < 0.5
+    buttons = []
+    for _ in range(rng.randint(1, 4)):
+        button = QPushButton(label(rng, 1, 2))
+        button.setMinimumHeight(rng.randint(20, 40))
+        buttons.append(button)
+    _row(layout, buttons, "button", marks, right_aligned=right_aligned)
+
+
 def _toolbar(layout: Any, rng: random.Random, marks: list) -> None:
     from PySide6.QtCore import QSize
-    from PySide6.QtWidgets import QHBoxLayout, QStyle, QToolButton
+    from PySide6.QtWidgets import QStyle, QToolButton
 
-    row = QHBoxLayout()
-    row.setSpacing(rng.randint(0, 8))
+    spacing = rng.randint(0, 8)
     size = rng.randint(14, 32)
+    buttons = []
     for name in rng.sample(ICONS, rng.randint(2, 8)):
         button = QToolButton()
         button.setIcon(button.style().standardIcon(getattr(QStyle.StandardPixmap, name)))
         button.setIconSize(QSize(size, size))
         button.setAutoRaise(rng.random() < 0.6)
-        row.addWidget(button)
-        marks.append((button, "icon", None))
-    row.addStretch(1)
-    layout.addLayout(row)
+        buttons.append(button)
+    _row(layout, buttons, "icon", marks, spacing)
 
 
 def _tabs(layout: Any, rng: random.Random, marks: list) -> None:
