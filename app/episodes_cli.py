@@ -1,4 +1,5 @@
-"""`deskpilot episodes list|show|export|repair`: looking at, exporting and mending recorded and agent episodes."""
+"""`deskpilot episodes list|show|export|repair|remerge`: looking at, exporting and mending recorded and agent
+episodes, and merging a recording's raw events again."""
 
 from __future__ import annotations
 
@@ -104,3 +105,21 @@ def episodes_repair(episodes: Annotated[Optional[list[Path]], typer.Argument(hel
                  f"{report.temp_files} temporary file(s) removed" if report.temp_files else ""]
         out.print(f"{path.name}: {', '.join(p for p in parts if p)}", markup=False, highlight=False)
     out.print(f"{repaired} of {len(chosen)} episode(s) repaired", markup=False)
+
+
+@episodes_app.command("remerge")
+def episodes_remerge(episodes: Annotated[list[Path], typer.Argument(help="recorded episode folders")],
+                     ocr: Annotated[bool, typer.Option("--ocr/--no-ocr", help="read the text under each click "
+                                                       "again")] = True) -> None:
+    """Rebuild recordings' steps from their raw input events (the old steps are kept in steps.previous.jsonl)."""
+    from deskpilot.core.keys import split_combo
+    from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.recorder.remerge import remerge
+
+    settings = load_settings()
+    ignored = (split_combo(settings.record_stop_hotkey), split_combo(settings.record_pause_hotkey))
+    reader = OcrEngine(threads=1) if ocr else None
+    for path in episodes:
+        steps = remerge(path, reader, ignored)
+        out.print(f"{path.name}: {len(steps)} step(s): " + ", ".join(s.action.redacted().describe() for s in steps),
+                  markup=False, highlight=False)

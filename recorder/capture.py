@@ -13,13 +13,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step
-from deskpilot.core.geometry import Box, Point
+from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.hotkeys import wait_ready
 from deskpilot.core.periodic import Periodic
 from deskpilot.core.keys import ALIASES
@@ -29,7 +28,7 @@ from deskpilot.core.secrets import is_secret_label, looks_like_secret, redact_to
 from deskpilot.grounding.changes import changed_regions
 from deskpilot.grounding.base import TextReader
 
-from .events import RawEvent
+from .events import RawEvent, RawEventLog
 from .merge import EventMerger, MergedAction
 
 log = logging.getLogger(__name__)
@@ -92,6 +91,9 @@ class Recorder:
         self._secret_field = False
         self._monitor = screen.monitor()
         self._t0 = time.monotonic()
+        self._raw_log = RawEventLog(writer.directory)
+        self._raw_pending: list[RawEvent] = []
+        self._secret_since: float | None = None  # start of a secret typing run among the pending raw events
 
     # capture (listener threads): timestamp and queue, nothing else
     def start(self) -> Recorder:
@@ -134,6 +136,7 @@ class Recorder:
         self._events.put(None)
         self._worker.join(timeout=30)
         self._frames.stop()
+        self._raw_log.close()
         self.writer.meta.extra["final_frame"] = self._frame_name(self.screen.grab())
         self.writer.finish(outcome, detail or f"{len(self.steps)} step(s) recorded")
         return self.steps
@@ -145,14 +148,28 @@ class Recorder:
                 event = self._events.get(timeout=0.1)
             except queue.Empty:
                 self._write(self._merger.tick(time.monotonic()))
+                self._keep_raw()
                 continue
             if event is None:
                 self._write(self._merger.flush())
+                self._keep_raw()
                 return
             if event.kind in ("press", "scroll", "key_down"):
                 event = RawEvent(**{**event.__dict__, "frame": self._frame_name(self._frames.before(event.t)),
                                     "window": self.screen.window_title()})
+            self._raw_pending.append(event)
             self._write(self._merger.feed(event))
+            self._keep_raw()
+
+    def _keep_raw(self) -> None:
+        """Write the pending raw events once no typing run is open: by then it is known whether the run was a
+        secret, and if so its characters (key presses and releases alike) are stored masked."""
+        if self._merger.typing or not self._raw_pending:
+            return
+        since, self._secret_since = self._secret_since, None
+        self._raw_log.append([e.masked() if since is not None and e.t >= since and e.types_a_character else e
+                              for e in self._raw_pending])
+        self._raw_pending = []
 
     def _frame_name(self, image: np.ndarray) -> str:
         if self._last_frame is not None and np.array_equal(self._last_frame[0], image):
@@ -171,9 +188,10 @@ class Recorder:
             if action.point is not None and action.kind is not ActionKind.SCROLL:
                 elements = self._text_under(before, action.point)
                 self._secret_field = any(is_secret_label(e.text) for e in elements)
-                elements = [replace(e, text=redact_tokens(e.text)) for e in elements]  # a token beside "Copy"
             elif action.kind is ActionKind.TYPE:
                 action = self._scrubbed(action)
+                if action.secret and self._secret_since is None:
+                    self._secret_since = item.started
             time.sleep(max(0.0, item.events[-1].t + AFTER_DELAY - time.monotonic()))
             after_image = self.screen.grab()
             after = self._frame_name(after_image)
@@ -214,33 +232,33 @@ class Recorder:
         return image
 
     def _text_under(self, frame: str, point: Point) -> list[Element]:
-        """OCR of a strip around a point: the text under it, then the label to its left on the same line
-        (or else the nearest text), so a click into an empty field still says which field it was."""
-        if self.ocr is None:
-            return []
         image = self._image(frame)
-        if image is None:
-            return []
-        x, y = self._monitor.screen_to_image(*point)
-        w, h = CLICK_CROP
-        region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
-        lines = [line.shifted(region.x0, region.y0)
-                 for line in self.ocr.read(image[region.y0:region.y1, region.x0:region.x1])]
-        if not lines:
-            return []
+        return [] if self.ocr is None or image is None else text_under(image, self._monitor, point, self.ocr)
 
-        def distance(box: Box) -> float:
-            dx = max(box.x0 - x, 0, x - box.x1)
-            dy = max(box.y0 - y, 0, y - box.y1)
-            return (dx * dx + dy * dy) ** 0.5
 
-        under = sorted((line for line in lines if distance(line.box) <= 8), key=lambda line: distance(line.box))
-        labels = [line for line in lines
-                  if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
-        near = sorted((line for line in lines if line not in under), key=lambda line: distance(line.box))
-        chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:1] or near[:1]))
-        return [Element(self._monitor.image_box_to_screen(line.box), "text", line.text, line.score, "ocr")
-                for line in chosen]
+def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReader) -> list[Element]:
+    """OCR of a strip around a point: the text under it, then the label to its left on the same line (or else the
+    nearest text), so a click into an empty field still says which field it was. Key- and token-shaped text is
+    redacted (a token beside a Copy button)."""
+    x, y = monitor.screen_to_image(*point)
+    w, h = CLICK_CROP
+    region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
+    lines = [line.shifted(region.x0, region.y0) for line in ocr.read(image[region.y0:region.y1, region.x0:region.x1])]
+    if not lines:
+        return []
+
+    def distance(box: Box) -> float:
+        dx = max(box.x0 - x, 0, x - box.x1)
+        dy = max(box.y0 - y, 0, y - box.y1)
+        return (dx * dx + dy * dy) ** 0.5
+
+    under = sorted((line for line in lines if distance(line.box) <= 8), key=lambda line: distance(line.box))
+    labels = [line for line in lines
+              if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
+    near = sorted((line for line in lines if line not in under), key=lambda line: distance(line.box))
+    chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:1] or near[:1]))
+    return [Element(monitor.image_box_to_screen(line.box), "text", redact_tokens(line.text), line.score, "ocr")
+            for line in chosen]
 
 
 _PYNPUT_NAMES = {"cmd": "win", "cmd_l": "win", "cmd_r": "win", "alt_gr": "alt", "page_up": "pageup",

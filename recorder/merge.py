@@ -77,6 +77,11 @@ class EventMerger:
             done += self._end_scroll()
         return done
 
+    @property
+    def typing(self) -> bool:
+        """Whether a run of typed text is still open (its secrecy is not known until it ends)."""
+        return bool(self._typing_events)
+
     def flush(self) -> list[MergedAction]:
         """Everything still open (at the end of a recording)."""
         return self._end_click() + self._end_typing() + self._end_scroll()

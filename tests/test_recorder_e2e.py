@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -67,6 +68,19 @@ def recording(demo_app, tmp_path):
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, out + err
     return read_episode(list_episodes(tmp_path / "rec")[0]), read_state(demo_app.state_file)
+
+
+def test_a_recording_merges_again_from_its_raw_events(recording):
+    episode, _ = recording
+    events = [json.loads(line) for line in (episode.directory / "events.jsonl").read_text().splitlines()]
+    assert {"press", "release", "key_down", "key_up"} <= {e["kind"] for e in events}
+    result = deskpilot("episodes", "remerge", str(episode.directory), "--no-ocr")
+    assert result.returncode == 0, result.stdout + result.stderr
+    again = read_episode(episode.directory)
+    assert [s.action for s in again.steps] == [s.action for s in episode.steps]
+    assert [s.before for s in again.steps] == [s.before for s in episode.steps]
+    assert [s.elements for s in again.steps] == [s.elements for s in episode.steps]
+    assert (episode.directory / "steps.previous.jsonl").is_file()
 
 
 def test_recorded_actions_equal_the_script(recording):
@@ -139,6 +153,12 @@ def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_pat
     assert [(a.text, a.secret) for a in typed] == [("kanesha", False), ("[redacted]", True)]
     stored = "".join(p.read_text() for p in episode.directory.glob("*.json*"))
     assert "hunter2!" not in stored + out + err
+    raw = [json.loads(line) for line in (episode.directory / "events.jsonl").read_text().splitlines()]
+    typed = "".join(e["key"] for e in raw if e["kind"] == "key_down" and len(e.get("key", "")) == 1)
+    assert "kanesha" in typed and "hunter" not in typed and "********" in typed
+    assert deskpilot("episodes", "remerge", str(episode.directory), "--no-ocr").returncode == 0
+    again = [s.action for s in read_episode(episode.directory).steps if s.action.kind.value == "type"]
+    assert [(a.text, a.secret) for a in again] == [("kanesha", False), ("[redacted]", True)]
 
 
 def test_sigkill_while_recording_leaves_a_readable_episode(demo_app, tmp_path):
