@@ -19,11 +19,11 @@ from typing import NamedTuple
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.keys import is_key_combo, split_combo
+from deskpilot.core.secrets import is_secret_label
 from deskpilot.grounding.description import ROLE_WORDS
 from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
                                           TAB_SEARCH)
 
-SECRET_FIELD = re.compile(r"pass(word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit card|cvv", re.I)
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
         'press KEYS, select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
         'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, joined by "then", "and", '
@@ -150,7 +150,7 @@ def _click(kind: ActionKind, target: str) -> Action:
 def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
     """Click the field, then type. `where` ("into both text fields") may name more than one field."""
     target = _field_target(field, quoted)
-    secret = bool(SECRET_FIELD.search(target))
+    secret = is_secret_label(target)
     typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
     both = BOTH_FIELDS.match((where or "").strip())
     if both:

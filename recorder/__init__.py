@@ -1,2 +1,3 @@
-"""Recording demonstrations: raw input capture (pynput + mss), merging raw events into clean actions, privacy
-scrubbing, and replaying recordings with targets re-grounded on the live screen."""
+"""Recording demonstrations: raw input capture (pynput + mss) kept as events.jsonl, merging raw events into clean
+actions (and merging them again later), secret scrubbing, export to datasets, and replaying recordings with
+targets re-grounded on the live screen."""

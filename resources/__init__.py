@@ -1,4 +1,4 @@
-"""Package data: the bundled demo app, prompt templates, icons and ONNX models."""
+"""Package data: the bundled demo app (and `demo`, which starts it), prompt templates, icons and ONNX models."""
 
 from pathlib import Path
 
