@@ -189,6 +189,22 @@ def open_app(episodes_dir: Annotated[Optional[Path], typer.Option(help="episodes
     raise typer.Exit(run_app(load_settings(episodes_dir=episodes_dir), box))
 
 
+@app.command()
+def doctor(as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False) -> None:
+    """Check what works on this machine (display, input, hotkey, models, settings, ...); exit 1 when the agent
+    cannot run here."""
+    from deskpilot.app.doctor import diagnose
+
+    report = diagnose()
+    if as_json:
+        print(json.dumps(report.to_dict()))
+    else:
+        for line in report.lines():
+            out.print(line, markup=False, highlight=False)
+    if not report.can_run:
+        raise typer.Exit(1)
+
+
 app.command()(label_cli.label)
 app.command()(recording_cli.record)
 app.command()(recording_cli.replay)

@@ -10,7 +10,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMainWindow, QStyle, QSystemTrayIcon, QTabWidget
 
 from deskpilot.core.geometry import Box
-from deskpilot.core.settings import Settings
+from deskpilot.core.settings import Settings, default_config_file
 
 from .views.episodes_view import EpisodesView
 from .views.record_view import RecordView
@@ -41,6 +41,9 @@ class MainWindow(QMainWindow):
         self.train_view.use_model.connect(self._use_model)
         self._region = Box(0, 0, 0, 0)
         self.tray = self._tray()
+        if not default_config_file().is_file():  # first start: say what works on this machine
+            self.statusBar().showMessage("first start: Settings shows what works on this machine")
+            self.settings_view.run_doctor()
 
     def own_region(self) -> list[Box]:
         """deskpilot's own window in screen pixels (kept current by move/resize events; read by the agent thread)."""

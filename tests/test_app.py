@@ -35,7 +35,9 @@ def labelled_episodes(root, count: int = 2) -> list:
 
 
 @pytest.fixture
-def window(xdisplay, qtbot, tmp_path):
+def window(xdisplay, qtbot, tmp_path, monkeypatch):
+    (tmp_path / "config.toml").write_text("")  # not a first start (that one is in test_app_record_settings.py)
+    monkeypatch.setenv("DESKPILOT_CONFIG", str(tmp_path / "config.toml"))
     from deskpilot.app.window import MainWindow
 
     main = MainWindow(load_settings(episodes_dir=tmp_path / "episodes"))

@@ -86,3 +86,13 @@ def test_settings_view_refuses_bad_values_in_one_line(window, tmp_path):
     view.save()
     assert messages and messages[0].startswith("bad setting 'stop_hotkey'")
     assert not (tmp_path / "config.toml").exists()
+
+
+def test_first_start_and_settings_show_what_works_on_this_machine(window, qtbot):
+    view = window.settings_view
+    assert "Settings shows what works" in window.statusBar().currentMessage()  # no settings file yet
+    view.run_doctor()
+    qtbot.waitUntil(lambda: "the agent can run here" in view.doctor_report.toPlainText(), timeout=90000)
+    text = view.doctor_report.toPlainText()
+    assert "ok    display: X11" in text and "UI-element detector" in text and "input injection" in text
+    assert view.doctor_button.isEnabled()

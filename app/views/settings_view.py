@@ -1,13 +1,14 @@
 """The Settings view: the same pydantic settings the CLI reads (planner, endpoint, model, safety policy, hotkeys,
-episode folder, the detector), saved to the TOML settings file; the API key goes to the OS keyring, never to a file."""
+episode folder, the detector), saved to the TOML settings file; the API key goes to the OS keyring, never to a file.
+Below them, `deskpilot doctor`'s report on this machine, checked in a background thread."""
 
 from __future__ import annotations
 
 from typing import get_args
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLineEdit, QPushButton, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtCore import QThread, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
+                               QSpinBox, QVBoxLayout, QWidget)
 
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.safety import ConfirmMode
@@ -17,6 +18,7 @@ from deskpilot.planner.families import FAMILIES
 
 CHOICES = {"planner": PLANNERS, "plan_mode": get_args(PlanMode), "confirm": get_args(ConfirmMode),
            "family": ("", *FAMILIES), "detector_device": get_args(DetectorDevice)}
+RUNNING_CHECKS: set[QThread] = set()
 TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey",
          "detector_model")
 
@@ -52,10 +54,35 @@ class SettingsView(QWidget):
         form.addRow("API key", self.api_key)
         self.save_button = QPushButton("Save")
         self.save_button.clicked.connect(self.save)
+        self.doctor_button = QPushButton("Check this machine")
+        self.doctor_button.clicked.connect(self.run_doctor)
+        self.doctor_report = QPlainTextEdit()
+        self.doctor_report.setReadOnly(True)
+        self.doctor_report.setPlaceholderText("what works on this machine (deskpilot doctor)")
+        self._doctor: DoctorWorker | None = None
         column = QVBoxLayout(self)
         column.addLayout(form)
         column.addWidget(self.save_button)
-        column.addStretch(1)
+        column.addWidget(QLabel("This machine"))
+        column.addWidget(self.doctor_report, 1)
+        column.addWidget(self.doctor_button)
+
+    def run_doctor(self) -> None:
+        """Check the machine in the background; the report replaces the text when it is ready."""
+        if self._doctor is not None:
+            return
+        self.doctor_report.setPlainText("checking...")
+        self.doctor_button.setEnabled(False)
+        self._doctor = DoctorWorker()
+        self._doctor.done.connect(self._show_doctor)
+        RUNNING_CHECKS.add(self._doctor)  # outlives this view if the window closes first (Qt aborts otherwise)
+        self._doctor.finished.connect(lambda worker=self._doctor: RUNNING_CHECKS.discard(worker))
+        self._doctor.start()
+
+    def _show_doctor(self, lines: list) -> None:
+        self.doctor_report.setPlainText("\n".join(lines))
+        self.doctor_button.setEnabled(True)
+        self._doctor = None
 
     @staticmethod
     def _label(name: str) -> str:
@@ -80,3 +107,14 @@ class SettingsView(QWidget):
             return
         self.status.emit(f"saved to {default_config_file()}")
         self.saved.emit(settings)
+
+
+class DoctorWorker(QThread):
+    """Runs `deskpilot doctor`'s checks off the window's thread."""
+
+    done = Signal(list)  # the report's lines
+
+    def run(self) -> None:
+        from deskpilot.app.doctor import diagnose
+
+        self.done.emit(diagnose().lines())
