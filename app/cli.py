@@ -215,6 +215,14 @@ app.add_typer(detector_cli.detector_app, name="detector")
 
 
 def main() -> None:
+    if getattr(sys, "frozen", False) and sys.argv[1:2] == ["-m"] and len(sys.argv) > 2:
+        # In the bundle, sys.executable is this program: `deskpilot -m deskpilot.resources.demo_app ...` (how the
+        # demo app is started) runs that module, as `python -m` would.
+        import runpy
+
+        module, sys.argv = sys.argv[2], [sys.argv[2], *sys.argv[3:]]
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+        return
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     from deskpilot.core.display import has_display
 
