@@ -4,6 +4,7 @@ Below them, `deskpilot doctor`'s report on this machine, checked in a background
 
 from __future__ import annotations
 
+import atexit
 from typing import get_args
 
 from PySide6.QtCore import QThread, Signal
@@ -19,6 +20,7 @@ from deskpilot.planner.families import FAMILIES
 CHOICES = {"planner": PLANNERS, "plan_mode": get_args(PlanMode), "confirm": get_args(ConfirmMode),
            "family": ("", *FAMILIES), "detector_device": get_args(DetectorDevice)}
 RUNNING_CHECKS: set[QThread] = set()
+atexit.register(lambda: [check.wait(30_000) for check in list(RUNNING_CHECKS)])  # Qt aborts on a running QThread
 TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey",
          "detector_model")
 
