@@ -13,9 +13,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import detector_cli, episodes_cli, eval_cli, label_cli, recording_cli, train_cli
-from deskpilot.app.common import (build_agent, confirmer, err, grounder_for, listen_for_stop, out, plain,
+from deskpilot.app import collect_cli, detector_cli, episodes_cli, eval_cli, label_cli, recording_cli, train_cli
+from deskpilot.app.common import (build_agent, confirmer, err, listen_for_stop, out, plain,
                                   planner_for, write_png)
+from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, UsageError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
@@ -55,7 +56,7 @@ def parse(image: Annotated[Optional[Path], typer.Option(help="a screenshot to pa
     settings = load_settings()
     obs = _observe(image, settings)
     started = time.perf_counter()
-    elements = grounder_for(settings).parse(obs)
+    elements = build_grounder(settings).parse(obs)
     elapsed = (time.perf_counter() - started) * 1000
     if out_file is not None:
         from deskpilot.grounding.annotate import annotate
@@ -76,7 +77,7 @@ def locate(description: Annotated[str, typer.Argument(help="e.g. 'the Save butto
     """Find the element a description means; a one-line error (exit 2) when it is not there."""
     settings = load_settings()
     obs = _observe(image, settings)
-    element = grounder_for(settings).locate(obs, description)
+    element = build_grounder(settings).locate(obs, description)
     if element is None:
         if as_json:
             print(json.dumps({"element": None}))
@@ -117,7 +118,7 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         streamed[0] = True
         err.print(plain(piece), end="", style="dim", markup=False, highlight=False)
 
-    grounder = grounder_for(settings)
+    grounder = build_grounder(settings)
     planner_impl = planner_for(settings, task, grounder, on_text=stream_thought)
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
@@ -211,6 +212,7 @@ app.command()(recording_cli.replay)
 app.add_typer(episodes_cli.episodes_app, name="episodes")
 app.add_typer(train_cli.train_app, name="train")
 app.add_typer(eval_cli.eval_app, name="eval")
+app.add_typer(collect_cli.collect_app, name="collect")
 app.add_typer(detector_cli.detector_app, name="detector")
 
 

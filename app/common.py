@@ -35,15 +35,6 @@ def write_json(path: Optional[Path], report: dict) -> None:
         out.print(f"report: {path}", markup=False)
 
 
-def grounder_for(settings: Settings):  # noqa: ANN202 - returns the configured Grounder
-    from deskpilot.grounding import OcrGrounder
-    from deskpilot.grounding.detector import UiDetector
-    from deskpilot.grounding.ocr import OcrEngine
-
-    detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
-    return OcrGrounder(OcrEngine(threads=settings.ocr_threads), detector=detector)
-
-
 def planner_for(settings: Settings, task: str, grounder, on_text=None):  # noqa: ANN001, ANN201
     """The configured planner; the offline one reads the task first, so an instruction it cannot follow fails
     before anything starts."""

@@ -10,10 +10,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, grounder_for, listen_for_stop, out,
+from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, listen_for_stop, out,
                                   write_json)
 from deskpilot.app.detector_cli import DetectorModelOption, DeviceOption, finish_report
 from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
+from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import UsageError
 from deskpilot.core.settings import PLANNERS
 
@@ -91,7 +92,7 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     chosen = _tasks(tasks)
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, confirm="never")
     settings.episodes_dir = episodes_dir or settings.episodes_dir / "miniwob"
-    grounder = grounder_for(settings)
+    grounder = build_grounder(settings)
     with ExitStack() as stack:
         _ensure_screen(stack)
         stop = listen_for_stop(settings, stack)
@@ -135,7 +136,8 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
             err.print(f"{score.task:<24} seed {score.seed:<4} parsed {score.found}/{score.total}  locate {located}"
                       + (f" {score.target}" if score.target else ""), markup=False, highlight=False)
 
-        report = evaluate_grounding(grounder_for(settings), browser, Screen(), chosen, episodes, seed, on_screen=show)
+        report = evaluate_grounding(build_grounder(settings), browser, Screen(), chosen, episodes, seed,
+                                    on_screen=show)
     report["scale"] = scale
     out.print(f"parse recall {report['parse_recall']:.3f} (clickable {report['clickable_recall']:.3f}), locate "
               f"accuracy {report['locate_accuracy']:.3f} over {report['located_screens']} targets, "

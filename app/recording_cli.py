@@ -11,7 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import confirmer, err, grounder_for, out, recorder_for
+from deskpilot.app.common import confirmer, err, out, recorder_for
+from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import ScreenError, UsageError
 from deskpilot.core.settings import load_settings
 
@@ -85,7 +86,7 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
             signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
         writer = EpisodeWriter.create(settings.episodes_dir, f"replay: {recorded.meta.task}", source="agent",
                                       model="replay", replay_of=recorded.meta.id)
-        replayer = Replayer(Screen(settings.monitor, settings.scale), grounder_for(settings), Controller(stop),
+        replayer = Replayer(Screen(settings.monitor, settings.scale), build_grounder(settings), Controller(stop),
                             Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
                                    min_interval=settings.min_action_interval, dry_run=settings.dry_run),
                             writer, speed=speed, settle_timeout=settings.settle_timeout,

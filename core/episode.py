@@ -42,6 +42,8 @@ FRAMES_DIR = "frames"
 WRITER_LOCK = ".writer.lock"
 STEPS_LOCK = ".steps.lock"
 Source = Literal["agent", "demonstration"]
+FramePolicy = Literal["all", "ends", "none"]
+FRAMES_KEPT = "frames"  # episode.json `extra` key: which frames were kept when some were pruned
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Step:
     reward: float | None = None
     dry_run: bool = False
     window: str | None = None  # title of the focused window when the step began
+    seen: list[Element] = field(default_factory=list)  # every element grounding found on the screen the step saw
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -92,6 +95,8 @@ class Step:
                 data[name] = getattr(self, name)
         if self.dry_run:
             data["dry_run"] = True
+        if self.seen:
+            data["seen"] = [e.to_dict() for e in self.seen]
         return data
 
     def monitor_for(self, frame: np.ndarray) -> Monitor:
@@ -107,6 +112,7 @@ class Step:
             elements=[Element.from_dict(e) for e in data.get("elements", [])],
             timing=data.get("timing", {}), verification=data.get("verification"), reward=data.get("reward"),
             dry_run=bool(data.get("dry_run", False)), window=data.get("window"),
+            seen=[Element.from_dict(e) for e in data.get("seen", [])],
         )
 
 
@@ -401,15 +407,18 @@ def repair_episode(directory: Path | str) -> RepairReport:
             with open(directory / CORRUPT_STEPS_FILE, "a", encoding="utf-8") as handle:
                 handle.writelines(f"{line}\n" for _, line in bad)
             report.dropped_lines = len(bad)
-        kept = [s for s in steps if (directory / s.before).is_file()]
+        try:
+            meta: EpisodeMeta | None = read_episode(directory).meta
+        except EpisodeError:
+            meta = None
+        pruned = meta is not None and meta.extra.get(FRAMES_KEPT) in ("ends", "none")  # frames left out on purpose
+        kept = steps if pruned else [s for s in steps if (directory / s.before).is_file()]
         report.dropped_steps = len(steps) - len(kept)
         for index, step in enumerate(kept):
             step.index = index
         if bad or report.dropped_steps:
             _write_steps(directory, kept)
-        try:
-            meta = read_episode(directory).meta
-        except EpisodeError:
+        if meta is None:
             meta = EpisodeMeta(id=directory.name, task="(unknown: episode.json was unreadable)", source="agent",
                                started=(directory / STEPS_FILE).stat().st_mtime if (directory / STEPS_FILE).exists()
                                else time.time())
@@ -424,6 +433,24 @@ def repair_episode(directory: Path | str) -> RepairReport:
             temp.unlink(missing_ok=True)
             report.temp_files += 1
     return report
+
+
+def prune_frames(episode: Episode, keep: FramePolicy) -> int:
+    """Delete the frames text-only training does not need: `ends` keeps the first and the last, `none` keeps
+    none; `all` keeps every one. The steps keep their frame names, and episode.json says which were kept.
+    Returns how many frames were deleted."""
+    if keep == "all":
+        return 0
+    names = sorted({name for step in episode.steps for name in (step.before, step.after) if name})
+    wanted = {names[0], names[-1]} if keep == "ends" and names else set()
+    deleted = 0
+    for frame in (episode.directory / FRAMES_DIR).glob("*.png"):
+        if f"{FRAMES_DIR}/{frame.name}" not in wanted:
+            frame.unlink(missing_ok=True)
+            deleted += 1
+    episode.meta.extra[FRAMES_KEPT] = keep
+    rewrite_meta(episode.directory, episode.meta)
+    return deleted
 
 
 def rewrite_meta(directory: Path, meta: EpisodeMeta) -> None:

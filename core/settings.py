@@ -21,7 +21,7 @@ def default_config_file() -> Path:
 
 
 PlannerName = Literal["offline", "openai", "transformers"]
-PlanMode = Literal["native", "som"]
+PlanMode = Literal["native", "som", "som-text"]
 PLANNERS: tuple[str, ...] = get_args(PlannerName)
 DetectorDevice = Literal["auto", "cpu", "cuda"]
 
@@ -36,13 +36,16 @@ class Settings(BaseSettings):
     api_key: SecretStr | None = Field(None, description="API key for the endpoint (else $OPENAI_API_KEY)")
     family: str | None = Field(None, description="prompt/coordinate family (ui-tars-1.5, qwen2.5-vl, ...); guessed "
                                                  "from the model name when unset")
-    plan_mode: PlanMode = Field("native", description="model gives coordinates, or picks marks")
+    plan_mode: PlanMode = Field("native", description="model gives coordinates, picks marks (som), or reads only "
+                                                      "the list of elements (som-text, for language models)")
     planner_timeout: float = Field(120.0, gt=0, description="seconds one decision may take: the model's reply, "
                                                             "streamed or not (the agent stops waiting after that)")
     planner_retries: int = Field(2, ge=0, description="retries on 429/5xx, with backoff")
     history_images: int = Field(3, ge=1, description="screenshots (current one included) sent to the model")
     token_budget: int = Field(16000, ge=1000, description="largest prompt, in estimated tokens")
     max_new_tokens: int = Field(512, ge=16, description="longest model reply")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="sampling temperature of a local model's reply "
+                                                                "(0 = greedy)")
     max_steps: int = Field(30, ge=1, le=1000, description="step limit of one run")
     dry_run: bool = Field(False, description="decide and log actions without moving the mouse or typing")
     monitor: int = Field(0, ge=0, description="0 = the whole virtual desktop, 1..n = one monitor")

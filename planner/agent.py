@@ -127,7 +127,7 @@ class Agent:
         thought = scrub(decision.thought, [s.value for s in self._secrets])
         monitor = obs.monitor
         if action.is_terminal:
-            step = Step(index, action, before, None, thought, monitor, timing=timing)
+            step = Step(index, action, before, None, thought, monitor, timing=timing, seen=self._stored(elements))
             writer.append(step)
             self._report(step, obs, elements)
             return step, obs, before
@@ -150,7 +150,7 @@ class Agent:
         after = writer.add_frame(after_image)
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
-                    dry_run=self.safety.dry_run, window=obs.window_title)
+                    dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements))
         writer.append(step)
         log.info("step %d: %s", index + 1, action.redacted().describe())
         self._report(step, obs, elements)

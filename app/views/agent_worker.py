@@ -96,12 +96,13 @@ class AgentWorker(QThread):
         self.done.emit(result.outcome, result.detail, str(result.episode_dir))
 
     def _run(self):  # noqa: ANN202 - a RunResult
-        from deskpilot.app.common import build_agent, grounder_for, planner_for
+        from deskpilot.app.common import build_agent, planner_for
+        from deskpilot.grounding.factory import build_grounder
         from deskpilot.grounding.annotate import annotate
         from deskpilot.planner.agent import StepReport
 
         settings = self.settings
-        grounder = grounder_for(settings)
+        grounder = build_grounder(settings)
         planner = planner_for(settings, self.task, grounder)
         limit = stop_hotkey_limit()
         if limit:

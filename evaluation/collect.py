@@ -1,0 +1,278 @@
+"""Collecting labelled episodes on MiniWoB++ at scale: a policy (the offline planner, random exploration, or a model,
+each with optional random steps mixed in) runs many episodes of many tasks, in parallel worker processes that each
+own a virtual display and a browser. Every episode is the usual Episode with the page's reward, its steps labelled
+by the environment and, where the environment cannot tell (a failed episode), by the heuristic verifier.
+
+A re-run into the same folder only adds the (task, seed, policy) episodes that are not there yet, so collection
+can span several sittings; a worker that dies loses at most its episode in flight, which the next run redoes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import queue
+import random
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.episode import (FramePolicy, delete_episode, is_being_written, list_episodes, prune_frames,
+                                    read_episode, rewrite_steps)
+from deskpilot.core.errors import DeskpilotError, EvaluationError
+
+COLLECT_KEY = "collect"  # episode.json `extra` key naming the policy an episode was collected with
+POLICIES = ("offline", "explore", "model")
+WORKER_POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class CollectConfig:
+    """What `deskpilot collect miniwob` was asked for (sent to every worker process as is)."""
+
+    tasks: tuple[str, ...]
+    episodes: int
+    out: Path
+    seed: int = 0
+    policy: str = "offline"
+    model: str | None = None
+    epsilon: float = 0.0
+    temperature: float = 0.0
+    workers: int = 1
+    frames: FramePolicy = "all"
+    scale: float = 2.0
+    settings: dict[str, Any] = field(default_factory=dict)  # further settings for each worker's agent
+
+    @property
+    def policy_name(self) -> str:
+        """The name a collected episode records: the policy, and its share of random steps when there is one."""
+        return self.policy + (f"+epsilon{self.epsilon:g}" if self.epsilon and self.policy != "explore" else "")
+
+
+@dataclass(frozen=True)
+class Collected:
+    """One finished episode, as a worker reports it."""
+
+    task: str
+    seed: int
+    raw_reward: float
+    steps: int
+    labels: dict[str, int]
+    seconds: float
+
+
+@dataclass
+class CollectSummary:
+    episodes: int = 0
+    steps: int = 0
+    successes: int = 0
+    labels: Counter = field(default_factory=Counter)
+    skipped: int = 0  # already in the folder from an earlier run
+    removed: int = 0  # unfinished episodes of a crashed run, removed to be collected again
+    failed_workers: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    per_task: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, episode: Collected) -> None:
+        self.episodes += 1
+        self.steps += episode.steps
+        self.successes += episode.raw_reward > 0
+        self.labels.update(episode.labels)
+        self.per_task.setdefault(episode.task, []).append(episode.raw_reward)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"episodes": self.episodes, "steps": self.steps,
+                "success_rate": self.successes / self.episodes if self.episodes else 0.0,
+                "labels": {k: self.labels.get(k, 0) for k in ("good", "bad", "unknown")},
+                "skipped": self.skipped, "removed": self.removed, "failed_workers": self.failed_workers,
+                "seconds": round(self.seconds, 1),
+                "steps_per_second": round(self.steps / self.seconds, 3) if self.seconds else 0.0,
+                "tasks": {task: {"episodes": len(r), "success_rate": sum(v > 0 for v in r) / len(r)}
+                          for task, r in sorted(self.per_task.items())}}
+
+
+def pending_jobs(config: CollectConfig) -> tuple[list[tuple[str, int]], int, int]:
+    """(the (task, seed) episodes still to collect, how many are already there, how many unfinished ones from a
+    crashed run were removed). Jobs run task by task, so a worker seldom reloads its page."""
+    done: set[tuple[str, int]] = set()
+    removed = 0
+    for directory in list_episodes(config.out):
+        try:
+            meta = read_episode(directory).meta
+        except DeskpilotError:
+            continue
+        if "reward" in meta.extra:
+            if meta.extra.get(COLLECT_KEY) == config.policy_name:
+                done.add((str(meta.extra.get("miniwob_task")), int(meta.extra.get("seed", -1))))
+        elif meta.app and meta.app.startswith("miniwob/") and not is_being_written(directory):
+            delete_episode(directory)  # a worker died with it in flight: it is collected again
+            removed += 1
+    wanted = [(task, config.seed + n) for task in config.tasks for n in range(config.episodes)]
+    return [job for job in wanted if job not in done], len(wanted) - sum(job not in done for job in wanted), removed
+
+
+def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], None] | None = None,
+                    on_start: Callable[[int], None] | None = None) -> CollectSummary:
+    """Collect every pending episode with `config.workers` worker processes; returns the summary. `on_start` gets
+    the number of episodes to collect, `on_episode` each one as it finishes."""
+    if config.policy not in POLICIES:
+        raise EvaluationError(f"unknown policy {config.policy!r}; known: {', '.join(POLICIES)}")
+    if config.policy == "model" and not config.model:
+        raise EvaluationError("--policy model needs --model (a folder made by `deskpilot model init` and trained)")
+    config.out.mkdir(parents=True, exist_ok=True)
+    jobs, skipped, removed = pending_jobs(config)
+    summary = CollectSummary(skipped=skipped, removed=removed)
+    if on_start is not None:
+        on_start(len(jobs))
+    if not jobs:
+        return summary
+    started = time.perf_counter()
+    context = multiprocessing.get_context("spawn")  # each worker imports X clients only after its DISPLAY is set
+    job_queue: Any = context.Queue()
+    results: Any = context.Queue()
+    for job in jobs:
+        job_queue.put(job)
+    count = max(1, min(config.workers, len(jobs)))
+    for _ in range(count):
+        job_queue.put(None)
+    workers = [context.Process(target=work, args=(config, job_queue, results, n), name=f"collect-{n}", daemon=True)
+               for n in range(count)]
+    for process in workers:
+        process.start()
+    try:
+        finished: set[int] = set()
+        while len(finished) < count:
+            try:
+                kind, worker, payload = results.get(timeout=WORKER_POLL_SECONDS)
+            except queue.Empty:
+                for number, process in enumerate(workers):
+                    if number not in finished and not process.is_alive():
+                        finished.add(number)
+                        summary.failed_workers.append(f"worker {number} died (exit code {process.exitcode})")
+                continue
+            if kind == "episode":
+                episode = Collected(**payload)
+                summary.add(episode)
+                if on_episode is not None:
+                    on_episode(episode)
+            elif kind == "failed":
+                summary.failed_workers.append(f"worker {worker}: {payload}")
+                finished.add(worker)
+            elif kind == "done":
+                finished.add(worker)
+    finally:
+        for process in workers:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def work(config: CollectConfig, jobs: Any, results: Any, number: int) -> None:
+    """A worker process: its own virtual display, browser and agent; episodes until the job queue says stop."""
+    try:
+        with Worker(config, number) as worker:
+            while (job := jobs.get()) is not None:
+                results.put(("episode", number, asdict(worker.collect(*job))))
+    except DeskpilotError as exc:
+        results.put(("failed", number, str(exc)))
+        return
+    except Exception as exc:  # noqa: BLE001 - the parent reports it in one line; the other workers go on
+        results.put(("failed", number, f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"))
+        return
+    results.put(("done", number, None))
+
+
+class Worker:
+    """What one worker process holds: Xvfb, the agent (grounding, the policy, real input) and a Chromium."""
+
+    def __init__(self, config: CollectConfig, number: int):
+        from contextlib import ExitStack
+
+        self.config = config
+        self._stack = ExitStack()
+        self._rng = random.Random(f"{config.seed}-{number}-{time.time_ns()}")
+        self.number = number
+
+    def __enter__(self) -> Worker:
+        from deskpilot.core.controller import Controller
+        from deskpilot.core.display import VirtualDisplay
+        from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
+        from deskpilot.core.screen import Screen
+        from deskpilot.core.settings import load_settings
+        from deskpilot.grounding.factory import build_grounder
+        from deskpilot.grounding.ocr import OcrEngine
+        from deskpilot.planner.agent import Agent
+        from deskpilot.training.verify import HeuristicVerifier
+
+        from .miniwob_page import MiniWobBrowser
+
+        display = VirtualDisplay().start()
+        self._stack.callback(display.stop)
+        display.activate()
+        config = self.config
+        settings = load_settings(**{"ocr_threads": 1, **config.settings, "confirm": "never",
+                                    "episodes_dir": config.out})
+        grounder = build_grounder(settings)
+        stop = EmergencyStop()
+        self.agent = Agent(Screen(), grounder, self._policy(settings, grounder), Controller(stop),
+                           Safety(stop, ConfirmationPolicy("never")), config.out,
+                           locate_timeout=settings.locate_timeout, settle_timeout=settings.settle_timeout,
+                           decide_timeout=settings.planner_timeout + 1.0)
+        self.browser = self._stack.enter_context(MiniWobBrowser(scale=config.scale).start(config.tasks[0]))
+        self.verifier = HeuristicVerifier(OcrEngine(threads=1))
+        return self
+
+    def _policy(self, settings: Any, grounder: Any) -> Any:
+        from deskpilot.planner.explore import EpsilonPlanner, ExplorePlanner
+
+        config = self.config
+        if config.policy == "explore":
+            return ExplorePlanner(self._rng)
+        if config.policy == "offline":
+            from deskpilot.planner.offline import OfflinePlanner
+
+            base: Any = OfflinePlanner(grounder)
+        else:
+            from deskpilot.core.settings import load_settings
+            from deskpilot.planner.factory import build_planner
+
+            model_settings = load_settings(**{**settings.model_dump(), "planner": "transformers",
+                                              "model": config.model, "plan_mode": "som-text",
+                                              "temperature": config.temperature})
+            base = build_planner(model_settings, grounder=grounder)
+        return EpsilonPlanner(base, config.epsilon, self._rng) if config.epsilon > 0 else base
+
+    def collect(self, task: str, seed: int) -> Collected:
+        from .miniwob import run_episode
+
+        score = run_episode(self.agent, self.browser, task, seed)
+        episode = read_episode(score.episode_dir)
+        episode.meta.extra[COLLECT_KEY] = self.config.policy_name
+        steps = label_with_heuristic(episode, self.verifier)
+        rewrite_steps(episode, steps)
+        prune_frames(episode, self.config.frames)  # also writes episode.json, with the policy name
+        labels = Counter((s.verification or {}).get("label", "unknown") for s in steps if not s.action.is_terminal)
+        return Collected(task, seed, score.raw_reward, len(steps), dict(labels), score.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+
+def label_with_heuristic(episode: Any, verifier: Any) -> list[Any]:
+    """The episode's steps with one label each: the environment's where it is sure (good or bad), the heuristic
+    verifier's where it is not (the steps of a failed episode); both verdicts are kept under `checks`."""
+    steps = list(episode.steps)
+    try:
+        heuristic = verifier.judge_episode(episode)
+    except DeskpilotError:  # a frame is missing: the environment's labels stay as they are
+        return steps
+    for step, verdict in zip(steps, heuristic):
+        if verdict is None:
+            continue
+        env = step.verification or {}
+        chosen = env if env.get("label") in ("good", "bad") else verdict.as_dict()
+        step.verification = {**chosen, "checks": {"env": env.get("label", "unknown"), "heuristic": verdict.label}}
+    return steps
