@@ -13,7 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import collect_cli, detector_cli, episodes_cli, eval_cli, label_cli, recording_cli, train_cli
+from deskpilot.app import (collect_cli, detector_cli, episodes_cli, eval_cli, label_cli, model_cli, recording_cli,
+                           train_cli)
 from deskpilot.app.common import (build_agent, confirmer, err, listen_for_stop, out, plain,
                                   planner_for, write_png)
 from deskpilot.grounding.factory import build_grounder
@@ -98,7 +99,8 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         family: Annotated[Optional[str], typer.Option(help="ui-tars-1.5 | qwen2.5-vl | ui-tars | qwen2-vl | "
                                                       "qwen3-vl | screen (default: guessed from --model)")] = None,
         mode: Annotated[Optional[str], typer.Option(help="native (model gives coordinates) | som (numbered "
-                                                    "marks)")] = None,
+                                                    "marks) | som-text (elements as text, for language "
+                                                    "models)")] = None,
         max_steps: Annotated[Optional[int], typer.Option(help="step limit")] = None,
         dry_run: Annotated[bool, typer.Option("--dry-run", help="plan and log, but never touch mouse or keys")] = False,
         episodes_dir: Annotated[Optional[Path], typer.Option(help="where the episode is written")] = None,
@@ -213,6 +215,7 @@ app.add_typer(episodes_cli.episodes_app, name="episodes")
 app.add_typer(train_cli.train_app, name="train")
 app.add_typer(eval_cli.eval_app, name="eval")
 app.add_typer(collect_cli.collect_app, name="collect")
+app.add_typer(model_cli.model_app, name="model")
 app.add_typer(detector_cli.detector_app, name="detector")
 
 

@@ -76,7 +76,10 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
                  model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
                  = None,
                  base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
-                 family: FamilyOption = None, scale: ScaleOption = 2.0, json_file: JsonOption = None,
+                 family: FamilyOption = None,
+                 mode: Annotated[Optional[str], typer.Option(help="native | som | som-text (elements as text, for "
+                                                                  "language models)")] = None,
+                 scale: ScaleOption = 2.0, json_file: JsonOption = None,
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                       "(default: <episodes>/miniwob)")] = None) -> None:
     """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it."""
@@ -90,7 +93,8 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
     chosen = _tasks(tasks)
-    settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, confirm="never")
+    settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
+                             confirm="never")
     settings.episodes_dir = episodes_dir or settings.episodes_dir / "miniwob"
     grounder = build_grounder(settings)
     with ExitStack() as stack:
@@ -108,7 +112,8 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
                       markup=False, highlight=False)
 
         report = evaluate_miniwob(agent, browser, chosen, episodes, seed, on_episode=show)
-    report.update({"planner": planner, "seed": seed, "episodes_dir": str(settings.episodes_dir)})
+    report.update({"planner": planner, "mode": settings.plan_mode if planner != "offline" else None, "model": model,
+                   "seed": seed, "episodes_dir": str(settings.episodes_dir)})
     _print_miniwob(report)
     write_json(json_file, report)
 

@@ -262,8 +262,9 @@ class Worker:
 
 
 def label_with_heuristic(episode: Any, verifier: Any) -> list[Any]:
-    """The episode's steps with one label each: the environment's where it is sure (good or bad), the heuristic
-    verifier's where it is not (the steps of a failed episode); both verdicts are kept under `checks`."""
+    """The episode's steps with one label each: the environment's where it is sure (good or bad), else the
+    heuristic verifier's `bad` (the step visibly did nothing). A visible effect alone is no proof of progress, so
+    the heuristic's `good` leaves such a step unknown. Both verdicts are kept under `checks`."""
     steps = list(episode.steps)
     try:
         heuristic = verifier.judge_episode(episode)
@@ -273,6 +274,11 @@ def label_with_heuristic(episode: Any, verifier: Any) -> list[Any]:
         if verdict is None:
             continue
         env = step.verification or {}
-        chosen = env if env.get("label") in ("good", "bad") else verdict.as_dict()
+        if env.get("label") in ("good", "bad"):
+            chosen = env
+        elif verdict.label == "bad":
+            chosen = verdict.as_dict()
+        else:
+            chosen = {**env, "label": "unknown"} if env else {**verdict.as_dict(), "label": "unknown"}
         step.verification = {**chosen, "checks": {"env": env.get("label", "unknown"), "heuristic": verdict.label}}
     return steps

@@ -24,6 +24,10 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .offline import OfflinePlanner
 
         return OfflinePlanner(grounder)
+    if settings.plan_mode == "som-text":
+        from .text_planner import TextPlanner
+
+        return TextPlanner(build_backend(settings), on_text=on_text)
     from .model_planner import ModelPlanner
 
     chosen = resolve_family(settings.family, settings.model)
@@ -67,5 +71,6 @@ def build_backend(settings: Settings) -> ChatBackend:
     if settings.planner == "transformers":
         from .transformers_backend import TransformersBackend
 
-        return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens)
+        return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens,
+                                   temperature=settings.temperature)
     raise PlannerError(f"the {settings.planner} planner has no chat model")

@@ -1,6 +1,8 @@
-"""Chat backend for a local vision-language model through transformers: `AutoModelForImageTextToText` and
-`AutoProcessor` from a folder (or a cached model id), bf16 on CUDA when present, float32 on CPU. A folder holding
-a peft LoRA adapter (`adapter_config.json`) is loaded on top of its base model, so what deskpilot trains runs here.
+"""Chat backend for a local model through transformers, from a folder (or a cached model id), bf16 on CUDA when
+present, float32 on CPU: vision-language models with `AutoModelForImageTextToText` and `AutoProcessor`, and
+language models (`...ForCausalLM`, such as the planner `deskpilot model init` makes) with `AutoModelForCausalLM`
+and `AutoTokenizer`, for the som-text mode. A folder holding a peft LoRA adapter (`adapter_config.json`) is
+loaded on top of its base model, so what deskpilot trains runs here.
 
 Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
 torchvision an image-only processor is built instead (deskpilot sends only images)."""
@@ -21,8 +23,20 @@ log = logging.getLogger(__name__)
 QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProcessor"}
 
 
+def is_causal_lm(source: str) -> bool:
+    """Whether the model in `source` is a text-only causal language model (else a vision-language one)."""
+    import transformers
+
+    try:
+        config = transformers.AutoConfig.from_pretrained(source)
+    except (OSError, ValueError) as exc:
+        raise PlannerError(f"cannot load model {source!r}: {str(exc).splitlines()[0]}") from None
+    return not hasattr(config, "vision_config") and any(a.endswith("ForCausalLM")
+                                                         for a in (config.architectures or []))
+
+
 class TransformersBackend:
-    def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None):
+    def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0):
         try:
             import torch
             import transformers
@@ -32,37 +46,41 @@ class TransformersBackend:
         self._torch = torch
         self.name = f"transformers:{Path(model).name or model}"
         self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
         source = Path(model)
         adapter_file = source / "adapter_config.json"
         try:
+            base = json.loads(adapter_file.read_text())["base_model_name_or_path"] if adapter_file.is_file() else model
+            self.causal = is_causal_lm(base)
+            auto = transformers.AutoModelForCausalLM if self.causal else transformers.AutoModelForImageTextToText
+            self.model = auto.from_pretrained(base, dtype=dtype)
+            has_processor = any((source / f).is_file() for f in ("processor_config.json", "tokenizer.json",
+                                                                   "preprocessor_config.json"))
+            processor_source = str(source) if has_processor or not adapter_file.is_file() else base
             if adapter_file.is_file():
-                base = json.loads(adapter_file.read_text())["base_model_name_or_path"]
                 from peft import PeftModel
 
-                base_model = transformers.AutoModelForImageTextToText.from_pretrained(base, dtype=dtype)
-                self.model = PeftModel.from_pretrained(base_model, str(source))
-                has_processor = any((source / f).is_file() for f in ("processor_config.json", "tokenizer.json",
-                                                                       "preprocessor_config.json"))
-                self.processor = load_processor(str(source) if has_processor else base, base_model.config.model_type)
-            else:
-                self.model = transformers.AutoModelForImageTextToText.from_pretrained(model, dtype=dtype)
-                self.processor = load_processor(model, self.model.config.model_type)
+                self.model = PeftModel.from_pretrained(self.model, str(source))
+            self.processor = transformers.AutoTokenizer.from_pretrained(processor_source) if self.causal else \
+                load_processor(processor_source, self.model.config.model_type)
         except (OSError, ValueError, KeyError) as exc:
             raise PlannerError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
         self.model.to(self.device).eval()
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
-        conversation = [to_hf_message(m) for m in messages]
+        conversation = [text_message(m) if self.causal else to_hf_message(m) for m in messages]
         try:
             inputs = self.processor.apply_chat_template(conversation, add_generation_prompt=True, tokenize=True,
                                                         return_dict=True, return_tensors="pt")
         except (ValueError, TypeError) as exc:
             raise PlannerError(f"the model's processor could not build the prompt: {exc}") from None
         inputs = inputs.to(self.device)
+        sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else \
+            {"do_sample": False}
         with self._torch.inference_mode():
-            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False)
+            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, **sampling)
         new_tokens = output[0, inputs["input_ids"].shape[1]:]
         text = self.processor.decode(new_tokens, skip_special_tokens=True)
         if on_text and text:
@@ -70,6 +88,14 @@ class TransformersBackend:
         if not text.strip():
             raise PlannerError(f"{self.name} generated an empty reply")
         return text
+
+
+def text_message(message: dict[str, object]) -> dict[str, str]:
+    """An OpenAI-format message for a text-only model: its text parts joined (it has no use for images)."""
+    content = message["content"]
+    if not isinstance(content, str):
+        content = "\n".join(part["text"] for part in content if part.get("type") == "text")  # type: ignore[union-attr]
+    return {"role": str(message["role"]), "content": content}
 
 
 def to_hf_message(message: dict[str, object]) -> dict[str, Any]:

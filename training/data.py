@@ -1,5 +1,6 @@
 """Hugging Face `datasets` for each trainer, from Samples (see samples.py), in TRL's conversational vision format
-(`prompt` messages with `{"type": "image"}` placeholders, the screenshots in `images`):
+(`prompt` messages with `{"type": "image"}` placeholders, the screenshots in `images`), or for som-text samples
+TRL's plain conversational format (string contents, no `images`):
 
 - sft:  good steps and demonstrations -> `prompt`, `completion`, `images`
 - kto:  good and bad steps (unpaired) -> `prompt`, `completion`, `label` (bool), `images`
@@ -27,13 +28,17 @@ def rows(samples: list[Sample], method: Method) -> list[dict[str, Any]]:
     for sample in samples:
         if sample.label not in wanted:
             continue
-        prompt, images = to_trl_messages(sample.messages)
-        row: dict[str, Any] = {"prompt": prompt, "images": images, "episode": sample.episode, "step": sample.step}
+        text_only = all(isinstance(m["content"], str) for m in sample.messages)  # som-text: no images at all
+        prompt, images = (sample.messages, []) if text_only else to_trl_messages(sample.messages)
+        row: dict[str, Any] = {"prompt": prompt, "episode": sample.episode, "step": sample.step}
+        if not text_only:
+            row["images"] = images
         if method == "grpo":
             row["target"] = sample.target.to_dict()
             row["reference"] = sample.completion
         else:
-            row["completion"] = [{"role": "assistant", "content": [{"type": "text", "text": sample.completion}]}]
+            content: Any = sample.completion if text_only else [{"type": "text", "text": sample.completion}]
+            row["completion"] = [{"role": "assistant", "content": content}]
         if method == "kto":
             row["label"] = sample.label == "good"
         found.append(row)

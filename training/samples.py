@@ -26,6 +26,7 @@ from deskpilot.core.geometry import Box, Point
 from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, image_from_url, model_image
 from deskpilot.planner.families import ModelFamily, load_template
 from deskpilot.planner.model_planner import no_effect_note
+from deskpilot.planner.som_text import SomText
 
 log = logging.getLogger(__name__)
 Label = Literal["good", "bad", "unknown"]
@@ -135,13 +136,18 @@ def usable(step: Step, episode: Episode) -> bool:
 
 
 class SampleBuilder:
-    """Builds Samples the way the model planner builds prompts, for one model family and planning mode."""
+    """Builds Samples the way the model planner builds prompts, for one model family and planning mode: `native`
+    (screenshots, coordinates) or `som-text` (elements as text, see planner/som_text.py; no frames needed)."""
 
-    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000):
+    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000, mode: str = "native"):
         self.family = family
+        self.mode = mode
         self.builder = PromptBuilder(load_template("native"), max_images=max_images, token_budget=token_budget)
 
     def episode_samples(self, episode: Episode) -> Iterator[Sample]:
+        if self.mode == "som-text":
+            yield from self.text_samples(episode)
+            return
         turns: list[Turn] = []
         last: tuple[np.ndarray, Action] | None = None  # the previous step's screen and action, for its effect note
         for step in episode.steps:
@@ -164,6 +170,22 @@ class SampleBuilder:
                          step_label(step, episode), target_of(step, space, (image.shape[1], image.shape[0])))
             turns.append(Turn(screenshot, completion))
             last = (frame, step.action)
+
+    def text_samples(self, episode: Episode) -> Iterator[Sample]:
+        """som-text samples: each step's prompt as the text planner builds it from the elements the step saw, and
+        the answer that produces the step's action. A step that cannot be said in that mode ends the episode's
+        samples, since the history of later prompts would be wrong."""
+        conversation = SomText(episode.meta.task)
+        for step in episode.steps:
+            if step.dry_run or (step.action.text is not None and REDACTED in step.action.text):
+                return
+            screen = conversation.screen(step.seen)
+            answer = conversation.answer_for(step.action, screen, step.elements)
+            if answer is None or (not step.seen and not step.action.is_terminal):
+                return
+            yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
+                         step_label(step, episode), Target(step.action.kind.value, text=_target_text(step.action)))
+            conversation.remember(answer)
 
     def samples(self, paths: list[Path]) -> list[Sample]:
         found: list[Sample] = []

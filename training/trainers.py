@@ -38,6 +38,7 @@ class TrainRequest:
     max_steps: int | None = None
     config: Path | None = None
     max_images: int = 3
+    mode: str = "native"  # native | som-text (a language model reading elements as text)
 
 
 @dataclass
@@ -59,11 +60,13 @@ def train(request: TrainRequest) -> TrainResult | None:
     """Train, save the adapter (or weights) and processor to `request.out`, and describe the run; None on the
     non-main processes of a distributed run."""
     file_settings = read_config_file(request.config)
-    arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps})
+    text_mode = request.mode == "som-text"
+    arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
+                              from_scratch=text_mode and not request.lora)
     rewards = reward_weights(file_settings) if request.method == "grpo" else {}
     if rewards:
         arguments["reward_weights"] = list(rewards.values())
-    samples = SampleBuilder(request.family, max_images=request.max_images).samples(request.data)
+    samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
     dataset = build_dataset(samples, request.method)
     log.info("%s", summary(samples))
 
@@ -104,12 +107,15 @@ def load_trainable(model_path: str, dtype: Any) -> tuple[Any, Any]:
     """The model and processor to train, from a local folder (or a cached hub id)."""
     import transformers
 
-    from deskpilot.planner.transformers_backend import load_processor
+    from deskpilot.planner.transformers_backend import is_causal_lm, load_processor
 
     if (Path(model_path) / "adapter_config.json").is_file():
         raise TrainingError(f"{model_path} is a LoRA adapter; train from its base model (adapters are trained "
                              "fresh on the base for each method)")
     try:
+        if is_causal_lm(model_path):
+            model = transformers.AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype)
+            return model, transformers.AutoTokenizer.from_pretrained(model_path)
         model = transformers.AutoModelForImageTextToText.from_pretrained(model_path, dtype=dtype)
         processor = load_processor(model_path, model.config.model_type)
     except (OSError, ValueError, KeyError) as exc:

@@ -1,0 +1,232 @@
+"""The `som-text` planning mode, for language models that see no image: the prompt is the task, the task's values
+as short handles, the list of grounded elements as text (role and rank, text, state, and which value each one
+shows), and the answers given so far. The model answers `Action: <call>` and refers to things by what it can copy
+rather than look up:
+
+- `$2` — the task's second value: `click(target='$2')` clicks the element showing it, `type(content='$1')` types
+  it (`$1:lower` / `$1:upper` change its case);
+- `input 2` — the second text field from the top (any role: `button 1`, `checkbox 3`, `link 2`, ...);
+- `element='7'` — the seventh listed element (for large models that can count).
+
+Values are the task's quoted strings and the phrases of the task that name an element on the screen (the same
+text matching grounding uses), numbered in the order they are first seen and kept for the episode. This module is
+the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
+all use it, so what a model is trained on is what it is asked."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from deskpilot.core.action_text import format_action, parse_response
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.errors import ActionParseError
+from deskpilot.core.geometry import reading_order
+from deskpilot.core.observation import Element
+from deskpilot.grounding.phrasings import echoes_task
+
+from .explore import task_values
+
+MAX_ELEMENTS = 30
+MAX_HISTORY = 8
+MAX_VALUE_WORDS = 6
+SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
+          "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "
+          "scroll(direction=...) | finished(content=...). Name a value of the task as '$N' and an element by its "
+          "role and rank ('input 2').")
+STOPWORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
+select choose enter type button field box text link tab check uncheck all any one""".split())
+HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
+ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
+ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+@dataclass(frozen=True)
+class Listed:
+    """An element as the model sees it: its reference (`button 2`) and line."""
+
+    element: Element
+    ref: str
+    line: str
+
+
+@dataclass
+class TextScreen:
+    """The task's values and one screen's listed elements, as the prompt shows them."""
+
+    values: list[str]
+    listed: list[Listed] = field(default_factory=list)
+
+    def value_of(self, element: Element) -> int | None:
+        """The number of the task value this element shows (1-based), if any."""
+        text = _norm(element.text)
+        if not text:
+            return None
+        for number, value in enumerate(self.values, 1):
+            if _norm(value) == text:
+                return number
+        return None
+
+
+class SomText:
+    """Prompts and answers of one episode in som-text mode. The values grow as new screens show new phrases of the
+    task, and keep their numbers, so earlier answers stay true."""
+
+    def __init__(self, task: str):
+        self.task = task
+        self.values: list[str] = task_values(task)
+        self.answers: list[str] = []
+
+    def screen(self, elements: list[Element]) -> TextScreen:
+        """Learn the task phrases this screen shows, and list its elements."""
+        shown = [e for e in _deduplicated(elements) if not (e.role == "text" and echoes_task(e.text, self.task, ""))]
+        for element in shown:
+            phrase = _named_phrase(element.text, self.task)
+            if phrase and all(_norm(phrase) != _norm(v) for v in self.values):
+                self.values.append(phrase)
+        screen = TextScreen(list(self.values))
+        ranks: dict[str, int] = {}
+        for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:
+            ranks[element.role] = ranks.get(element.role, 0) + 1
+            ref = f"{element.role} {ranks[element.role]}"
+            state = {True: " checked", False: " unchecked", None: ""}[element.checked]
+            number = screen.value_of(element)
+            line = f"{ref} {_quoted(element.text)}{state}" + (f" =${number}" if number else "")
+            screen.listed.append(Listed(element, ref, line))
+        return screen
+
+    def messages(self, screen: TextScreen) -> list[dict[str, object]]:
+        """The chat messages for this step: a fixed system line, then the task, values, screen and history."""
+        values = " ".join(f"${n}={_quoted(v)}" for n, v in enumerate(screen.values, 1)) or "(none)"
+        done = "\n".join(self.answers[-MAX_HISTORY:]) or "(nothing yet)"
+        lines = "\n".join(item.line for item in screen.listed) or "(nothing found)"
+        user = f"Task: {self.task}\nValues: {values}\nScreen:\n{lines}\nDone:\n{done}"
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+
+    def remember(self, answer: str) -> None:
+        """Add the call of an answer given at this step to the history later prompts show."""
+        self.answers.append(answer.strip().removeprefix("Action:").strip())
+
+    def read(self, reply: str, screen: TextScreen) -> tuple[str, Action]:
+        """A model's reply -> (thought, action with a point or a grounding target); ActionParseError when it
+        names a value, element or rank that does not exist."""
+        response = parse_response(reply)
+        action = response.actions[0]
+        if action.kind is ActionKind.TYPE and action.text is not None:
+            action = action.model_copy(update={"text": self._typed(action.text, screen)})
+        if action.target:
+            action = self._located(action, screen)
+        return response.thought, action
+
+    def _typed(self, content: str, screen: TextScreen) -> str:
+        match = HANDLE.match(content.strip())
+        if not match:
+            return content
+        value = self._value(int(match["number"]), screen)
+        return value.lower() if match["case"] == "lower" else value.upper() if match["case"] == "upper" else value
+
+    def _value(self, number: int, screen: TextScreen) -> str:
+        if not 1 <= number <= len(screen.values):
+            raise ActionParseError(f"there is no value ${number}; the task has {len(screen.values)}")
+        return screen.values[number - 1]
+
+    def _located(self, action: Action, screen: TextScreen) -> Action:
+        target = (action.target or "").strip()
+        if HANDLE.match(target):
+            number = int(HANDLE.match(target)["number"])  # type: ignore[index]
+            showing = [item for item in screen.listed if screen.value_of(item.element) == number]
+            controls = [item for item in showing if item.element.role != "text"]
+            if len(controls) == 1 or (not controls and len(showing) == 1):
+                return action.model_copy(update={"point": (controls or showing)[0].element.center, "target": None})
+            return action.model_copy(update={"target": self._value(number, screen)})  # grounding picks one
+        if ROLE_RANK.match(target):
+            for item in screen.listed:
+                if item.ref == target:
+                    return action.model_copy(update={"point": item.element.center, "target": None})
+            raise ActionParseError(f"there is no {target!r} on the screen")
+        number_match = ELEMENT_NUMBER.match(target)
+        if number_match:
+            number = int(number_match["number"])
+            if not 1 <= number <= len(screen.listed):
+                raise ActionParseError(f"there is no element {number}; the list has {len(screen.listed)}")
+            return action.model_copy(update={"point": screen.listed[number - 1].element.center, "target": None})
+        return action  # a description: grounding resolves it
+
+    def answer_for(self, action: Action, screen: TextScreen, used: list[Element] | None = None) -> str | None:
+        """The answer that would have produced `action` on this screen (for training samples), or None when it
+        cannot be said in this mode's terms."""
+        kind = action.kind
+        if kind is ActionKind.TYPE:
+            return "Action: " + format_action(action.model_copy(update={"text": self._handle_for_text(action.text or "",
+                                                                                                      screen)}))
+        if kind in (ActionKind.HOTKEY, ActionKind.SCROLL, ActionKind.FINISHED, ActionKind.WAIT,
+                    ActionKind.CALL_USER) and action.point is None:
+            return "Action: " + format_action(action)
+        if kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK) or action.point is None:
+            return None
+        reference = self._reference(action, screen, used or [])
+        if reference is None:
+            return None
+        bare = Action(kind=kind, target=reference)
+        return "Action: " + format_action(bare)
+
+    def _handle_for_text(self, text: str, screen: TextScreen) -> str:
+        for number, value in enumerate(screen.values, 1):
+            if text == value:
+                return f"${number}"
+            if text == value.lower() and value != value.lower():
+                return f"${number}:lower"
+            if text == value.upper() and value != value.upper():
+                return f"${number}:upper"
+        return text
+
+    def _reference(self, action: Action, screen: TextScreen, used: list[Element]) -> str | None:
+        x, y = action.point  # type: ignore[misc]
+        hit = [item for item in screen.listed if item.element.box.contains(x, y)]
+        hit.sort(key=lambda item: item.element.box.area)
+        for item in hit + [item for item in screen.listed if item.element in used]:
+            number = screen.value_of(item.element)
+            if number is not None:
+                return f"${number}"
+        described = _norm(action.target or "")
+        for number, value in enumerate(screen.values, 1):
+            if described and re.search(rf"(?<!\w){re.escape(_norm(value))}(?!\w)", described):
+                return f"${number}"
+        return hit[0].ref if hit else None
+
+
+def _quoted(text: str) -> str:
+    return '"' + " ".join(text.split()).replace('"', "'")[:60] + '"'
+
+
+def _named_phrase(text: str, task: str) -> str | None:
+    """The phrase of `task` that `text` (an element's text) says, when the task names it as a whole word or
+    words; stopwords and single characters never count."""
+    phrase = _norm(text)
+    if not phrase or len(phrase) < 2 or len(phrase.split()) > MAX_VALUE_WORDS or phrase in STOPWORDS:
+        return None
+    task_norm = _norm(task)
+    if not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", task_norm):
+        return None
+    words = re.findall(r"[\w']+", task)
+    size = len(phrase.split())
+    for start in range(len(words) - size + 1):  # the task's own spelling of it
+        if _norm(" ".join(words[start:start + size])) == phrase:
+            return " ".join(words[start:start + size])
+    return text.strip()
+
+
+def _deduplicated(elements: list[Element]) -> list[Element]:
+    """Elements without OCR text lines that only repeat a control's own label inside that control."""
+    controls = [e for e in elements if e.role != "text"]
+    kept = []
+    for element in elements:
+        if element.role == "text" and any(_norm(c.text) == _norm(element.text) and c.box.intersects(element.box)
+                                          for c in controls):
+            continue
+        kept.append(element)
+    return kept

@@ -1,0 +1,48 @@
+"""A planner for language models that see no screenshot (`--mode som-text`): each step it lists grounding's
+elements as text (planner/som_text.py) and asks the model for one action. Unusable answers are retried once with
+a correction; after that the step fails with a clear error, never a guessed click."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from deskpilot.core.action_text import split_response
+from deskpilot.core.episode import Step
+from deskpilot.core.errors import ActionParseError, PlannerError
+from deskpilot.core.observation import Element, Observation
+from deskpilot.core.secrets import mask_secrets, task_secrets
+
+from .base import ChatBackend, Decision, ask_with_one_correction
+from .som_text import SomText
+
+log = logging.getLogger(__name__)
+CORRECTION = "That answer could not be used: {error}. Answer with one line: Action: <one call>."
+
+
+class TextPlanner:
+    def __init__(self, backend: ChatBackend, on_text: Callable[[str], None] | None = None):
+        self.backend = backend
+        self.name = f"{backend.name} (som-text)"
+        self.on_text = on_text
+        self._episode: SomText | None = None
+
+    def secrets(self, task: str) -> list[str]:
+        return [secret.value for secret in task_secrets(task)]
+
+    def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
+        # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
+        masked = mask_secrets(task, task_secrets(task))
+        if not history or self._episode is None or self._episode.task != masked:
+            self._episode = SomText(masked)
+        episode = self._episode
+        screen = episode.screen(elements)
+        try:
+            reply, (thought, action) = ask_with_one_correction(
+                self.backend, episode.messages(screen), lambda text: episode.read(text, screen), ActionParseError,
+                lambda error: CORRECTION.format(error=error), self.on_text)
+        except ActionParseError as second_error:
+            raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
+        call = split_response(reply)[1]
+        episode.remember(call)
+        return Decision(thought or call, action)

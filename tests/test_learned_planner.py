@@ -1,0 +1,159 @@
+"""The planner deskpilot trains itself: som-text prompts and answers, collection at scale on MiniWoB++ with
+parallel workers, and a model made by `deskpilot model init` that trains, loads and acts on the demo app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import deskpilot, read_state
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import EpisodeWriter, Step, list_episodes, read_episode
+from deskpilot.core.errors import ActionParseError
+from deskpilot.core.geometry import Box, Monitor, Point
+from deskpilot.core.observation import Element, Observation
+from deskpilot.planner.families import FAMILIES
+from deskpilot.planner.som_text import SomText
+from deskpilot.planner.text_planner import TextPlanner
+from deskpilot.training.samples import SampleBuilder
+
+OK = Element(Box(10, 100, 90, 130), "button", "OK")
+CANCEL = Element(Box(100, 100, 190, 130), "button", "Cancel")
+FIRST = Element(Box(10, 20, 190, 40), "input", "")
+SECOND = Element(Box(10, 50, 190, 70), "input", "")
+ECHO = Element(Box(10, 0, 300, 15), "text", 'Type "Ada" into the second field and click OK')
+
+
+def screen_of(elements: list[Element]):
+    return SomText('Type "Ada" into the second field and click OK').screen(elements)
+
+
+def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
+    episode = SomText('Type "Ada" into the second field and click OK')
+    screen = episode.screen([ECHO, OK, CANCEL, FIRST, SECOND])
+    assert screen.values == ["Ada", "OK"]
+    lines = [item.line for item in screen.listed]
+    assert lines == ['input 1 ""', 'input 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
+    user = episode.messages(screen)[1]["content"]
+    assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
+
+
+def test_answers_resolve_to_points_and_values():
+    episode = SomText('Type "Ada" into the second field and click OK')
+    screen = episode.screen([OK, CANCEL, FIRST, SECOND])
+    assert episode.read("Action: click(target='$2')", screen)[1].point == OK.center
+    assert episode.read("Action: click(target='input 2')", screen)[1].point == SECOND.center
+    assert episode.read("Action: click(element='3')", screen)[1].point == OK.center  # reading order: 2 inputs first
+    assert episode.read("Action: type(content='$1:upper')", screen)[1].text == "ADA"
+    assert episode.read("Action: type(content='plain words')", screen)[1].text == "plain words"
+    for bad in ("Action: click(target='$7')", "Action: click(target='input 9')", "Action: click(element='99')",
+                "Action: type(content='$3')"):
+        with pytest.raises(ActionParseError):
+            episode.read(bad, screen)
+
+
+def test_a_step_becomes_the_answer_that_produces_it():
+    episode = SomText('Type "Ada" into the second field and click OK')
+    screen = episode.screen([OK, CANCEL, FIRST, SECOND])
+    cases = [(Action(kind=ActionKind.CLICK, point=Point(50, 60)), "Action: click(target='input 2')"),
+             (Action(kind=ActionKind.TYPE, text="ada"), "Action: type(content='$1:lower')"),
+             (Action(kind=ActionKind.CLICK, point=Point(40, 110), target='the "OK" button'),
+              "Action: click(target='$2')"),
+             (Action(kind=ActionKind.HOTKEY, keys=("enter",)), "Action: hotkey(key='enter')")]
+    for action, answer in cases:
+        assert episode.answer_for(action, screen) == answer
+        resolved = episode.read(answer, screen)[1]  # the same kind, on the element the step hit
+        assert resolved.kind is action.kind
+        if action.point is not None:
+            hit = next(e for e in (OK, CANCEL, FIRST, SECOND) if e.box.contains(*action.point))
+            assert resolved.point == hit.center
+
+
+class Scripted:
+    """A chat backend that answers from a script and keeps every request."""
+
+    name = "scripted"
+
+    def __init__(self, replies: list[str]):
+        self.replies = list(replies)
+        self.requests: list[list[dict]] = []
+
+    def complete(self, messages, on_text=None):  # noqa: ANN001, ANN201 - the ChatBackend protocol
+        self.requests.append(messages)
+        return self.replies.pop(0)
+
+
+def test_training_prompts_equal_the_planners_requests(tmp_path):
+    """Samples built from an episode on disk ask exactly what the planner asked while it ran."""
+    task = 'Type "Ada" into the second field and click OK'
+    screens = [[ECHO, OK, CANCEL, FIRST, SECOND], [ECHO, OK, CANCEL, FIRST, SECOND, ECHO], [OK, FIRST, SECOND]]
+    backend = Scripted(["Thought: the second field.\nAction: click(target='input 2')",
+                        "Action: type(content='$1')", "Action: click(target='$2')"])
+    planner = TextPlanner(backend)
+    monitor = Monitor(0, 0, 320, 240)
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), monitor)
+    writer = EpisodeWriter.create(tmp_path, task)
+    history: list[Step] = []
+    for index, elements in enumerate(screens):
+        decision = planner.decide(task, history, obs, elements)
+        frame = writer.add_frame(obs.image)
+        step = Step(index, decision.action, frame, frame, decision.thought, monitor, seen=elements,
+                    verification={"label": "good", "reason": "test", "score": 1.0, "verifier": "env"})
+        writer.append(step)
+        history.append(step)
+    writer.finish("success")
+    samples = SampleBuilder(FAMILIES["screen"], mode="som-text").samples([tmp_path])
+    assert [s.messages for s in samples] == backend.requests
+    assert [s.completion for s in samples] == ["Action: click(target='input 2')", "Action: type(content='$1')",
+                                               "Action: click(target='$2')"]
+
+
+def test_collect_with_two_workers_labels_every_step_and_resumes(xdisplay, tmp_path):
+    out = tmp_path / "collected"
+    args = ("collect", "miniwob", "--tasks", "click-button,focus-text", "--workers", "2", "--frames", "none",
+            "--seed", "300", "--out", str(out))
+    result = deskpilot(*args, "--episodes", "2", "--json", str(tmp_path / "first.json"), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((tmp_path / "first.json").read_text())
+    assert report["episodes"] == 4 and report["steps"] >= 4 and report["failed_workers"] == []
+    assert sum(report["labels"].values()) >= 4 and set(report["tasks"]) == {"click-button", "focus-text"}
+    for directory in list_episodes(out):
+        episode = read_episode(directory)
+        assert episode.meta.extra["collect"] == "offline" and "reward" in episode.meta.extra
+        assert episode.meta.extra["frames"] == "none" and not list((directory / "frames").glob("*.png"))
+        acted = [s for s in episode.steps if not s.action.is_terminal]
+        assert acted and all(s.seen and s.verification["label"] in ("good", "bad", "unknown") for s in acted)
+        assert all("heuristic" in s.verification["checks"] for s in acted)
+    again = deskpilot(*args, "--episodes", "3", "--json", str(tmp_path / "second.json"), timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    second = json.loads((tmp_path / "second.json").read_text())
+    assert second["skipped"] == 4 and second["episodes"] == 2 and len(list_episodes(out)) == 6
+
+
+def test_a_model_from_model_init_trains_loads_and_acts_on_the_demo_app(demo_app, tmp_path):
+    task = 'click "Save"'
+    shown = deskpilot("run", task, "--episodes-dir", str(tmp_path / "shown"))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    vouched = deskpilot("label", *map(str, list_episodes(tmp_path / "shown")), "--verifier", "human", "--set", "good")
+    assert vouched.returncode == 0, vouched.stdout + vouched.stderr
+    made = deskpilot("model", "init", "--out", str(tmp_path / "fresh"), "--size", "micro", "--data",
+                     str(tmp_path / "shown"))
+    assert made.returncode == 0, made.stdout + made.stderr
+    config = tmp_path / "teach.json"
+    config.write_text(json.dumps({"learning_rate": 1e-2, "per_device_train_batch_size": 2, "packing": False,
+                                  "num_train_epochs": 200, "warmup_steps": 0, "logging_steps": 10,
+                                  "save_strategy": "no"}))
+    trained = deskpilot("train", "sft", "--mode", "som-text", "--full", "--model", str(tmp_path / "fresh"),
+                        "--data", str(tmp_path / "shown"), "--out", str(tmp_path / "taught"), "--max-steps", "100",
+                        "--config", str(config), timeout=400)
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    demo_app.stop()  # a fresh window: the screen the model learned from (a micro model knows only that one)
+    demo_app.start()
+    acted = deskpilot("run", task, "--planner", "transformers", "--model", str(tmp_path / "taught"), "--mode",
+                      "som-text", "--max-steps", "1", "--episodes-dir", str(tmp_path / "acted"))
+    steps = read_episode(list_episodes(tmp_path / "acted")[0]).steps
+    assert steps and steps[0].action.kind is ActionKind.CLICK, acted.stdout + acted.stderr
+    assert read_state(demo_app.state_file)["saved"] == 1
