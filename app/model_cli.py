@@ -14,7 +14,8 @@ model_app = typer.Typer(help="Make the planner model deskpilot trains itself.", 
 
 @model_app.command("init")
 def model_init(out_dir: Annotated[Path, typer.Option("--out", help="folder to write the model and tokenizer to")],
-               size: Annotated[str, typer.Option(help="micro (a quick try) | tiny | small (CPU) | base (GPU)")] = "tiny",
+               size: Annotated[str, typer.Option(help="micro (a quick try) | tiny | small (CPU) | base (GPU)")]
+               = "tiny",
                data: Annotated[Optional[list[Path]], typer.Option(help="episodes to train the tokenizer on (their "
                                                                        "som-text prompts); repeat for more")] = None,
                seed: Annotated[int, typer.Option(help="seed of the initial weights")] = 0) -> None:

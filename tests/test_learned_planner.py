@@ -4,7 +4,6 @@ parallel workers, and a model made by `deskpilot model init` that trains, loads 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
