@@ -48,6 +48,8 @@ def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None
                planner: Annotated[str, typer.Option(help="transformers (local folder) | openai (endpoint)")]
                = "transformers",
                base_url: Annotated[Optional[str], typer.Option(help="endpoint for --planner openai")] = None,
+               mode: Annotated[str, typer.Option(help="native | som-text (elements as text, for language models)")]
+               = "native",
                report: Annotated[Optional[Path], typer.Option("--report", help="write the JSON report here")] = None,
                as_json: Annotated[bool, typer.Option("--json", help="print the JSON report")] = False) -> None:
     """Offline step accuracy on held-out good steps: action type, click inside the target box, text match."""
@@ -55,9 +57,12 @@ def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None
     from deskpilot.planner.families import resolve_family
     from deskpilot.training.evaluate import evaluate_steps
 
-    settings = load_settings(planner=planner, model=model, base_url=base_url)
+    from deskpilot.planner.som_text import ANSWER_TOKENS
+
+    settings = load_settings(planner=planner, model=model, base_url=base_url,
+                             max_new_tokens=ANSWER_TOKENS if mode == "som-text" else None)
     chosen = resolve_family(family, model)
-    result = evaluate_steps(settings, list(data), chosen, max_images=max_images, limit=limit)
+    result = evaluate_steps(settings, list(data), chosen, max_images=max_images, limit=limit, mode=mode)
     if report is not None:
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(json.dumps(result, indent=2))

@@ -25,9 +25,11 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
 
         return OfflinePlanner(grounder)
     if settings.plan_mode == "som-text":
+        from .som_text import ANSWER_TOKENS
         from .text_planner import TextPlanner
 
-        return TextPlanner(build_backend(settings), on_text=on_text)
+        short = settings.model_copy(update={"max_new_tokens": min(settings.max_new_tokens, ANSWER_TOKENS)})
+        return TextPlanner(build_backend(short), on_text=on_text)
     from .model_planner import ModelPlanner
 
     chosen = resolve_family(settings.family, settings.model)

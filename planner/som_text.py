@@ -29,6 +29,7 @@ from .explore import task_values
 
 MAX_ELEMENTS = 30
 MAX_HISTORY = 8
+ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
 MAX_VALUE_WORDS = 6
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
           "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "

@@ -64,7 +64,7 @@ def config_class(method: Method) -> type:
 # Training a small language model from scratch on som-text steps (`deskpilot model init`, all weights): a high
 # learning rate with warm-up and cosine decay, bigger batches, and packed sequences (no padding wasted).
 FROM_SCRATCH: dict[str, dict[str, Any]] = {
-    "sft": {"learning_rate": 1e-3, "per_device_train_batch_size": 16, "packing": True, "max_length": 1024,
+    "sft": {"learning_rate": 1e-3, "per_device_train_batch_size": 4, "packing": True, "max_length": 1024,
             "warmup_steps": 0.05, "num_train_epochs": 3, "weight_decay": 0.01},
     "kto": {"learning_rate": 1e-4, "per_device_train_batch_size": 8},
     "grpo": {"learning_rate": 1e-4, "max_completion_length": 24},

@@ -1,6 +1,7 @@
 """`deskpilot eval steps`: offline step accuracy of a model on held-out steps. Each good step (or demonstration)
-is put to the model exactly as the planner would put it; the answer is scored against what was done: did it parse,
-is it the right kind of action, does a click land inside the target element, is the typed text right."""
+is put to the model exactly as the planner would put it (native screenshots, or som-text); the answer is scored
+against what was done: did it parse, is it the right kind of action, does a click land inside the target element,
+is the typed text right, and is it exactly the expected call (`exact`, the som-text measure)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 
 from rich.progress import Progress
 
-from deskpilot.core.errors import PlannerError
+from deskpilot.core.action_text import parse_response
+from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.settings import Settings
 from deskpilot.planner.factory import build_backend
 from deskpilot.planner.families import ModelFamily
@@ -23,8 +25,9 @@ log = logging.getLogger(__name__)
 
 
 def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, max_images: int = 3,
-                   limit: int | None = None) -> dict[str, Any]:
-    samples = [s for s in SampleBuilder(family, max_images=max_images).samples(data) if s.label == "good"]
+                   limit: int | None = None, mode: str = "native") -> dict[str, Any]:
+    builder = SampleBuilder(family, max_images=max_images, mode=mode)
+    samples = [s for s in builder.samples(data) if s.label == "good"]
     if limit is not None:
         samples = samples[:limit]
     if not samples:
@@ -32,6 +35,7 @@ def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, ma
     backend = build_backend(settings)
     per_step: list[dict[str, Any]] = []
     scores: list[StepScore] = []
+    exact: list[bool] = []
     with Progress(transient=True) as progress:
         task = progress.add_task("evaluating", total=len(samples))
         for sample in samples:
@@ -42,11 +46,25 @@ def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, ma
                 answer = ""
             score = score_answer(answer, sample.target)
             scores.append(score)
+            same = same_call(answer, sample.completion)
+            exact.append(same)
             per_step.append({"episode": sample.episode, "step": sample.step, "expected": sample.completion,
-                             "answer": answer, "target": sample.target.to_dict(), **score.__dict__})
+                             "answer": answer, "target": sample.target.to_dict(), "exact": same, **score.__dict__})
             progress.advance(task)
-    return {"model": settings.model, "family": family.name, "steps": len(samples),
-            "metrics": summarize(scores), "per_step": per_step}
+    metrics = summarize(scores)
+    metrics["exact"] = round(mean(exact), 4)
+    return {"model": settings.model, "family": family.name, "mode": mode, "steps": len(samples),
+            "metrics": metrics, "per_step": per_step}
+
+
+def same_call(answer: str, expected: str) -> bool:
+    """Whether an answer holds the same action call as the expected one (spacing and quoting aside): for
+    som-text, the right kind of action on the right value or element."""
+    try:
+        got, wanted = parse_response(answer).actions[0], parse_response(expected).actions[0]
+    except ActionParseError:
+        return False
+    return got.model_dump() == wanted.model_dump()
 
 
 def summarize(scores: list[StepScore]) -> dict[str, float | None]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from deskpilot.core.action_text import format_response
 from deskpilot.core.actions import Action, ActionKind
-from deskpilot.core.secrets import REDACTED
+from deskpilot.core.secrets import PLACEHOLDER, REDACTED, mask_secrets, task_secrets
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
 from deskpilot.core.errors import EpisodeError, TrainingError
@@ -175,16 +175,21 @@ class SampleBuilder:
         """som-text samples: each step's prompt as the text planner builds it from the elements the step saw, and
         the answer that produces the step's action. A step that cannot be said in that mode ends the episode's
         samples, since the history of later prompts would be wrong."""
-        conversation = SomText(episode.meta.task)
+        task = episode.meta.task  # stored with secrets redacted; the planner masks them as {{placeholders}}
+        conversation = SomText(mask_secrets(task, task_secrets(task)))
+        placeholders = [v for v in conversation.values if PLACEHOLDER.fullmatch(v)]
         for step in episode.steps:
-            if step.dry_run or (step.action.text is not None and REDACTED in step.action.text):
+            action = step.action
+            if action.kind is ActionKind.TYPE and action.text == REDACTED and len(placeholders) == 1:
+                action = action.model_copy(update={"text": placeholders[0]})  # what a model types for the secret
+            if step.dry_run or (action.text is not None and REDACTED in action.text):
                 return
             screen = conversation.screen(step.seen)
-            answer = conversation.answer_for(step.action, screen, step.elements)
+            answer = conversation.answer_for(action, screen, step.elements)
             if answer is None or (not step.seen and not step.action.is_terminal):
                 return
             yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
-                         step_label(step, episode), Target(step.action.kind.value, text=_target_text(step.action)))
+                         step_label(step, episode), Target(action.kind.value, text=_target_text(action)))
             conversation.remember(answer)
 
     def samples(self, paths: list[Path]) -> list[Sample]:

@@ -1,0 +1,84 @@
+"""The planner model deskpilot trains itself, measured: its step time (prompt -> action) beside grounding's parse
+time, its step accuracy on held-out steps, and its live MiniWoB++ success from pixels beside the offline planner's
+on the same tasks and seeds (the standard 19, other collected tasks, and tasks never in its training data).
+
+    python benchmarks/learned_planner.py --model DIR --data HELD_OUT_EPISODES [--tasks a,b] [--episodes 5]
+        [--seed 1000] [--repeats 50] [--out DIR]
+
+Prints one line per figure; the JSON reports land in --out."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from timing import median_ms
+
+from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.planner.families import FAMILIES
+from deskpilot.planner.som_text import ANSWER_TOKENS
+from deskpilot.planner.transformers_backend import TransformersBackend
+from deskpilot.training.samples import SampleBuilder
+
+
+def deskpilot(*args: str) -> None:
+    subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def step_speed(model: str, data: Path, repeats: int) -> None:
+    """The model's median step (one held-out prompt -> its answer) beside grounding's median parse on the same
+    episodes (recorded by the agent as they were collected)."""
+    samples = [s for s in SampleBuilder(FAMILIES["screen"], mode="som-text").samples([data]) if s.label == "good"]
+    backend = TransformersBackend(model, max_new_tokens=ANSWER_TOKENS)
+    prompts = iter(samples * (repeats // max(1, len(samples)) + 2))
+    model_ms = median_ms(lambda: backend.complete(next(prompts).messages), repeats, warmup=3)
+    parse = [step.timing["parse_ms"] for directory in list_episodes(data)
+             for step in read_episode(directory).steps if "parse_ms" in step.timing]
+    parse_ms = statistics.median(parse) if parse else float("nan")
+    print(f"model step (prompt -> action)   median {model_ms:7.1f} ms  ({repeats} prompts, 2 CPU threads)")
+    print(f"grounding parse (same screens)  median {parse_ms:7.1f} ms  ratio model/parse {model_ms / parse_ms:.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--data", type=Path, required=True, help="held-out episodes (never trained on)")
+    parser.add_argument("--tasks", default=None, help="MiniWoB tasks to run live (default: the standard 19)")
+    parser.add_argument("--episodes", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1000, help="first seed of the live runs (unseen in training)")
+    parser.add_argument("--repeats", type=int, default=50)
+    parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="deskpilot-learned-")))
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    step_speed(options.model, options.data, options.repeats)
+    steps_json = options.out / "steps.json"
+    deskpilot("eval", "steps", "--model", options.model, "--data", str(options.data), "--mode", "som-text",
+              "--report", str(steps_json))
+    metrics = json.loads(steps_json.read_text())["metrics"]
+    print(f"held-out steps: exact {metrics['exact']:.3f}, action type {metrics['action_type']:.3f}, parsed "
+          f"{metrics['parsed']:.3f}")
+    tasks = ["--tasks", options.tasks] if options.tasks else []
+    common = [*tasks, "--episodes", str(options.episodes), "--seed", str(options.seed)]
+    reports = {}
+    for name, extra in (("offline", []), ("model", ["--planner", "transformers", "--mode", "som-text", "--model",
+                                                     options.model])):
+        report = options.out / f"miniwob-{name}.json"
+        deskpilot("eval", "miniwob", *common, *extra, "--json", str(report), "--episodes-dir",
+                  str(options.out / f"episodes-{name}"))
+        reports[name] = json.loads(report.read_text())
+    offline, model = reports["offline"]["tasks"], reports["model"]["tasks"]
+    for task in offline:
+        print(f"miniwob {task:<28} offline {offline[task]['success_rate']:.2f}  model {model[task]['success_rate']:.2f}"
+              f"  ({offline[task]['episodes']} episodes, seeds {options.seed}+)")
+    print(f"miniwob mean success  offline {reports['offline']['mean_success_rate']:.3f}  model "
+          f"{reports['model']['mean_success_rate']:.3f}")
+    print(f"reports and episodes: {options.out}")
+
+
+if __name__ == "__main__":
+    main()
