@@ -52,7 +52,17 @@ def test_similarity_reward_is_shaped_for_a_cold_start():
 
 
 def test_every_reward_is_registered_by_its_short_name():
-    assert sorted(REWARDS) == ["action_type", "click", "click_distance", "format", "similarity", "text"]
+    assert sorted(REWARDS) == ["action_type", "click", "click_distance", "format", "same_call", "similarity",
+                               "text"]
+
+
+def test_same_call_rewards_the_recorded_som_text_call_only():
+    from deskpilot.training.rewards import same_call_reward
+
+    reference = ["Action: click(target='$2')"] * 4
+    answers = ["Thought: the OK button.\nAction: click(target=\"$2\")", "Action: click(target='$1')",
+               "Action: type(content='$2')", "nonsense"]
+    assert same_call_reward(answers, reference) == [1.0, 0.0, 0.0, 0.0]
 
 
 def test_summary_rates_cover_only_steps_they_apply_to():

@@ -18,7 +18,7 @@ from typing import Any
 from deskpilot.core.errors import TrainingError
 
 from .data import Method
-from .rewards import DEFAULT_WEIGHTS, REWARDS
+from .rewards import DEFAULT_WEIGHTS, REWARDS, TEXT_MODE_WEIGHTS
 
 DEFAULT_LORA: dict[str, Any] = {"r": 16, "lora_alpha": 32, "lora_dropout": 0.05, "target_modules": "all-linear"}
 COMMON: dict[str, Any] = {
@@ -94,10 +94,10 @@ def lora_settings(file_settings: dict[str, Any]) -> dict[str, Any]:
     return {**DEFAULT_LORA, **section}
 
 
-def reward_weights(file_settings: dict[str, Any]) -> dict[str, float]:
+def reward_weights(file_settings: dict[str, Any], text_mode: bool = False) -> dict[str, float]:
     section = file_settings.get("rewards")
     if section is None:
-        return dict(DEFAULT_WEIGHTS)
+        return dict(TEXT_MODE_WEIGHTS if text_mode else DEFAULT_WEIGHTS)
     if not isinstance(section, dict) or not section:
         raise TrainingError("the `rewards` section must map reward names to weights, e.g. {click: 1.0}")
     unknown = sorted(set(section) - set(REWARDS))

@@ -12,13 +12,12 @@ from typing import Any
 
 from rich.progress import Progress
 
-from deskpilot.core.action_text import parse_response
-from deskpilot.core.errors import ActionParseError, PlannerError
+from deskpilot.core.errors import PlannerError
 from deskpilot.core.settings import Settings
 from deskpilot.planner.factory import build_backend
 from deskpilot.planner.families import ModelFamily
 
-from .rewards import StepScore, score_answer
+from .rewards import StepScore, same_call, score_answer
 from .samples import SampleBuilder
 
 log = logging.getLogger(__name__)
@@ -55,16 +54,6 @@ def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, ma
     metrics["exact"] = round(mean(exact), 4)
     return {"model": settings.model, "family": family.name, "mode": mode, "steps": len(samples),
             "metrics": metrics, "per_step": per_step}
-
-
-def same_call(answer: str, expected: str) -> bool:
-    """Whether an answer holds the same action call as the expected one (spacing and quoting aside): for
-    som-text, the right kind of action on the right value or element."""
-    try:
-        got, wanted = parse_response(answer).actions[0], parse_response(expected).actions[0]
-    except ActionParseError:
-        return False
-    return got.model_dump() == wanted.model_dump()
 
 
 def summarize(scores: list[StepScore]) -> dict[str, float | None]:

@@ -106,6 +106,21 @@ def similarity_reward(completions: list[Any], reference: list[str], **kwargs: An
             for c, r in zip(completions, reference)]
 
 
+def same_call(answer: Any, expected: Any) -> bool:
+    """Whether an answer holds the same action call as the expected one (spacing and quoting aside): in som-text
+    mode, the right kind of action on the right value or element."""
+    try:
+        return answer_action(answer).model_dump() == answer_action(expected).model_dump()
+    except ActionParseError:
+        return False
+
+
+def same_call_reward(completions: list[Any], reference: list[str], **kwargs: Any) -> list[float | None]:
+    """1 when the answer is the recorded call itself (som-text answers name values and ranks, so they can match
+    exactly), else 0."""
+    return [float(same_call(c, r)) for c, r in zip(completions, reference)]
+
+
 def _text_of(completion: Any) -> str:
     if isinstance(completion, list):
         return "".join(str(m.get("content", "")) for m in completion if m.get("role", "assistant") == "assistant")
@@ -113,6 +128,8 @@ def _text_of(completion: Any) -> str:
 
 
 REWARDS = {f.__name__.removesuffix("_reward"): f for f in (
-    format_reward, action_type_reward, click_reward, click_distance_reward, text_reward, similarity_reward)}
+    format_reward, action_type_reward, click_reward, click_distance_reward, text_reward, similarity_reward,
+    same_call_reward)}
 DEFAULT_WEIGHTS = {"format": 0.5, "action_type": 1.0, "click": 1.0, "click_distance": 0.5, "text": 1.0,
                    "similarity": 0.2}
+TEXT_MODE_WEIGHTS = {"format": 0.5, "action_type": 1.0, "text": 1.0, "same_call": 1.0, "similarity": 0.2}

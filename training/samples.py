@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from deskpilot.core.action_text import format_response
+from deskpilot.core.action_text import format_response, parse_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED, mask_secrets, task_secrets
 from deskpilot.core.coords import CoordinateSpace
@@ -189,7 +189,8 @@ class SampleBuilder:
             if answer is None or (not step.seen and not step.action.is_terminal):
                 return
             yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
-                         step_label(step, episode), Target(action.kind.value, text=_target_text(action)))
+                         step_label(step, episode), Target(action.kind.value,
+                                                           text=_target_text(parse_response(answer).actions[0])))
             conversation.remember(answer)
 
     def samples(self, paths: list[Path]) -> list[Sample]:

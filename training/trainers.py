@@ -63,7 +63,7 @@ def train(request: TrainRequest) -> TrainResult | None:
     text_mode = request.mode == "som-text"
     arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
                               from_scratch=text_mode and not request.lora)
-    rewards = reward_weights(file_settings) if request.method == "grpo" else {}
+    rewards = reward_weights(file_settings, text_mode) if request.method == "grpo" else {}
     if rewards:
         arguments["reward_weights"] = list(rewards.values())
     samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
