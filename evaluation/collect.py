@@ -14,6 +14,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,8 +190,6 @@ class Worker:
     """What one worker process holds: Xvfb, the agent (grounding, the policy, real input) and a Chromium."""
 
     def __init__(self, config: CollectConfig, number: int):
-        from contextlib import ExitStack
-
         self.config = config
         self._stack = ExitStack()
         self._rng = random.Random(f"{config.seed}-{number}-{time.time_ns()}")
@@ -236,13 +235,11 @@ class Worker:
 
             base: Any = OfflinePlanner(grounder)
         else:
-            from deskpilot.core.settings import load_settings
             from deskpilot.planner.factory import build_planner
 
-            model_settings = load_settings(**{**settings.model_dump(), "planner": "transformers",
-                                              "model": config.model, "plan_mode": "som-text",
-                                              "temperature": config.temperature})
-            base = build_planner(model_settings, grounder=grounder)
+            base = build_planner(settings.model_copy(update={"planner": "transformers", "model": config.model,
+                                                             "plan_mode": "som-text",
+                                                             "temperature": config.temperature}), grounder=grounder)
         return EpsilonPlanner(base, config.epsilon, self._rng) if config.epsilon > 0 else base
 
     def collect(self, task: str, seed: int) -> Collected:

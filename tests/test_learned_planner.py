@@ -71,6 +71,31 @@ def test_a_step_becomes_the_answer_that_produces_it():
             assert resolved.point == hit.center
 
 
+def test_exploring_clicks_controls_types_the_task_values_and_mixes_into_another_planner():
+    import random
+
+    from deskpilot.planner.explore import EpsilonPlanner, ExplorePlanner
+
+    task = 'Type "Ada" into the second field and click OK'
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), Monitor(0, 0, 320, 240))
+    explorer = ExplorePlanner(random.Random(0))
+    elements = [ECHO, OK, CANCEL, FIRST, SECOND]
+    clicks = [explorer.decide(task, [], obs, elements).action for _ in range(200)]
+    points = [a.point for a in clicks]
+    assert all(a.kind is ActionKind.CLICK for a in clicks) and ECHO.center not in points
+    assert points.count(OK.center) > points.count(CANCEL.center)  # the task names OK
+    clicked_field = Step(0, Action(kind=ActionKind.CLICK, point=SECOND.center), "f", seen=elements)
+    typed = [explorer.decide(task, [clicked_field], obs, elements).action for _ in range(50)]
+    assert {a.text for a in typed if a.kind is ActionKind.TYPE} == {"Ada"}
+    from deskpilot.planner.offline import OfflinePlanner
+
+    never_own = EpsilonPlanner(OfflinePlanner(), 1.0, random.Random(1))  # every step after the first explores
+    assert never_own.name == "offline+epsilon1"
+    assert never_own.decide(task, [clicked_field], obs, elements).thought.startswith("explore")
+    always_own = EpsilonPlanner(OfflinePlanner(), 0.0, random.Random(1))
+    assert always_own.decide("click OK", [], obs, elements).action.target == "OK"
+
+
 class Scripted:
     """A chat backend that answers from a script and keeps every request."""
 
