@@ -24,7 +24,7 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .offline import OfflinePlanner
 
         return OfflinePlanner(grounder)
-    if settings.plan_mode == "som-text":
+    if settings.plan_mode == "som-text" or _language_model(settings):
         from .som_text import ANSWER_TOKENS
         from .text_planner import TextPlanner
 
@@ -35,6 +35,15 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
     chosen = resolve_family(settings.family, settings.model)
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
                         token_budget=settings.token_budget, on_text=on_text)
+
+
+def _language_model(settings: Settings) -> bool:
+    """Whether `--planner transformers` names a text-only causal LM: it can only read elements as text."""
+    if settings.planner != "transformers" or not settings.model:
+        return False
+    from .transformers_backend import is_causal_lm
+
+    return is_causal_lm(settings.model)
 
 
 def api_key_for(settings: Settings) -> str | None:

@@ -186,6 +186,15 @@ def test_cancel_stops_a_training_job(window, qtbot, tmp_path):
     assert not (tmp_path / "runs" / "kto" / "deskpilot_training.json").exists()
 
 
+def test_train_view_trains_a_language_model_in_som_text_mode(window):
+    view = window.train_view
+    view.model.setText("/models/fresh")
+    view.mode.setCurrentText("som-text")
+    view.full.setChecked(True)
+    command = view.command()
+    assert command[command.index("--mode") + 1] == "som-text" and "--full" in command
+
+
 def test_plain_deskpilot_opens_the_app_where_there_is_a_display(xdisplay, tmp_path):
     import subprocess
     import sys

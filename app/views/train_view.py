@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QProcess, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
                                QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from deskpilot.training.metrics import read_metrics
@@ -28,6 +28,11 @@ class TrainView(QWidget):
         self.method.addItems(["kto", "grpo", "sft"])
         self.model = QLineEdit()
         self.model.setPlaceholderText("base model folder, e.g. ~/models/UI-TARS-1.5-7B")
+        self.mode = QComboBox()
+        self.mode.addItems(["native", "som-text"])
+        self.mode.setToolTip("native: screenshots and coordinates (vision-language models); som-text: the elements "
+                             "as text (language models, such as one made by `deskpilot model init`)")
+        self.full = QCheckBox("all weights (for a model made by `deskpilot model init`)")
         self.data = QLineEdit(str(episodes_dir))
         self.out = QLineEdit(str(episodes_dir.parent / "runs" / "kto"))
         self.max_steps = QSpinBox()
@@ -56,6 +61,8 @@ class TrainView(QWidget):
         form = QFormLayout()
         form.addRow("Method", self.method)
         form.addRow("Base model", self.model)
+        form.addRow("Prompt mode", self.mode)
+        form.addRow("", self.full)
         form.addRow("Episodes", self.data)
         form.addRow("Output folder", self.out)
         form.addRow("Max steps", self.max_steps)
@@ -76,6 +83,10 @@ class TrainView(QWidget):
                 "--data", self.data.text().strip(), "--out", self.out.text().strip()]
         if self.max_steps.value():
             args += ["--max-steps", str(self.max_steps.value())]
+        if self.mode.currentText() != "native":
+            args += ["--mode", self.mode.currentText()]
+        if self.full.isChecked():
+            args.append("--full")
         return args
 
     def start_training(self) -> None:
@@ -133,7 +144,7 @@ class TrainView(QWidget):
     def _set_running(self, running: bool) -> None:
         self.start.setEnabled(not running)
         self.cancel.setEnabled(running)
-        for field in (self.method, self.model, self.data, self.out, self.max_steps):
+        for field in (self.method, self.model, self.mode, self.full, self.data, self.out, self.max_steps):
             field.setEnabled(not running)
 
 
