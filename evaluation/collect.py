@@ -11,6 +11,8 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import random
+import signal
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -141,6 +143,8 @@ def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], Non
                for n in range(count)]
     for process in workers:
         process.start()
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit("collection terminated"))
+    completed = False
     try:
         finished: set[int] = set()
         while len(finished) < count:
@@ -162,17 +166,23 @@ def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], Non
                 finished.add(worker)
             elif kind == "done":
                 finished.add(worker)
+        completed = True
     finally:
-        for process in workers:
-            process.join(timeout=10)
-            if process.is_alive():
+        signal.signal(signal.SIGTERM, previous)
+        for process in workers:  # an interrupted run ends its workers, which close their browsers and displays
+            if not completed and process.is_alive():
                 process.terminate()
+            process.join(timeout=15)
+            if process.is_alive():
+                process.kill()
     summary.seconds = time.perf_counter() - started
     return summary
 
 
 def work(config: CollectConfig, jobs: Any, results: Any, number: int) -> None:
-    """A worker process: its own virtual display, browser and agent; episodes until the job queue says stop."""
+    """A worker process: its own virtual display, browser and agent; episodes until the job queue says stop.
+    SIGTERM (the parent ending it, or a user) unwinds it like Ctrl+C, so its browser and display close too."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(f"worker {number} terminated"))
     try:
         with Worker(config, number) as worker:
             while (job := jobs.get()) is not None:
