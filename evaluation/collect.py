@@ -13,6 +13,7 @@ import queue
 import random
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -143,7 +144,8 @@ def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], Non
                for n in range(count)]
     for process in workers:
         process.start()
-    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit("collection terminated"))
+    main_thread = threading.current_thread() is threading.main_thread()  # only it may set signal handlers
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit("collection terminated")) if main_thread else None
     completed = False
     try:
         finished: set[int] = set()
@@ -168,7 +170,8 @@ def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], Non
                 finished.add(worker)
         completed = True
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
         for process in workers:  # an interrupted run ends its workers, which close their browsers and displays
             if not completed and process.is_alive():
                 process.terminate()
