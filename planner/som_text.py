@@ -36,7 +36,7 @@ SYSTEM = ("You operate a computer. You get a task, the elements on the screen an
           "scroll(direction=...) | finished(content=...). Name a value of the task as '$N' and an element by its "
           "role and rank ('input 2').")
 STOPWORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
-select choose enter type button field box text link tab check uncheck all any one""".split())
+select choose enter type button field box text link tab check uncheck""".split())
 HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
 ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
@@ -79,16 +79,20 @@ class SomText:
 
     def __init__(self, task: str):
         self.task = task
-        self.values: list[str] = task_values(task)
+        self.values: list[str] = []
         self.answers: list[str] = []
+        self._given = task_values(task)  # the quoted values, known before any screen
 
     def screen(self, elements: list[Element]) -> TextScreen:
-        """Learn the task phrases this screen shows, and list its elements."""
+        """Learn the task phrases this screen shows, and list its elements. Values first seen together are
+        numbered in the order the task says them; later ones follow, so a value keeps its number."""
         shown = [e for e in _deduplicated(elements) if not (e.role == "text" and echoes_task(e.text, self.task, ""))]
+        new = [] if self.values else list(self._given)
         for element in shown:
             phrase = _named_phrase(element.text, self.task)
-            if phrase and all(_norm(phrase) != _norm(v) for v in self.values):
-                self.values.append(phrase)
+            if phrase and all(_norm(phrase) != _norm(v) for v in self.values + new):
+                new.append(phrase)
+        self.values += sorted(new, key=self._position)
         screen = TextScreen(list(self.values))
         ranks: dict[str, int] = {}
         for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:
@@ -193,11 +197,21 @@ class SomText:
             number = screen.value_of(item.element)
             if number is not None:
                 return f"${number}"
+        if hit and hit[0].element.role != "text":  # a control without a name of the task's: by role and rank
+            return hit[0].ref
         described = _norm(action.target or "")
         for number, value in enumerate(screen.values, 1):
             if described and re.search(rf"(?<!\w){re.escape(_norm(value))}(?!\w)", described):
                 return f"${number}"
         return hit[0].ref if hit else None
+
+
+    def _position(self, value: str) -> int:
+        """Where the task says `value` (as the task spells it, else its words), for numbering values."""
+        at = self.task.find(value)
+        if at < 0:
+            at = _norm(self.task).find(_norm(value))
+        return at if at >= 0 else len(self.task)
 
 
 def _quoted(text: str) -> str:
@@ -208,7 +222,9 @@ def _named_phrase(text: str, task: str) -> str | None:
     """The phrase of `task` that `text` (an element's text) says, when the task names it as a whole word or
     words; stopwords and single characters never count."""
     phrase = _norm(text)
-    if not phrase or len(phrase) < 2 or len(phrase.split()) > MAX_VALUE_WORDS or phrase in STOPWORDS:
+    if not phrase or len(phrase) < 2 or len(phrase.split()) > MAX_VALUE_WORDS:
+        return None
+    if any(word in STOPWORDS for word in phrase.split()):  # a piece of the instruction, not a name
         return None
     task_norm = _norm(task)
     if not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", task_norm):

@@ -177,14 +177,14 @@ class SampleBuilder:
         samples, since the history of later prompts would be wrong."""
         task = episode.meta.task  # stored with secrets redacted; the planner masks them as {{placeholders}}
         conversation = SomText(mask_secrets(task, task_secrets(task)))
-        placeholders = [v for v in conversation.values if PLACEHOLDER.fullmatch(v)]
         for step in episode.steps:
+            screen = conversation.screen(step.seen)
             action = step.action
+            placeholders = [v for v in screen.values if PLACEHOLDER.fullmatch(v)]
             if action.kind is ActionKind.TYPE and action.text == REDACTED and len(placeholders) == 1:
                 action = action.model_copy(update={"text": placeholders[0]})  # what a model types for the secret
             if step.dry_run or (action.text is not None and REDACTED in action.text):
                 return
-            screen = conversation.screen(step.seen)
             answer = conversation.answer_for(action, screen, step.elements)
             if answer is None or (not step.seen and not step.action.is_terminal):
                 return
