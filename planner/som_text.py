@@ -35,8 +35,9 @@ SYSTEM = ("You operate a computer. You get a task, the elements on the screen an
           "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "
           "scroll(direction=...) | finished(content=...). Name a value of the task as '$N' and an element by its "
           "role and rank ('input 2').")
-STOPWORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
-select choose enter type button field box text link tab check uncheck""".split())
+INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
+select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
+ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
 HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
 ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
@@ -220,11 +221,12 @@ def _quoted(text: str) -> str:
 
 def _named_phrase(text: str, task: str) -> str | None:
     """The phrase of `task` that `text` (an element's text) says, when the task names it as a whole word or
-    words; stopwords and single characters never count."""
+    words; pieces of the instruction, lone role words and single characters never count."""
     phrase = _norm(text)
     if not phrase or len(phrase) < 2 or len(phrase.split()) > MAX_VALUE_WORDS:
         return None
-    if any(word in STOPWORDS for word in phrase.split()):  # a piece of the instruction, not a name
+    words = phrase.split()
+    if any(word in INSTRUCTION_WORDS for word in words) or (len(words) == 1 and phrase in ROLE_WORDS):
         return None
     task_norm = _norm(task)
     if not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", task_norm):
