@@ -55,7 +55,9 @@ _NUMBER_ONLY = re.compile(r"[-+]?\d{1,7}(?:\.\d{0,6})?")
 _POINT_TAGS = re.compile(r"</?point>|<\|box_(?:start|end)\|>|</?bbox>|<\|point_(?:start|end)\|>")
 _POINT_FORM = re.compile(r"\s*[\(\[]?\s*(?:-?\d+(?:\.\d+)?\s*[,\s]\s*){1}-?\d+(?:\.\d+)?"
                          r"(?:\s*[,\s]\s*-?\d+(?:\.\d+)?\s*[,\s]\s*-?\d+(?:\.\d+)?)?\s*[\)\]]?\s*")
-_ACTION_MARKER = re.compile(r"(?im)^\s*action\s*:\s*")
+# "Action:" opens the action part; "Action click(...)" (a small model's missing colon) too, but only when a call
+# follows at once.
+_ACTION_MARKER = re.compile(r"(?im)^\s*action\s*(?::\s*|\s+(?=[a-z_]+\())")
 _KEYWORD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=\s*")
 MAX_RESPONSE_CHARS = 20_000  # a model reply longer than this is not read
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

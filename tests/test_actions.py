@@ -129,3 +129,10 @@ def test_key_combos_normalise(combo, keys):
 def test_key_combo_or_thing_on_screen():
     assert is_key_combo("enter") and is_key_combo("ctrl+s") and is_key_combo("alt f4")
     assert not is_key_combo("login") and not is_key_combo("OK") and not is_key_combo("s")
+
+
+def test_an_action_line_missing_its_colon_still_reads_but_only_before_a_call():
+    assert parse_response("Action click(target='$1')").actions[0].target == "$1"
+    assert parse_response("Thought: fine.\nAction  type(content='x')").thought == "fine."
+    response = parse_response("Thought: Action items first.\nAction: hotkey(key='enter')")
+    assert response.thought == "Action items first." and response.actions[0].keys == ("enter",)
