@@ -137,7 +137,7 @@ def test_sft_teaches_the_model_and_the_agent_runs_it(check_only, tiny_model, tmp
     assert metric(out, "loss")[-1] < 0.1
     trained = evaluate(out, check_only)
     assert trained == {"parsed": 1.0, "action_type": 1.0, "click_in_box": 1.0, "click_nearness": 1.0,
-                       "text_match": 1.0, "text_similarity": 1.0}
+                       "text_match": 1.0, "text_similarity": 1.0, "exact": 1.0}
     run = deskpilot("run", CHECK_TASK, "--planner", "transformers", "--model", str(out), "--max-steps", "4",
                     "--episodes-dir", str(tmp_path / "runs"))
     assert run.returncode == 0, run.stdout + run.stderr[-2000:]
@@ -167,7 +167,8 @@ def test_training_errors_are_one_line(episodes, check_only, tiny_model, tmp_path
         (["sft", "--data", str(episodes), "--config", str(write(tmp_path / "bad.yaml", "lerning_rate: 1\n"))],
          "error: unknown sft training setting(s): lerning_rate"),
         (["grpo", "--data", str(episodes), "--config", str(write(tmp_path / "r.yaml", "rewards: {clik: 1}\n"))],
-         "error: unknown reward(s) clik; available: format, action_type, click, click_distance, text, similarity"),
+         "error: unknown reward(s) clik; available: format, action_type, click, click_distance, text, similarity, "
+         "same_call"),
     ]
     for args, message in cases:
         result = deskpilot("train", args[0], "--model", str(tiny_model), *args[1:], "--out", str(tmp_path / "o"))
