@@ -5,7 +5,7 @@ rather than look up:
 
 - `$2` — the task's second value: `click(target='$2')` clicks the element showing it, `type(content='$1')` types
   it (`$1:lower` / `$1:upper` change its case);
-- `input 2` — the second text field from the top (any role: `button 1`, `checkbox 3`, `link 2`, ...);
+- `field 2` — the second text field or dropdown from the top (any role: `button 1`, `checkbox 3`, `link 2`, ...);
 - `element='7'` — the seventh listed element (for large models that can count).
 
 Values are the task's quoted strings and the phrases of the task that name an element on the screen (the same
@@ -39,6 +39,9 @@ INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at
 select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
 ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
 HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
+# Roles ranked together: grounding may read a text field that holds text as a dropdown, and a field's rank must
+# not change because something was typed into it.
+RANK_FAMILIES = {"input": "field", "dropdown": "field"}
 ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
 
@@ -97,11 +100,13 @@ class SomText:
         screen = TextScreen(list(self.values))
         ranks: dict[str, int] = {}
         for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:
-            ranks[element.role] = ranks.get(element.role, 0) + 1
-            ref = f"{element.role} {ranks[element.role]}"
+            family = RANK_FAMILIES.get(element.role, element.role)
+            ranks[family] = ranks.get(family, 0) + 1
+            ref = f"{family} {ranks[family]}"
+            shown_role = "" if family == element.role or element.role == "input" else f" {element.role}"
             state = {True: " checked", False: " unchecked", None: ""}[element.checked]
             number = screen.value_of(element)
-            line = f"{ref} {_quoted(element.text)}{state}" + (f" =${number}" if number else "")
+            line = f"{ref}{shown_role} {_quoted(element.text)}{state}" + (f" =${number}" if number else "")
             screen.listed.append(Listed(element, ref, line))
         return screen
 

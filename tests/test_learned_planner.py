@@ -35,7 +35,7 @@ def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
     screen = episode.screen([ECHO, OK, CANCEL, FIRST, SECOND])
     assert screen.values == ["Ada", "OK"]
     lines = [item.line for item in screen.listed]
-    assert lines == ['input 1 ""', 'input 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
+    assert lines == ['field 1 ""', 'field 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
     user = episode.messages(screen)[1]["content"]
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
 
@@ -44,11 +44,11 @@ def test_answers_resolve_to_points_and_values():
     episode = SomText('Type "Ada" into the second field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])
     assert episode.read("Action: click(target='$2')", screen)[1].point == OK.center
-    assert episode.read("Action: click(target='input 2')", screen)[1].point == SECOND.center
+    assert episode.read("Action: click(target='field 2')", screen)[1].point == SECOND.center
     assert episode.read("Action: click(element='3')", screen)[1].point == OK.center  # reading order: 2 inputs first
     assert episode.read("Action: type(content='$1:upper')", screen)[1].text == "ADA"
     assert episode.read("Action: type(content='plain words')", screen)[1].text == "plain words"
-    for bad in ("Action: click(target='$7')", "Action: click(target='input 9')", "Action: click(element='99')",
+    for bad in ("Action: click(target='$7')", "Action: click(target='field 9')", "Action: click(element='99')",
                 "Action: type(content='$3')"):
         with pytest.raises(ActionParseError):
             episode.read(bad, screen)
@@ -57,7 +57,7 @@ def test_answers_resolve_to_points_and_values():
 def test_a_step_becomes_the_answer_that_produces_it():
     episode = SomText('Type "Ada" into the second field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])
-    cases = [(Action(kind=ActionKind.CLICK, point=Point(50, 60)), "Action: click(target='input 2')"),
+    cases = [(Action(kind=ActionKind.CLICK, point=Point(50, 60)), "Action: click(target='field 2')"),
              (Action(kind=ActionKind.TYPE, text="ada"), "Action: type(content='$1:lower')"),
              (Action(kind=ActionKind.CLICK, point=Point(40, 110), target='the "OK" button'),
               "Action: click(target='$2')"),
@@ -114,7 +114,7 @@ def test_training_prompts_equal_the_planners_requests(tmp_path):
     """Samples built from an episode on disk ask exactly what the planner asked while it ran."""
     task = 'Type "Ada" into the second field and click OK'
     screens = [[ECHO, OK, CANCEL, FIRST, SECOND], [ECHO, OK, CANCEL, FIRST, SECOND, ECHO], [OK, FIRST, SECOND]]
-    backend = Scripted(["Thought: the second field.\nAction: click(target='input 2')",
+    backend = Scripted(["Thought: the second field.\nAction: click(target='field 2')",
                         "Action: type(content='$1')", "Action: click(target='$2')"])
     planner = TextPlanner(backend)
     monitor = Monitor(0, 0, 320, 240)
@@ -131,7 +131,7 @@ def test_training_prompts_equal_the_planners_requests(tmp_path):
     writer.finish("success")
     samples = SampleBuilder(FAMILIES["screen"], mode="som-text").samples([tmp_path])
     assert [s.messages for s in samples] == backend.requests
-    assert [s.completion for s in samples] == ["Action: click(target='input 2')", "Action: type(content='$1')",
+    assert [s.completion for s in samples] == ["Action: click(target='field 2')", "Action: type(content='$1')",
                                                "Action: click(target='$2')"]
 
 
