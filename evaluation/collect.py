@@ -113,7 +113,8 @@ def pending_jobs(config: CollectConfig) -> tuple[list[tuple[str, int]], int, int
             delete_episode(directory)  # a worker died with it in flight: it is collected again
             removed += 1
     wanted = [(task, config.seed + n) for task in config.tasks for n in range(config.episodes)]
-    return [job for job in wanted if job not in done], len(wanted) - sum(job not in done for job in wanted), removed
+    pending = [job for job in wanted if job not in done]
+    return pending, len(wanted) - len(pending), removed
 
 
 def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], None] | None = None,

@@ -8,8 +8,8 @@ rather than look up:
 - `field 2` — the second text field or dropdown from the top (any role: `button 1`, `checkbox 3`, `link 2`, ...);
 - `element='7'` — the seventh listed element (for large models that can count).
 
-Values are the task's quoted strings and the phrases of the task that name an element on the screen (the same
-text matching grounding uses), numbered in the order they are first seen and kept for the episode. This module is
+Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
+the order the task says them (later finds appended) and kept for the episode. This module is
 the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
 all use it, so what a model is trained on is what it is asked."""
 
@@ -34,7 +34,7 @@ MAX_VALUE_WORDS = 6
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
           "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "
           "scroll(direction=...) | finished(content=...). Name a value of the task as '$N' and an element by its "
-          "role and rank ('input 2').")
+          "role and rank ('field 2').")
 INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
 select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
 ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
@@ -52,10 +52,12 @@ def _norm(text: str) -> str:
 
 @dataclass(frozen=True)
 class Listed:
-    """An element as the model sees it: its reference (`button 2`) and line."""
+    """An element as the model sees it: its reference (`button 2`), the number of the task value it shows (if
+    any) and its line."""
 
     element: Element
     ref: str
+    value: int | None
     line: str
 
 
@@ -107,7 +109,7 @@ class SomText:
             state = {True: " checked", False: " unchecked", None: ""}[element.checked]
             number = screen.value_of(element)
             line = f"{ref}{shown_role} {_quoted(element.text)}{state}" + (f" =${number}" if number else "")
-            screen.listed.append(Listed(element, ref, line))
+            screen.listed.append(Listed(element, ref, number, line))
         return screen
 
     def messages(self, screen: TextScreen) -> list[dict[str, object]]:
@@ -147,9 +149,9 @@ class SomText:
 
     def _located(self, action: Action, screen: TextScreen) -> Action:
         target = (action.target or "").strip()
-        if HANDLE.match(target):
-            number = int(HANDLE.match(target)["number"])  # type: ignore[index]
-            showing = [item for item in screen.listed if screen.value_of(item.element) == number]
+        if handle := HANDLE.match(target):
+            number = int(handle["number"])
+            showing = [item for item in screen.listed if item.value == number]
             controls = [item for item in showing if item.element.role != "text"]
             if len(controls) == 1 or (not controls and len(showing) == 1):
                 return action.model_copy(update={"point": (controls or showing)[0].element.center, "target": None})
@@ -200,9 +202,8 @@ class SomText:
         hit = [item for item in screen.listed if item.element.box.contains(x, y)]
         hit.sort(key=lambda item: item.element.box.area)
         for item in hit + [item for item in screen.listed if item.element in used]:
-            number = screen.value_of(item.element)
-            if number is not None:
-                return f"${number}"
+            if item.value is not None:
+                return f"${item.value}"
         if hit and hit[0].element.role != "text":  # a control without a name of the task's: by role and rank
             return hit[0].ref
         described = _norm(action.target or "")
@@ -210,7 +211,6 @@ class SomText:
             if described and re.search(rf"(?<!\w){re.escape(_norm(value))}(?!\w)", described):
                 return f"${number}"
         return hit[0].ref if hit else None
-
 
     def _position(self, value: str) -> int:
         """Where the task says `value` (as the task spells it, else its words), for numbering values."""
