@@ -1,5 +1,5 @@
 """`deskpilot label`: verify the steps of episodes (heuristic from the frames, a vision-language judge, the
-environment's reward, or a person's label) and write the verdicts into them."""
+environment's reward, both as collection combines them, or a person's label) and write the verdicts into them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from deskpilot.app.common import out
 from deskpilot.core.episode import label_steps, read_episode
 from deskpilot.core.errors import UsageError
 
-VERIFIERS = ("heuristic", "judge", "env", "human")
+VERIFIERS = ("heuristic", "judge", "env", "env+heuristic", "human")
 
 
 def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")],
@@ -59,12 +59,14 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
 def _verifier(name: str, set_label: Optional[str], step: Optional[int], planner: str,  # noqa: ANN202
               model: Optional[str], base_url: Optional[str]):
     """The chosen verifier's `judge_episode(episode) -> [Verdict | None]`."""
-    from deskpilot.training.verify import EnvVerifier, HeuristicVerifier, human_verdict
+    from deskpilot.training.verify import CombinedVerifier, EnvVerifier, HeuristicVerifier, human_verdict
 
     if name == "heuristic":
         return HeuristicVerifier().judge_episode
     if name == "env":
         return EnvVerifier().judge_episode
+    if name == "env+heuristic":
+        return CombinedVerifier().judge_episode
     if name == "judge":
         from deskpilot.core.settings import load_settings
         from deskpilot.planner.factory import build_backend

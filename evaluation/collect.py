@@ -218,7 +218,7 @@ class Worker:
         from deskpilot.grounding.factory import build_grounder
         from deskpilot.grounding.ocr import OcrEngine
         from deskpilot.planner.agent import Agent
-        from deskpilot.training.verify import HeuristicVerifier
+        from deskpilot.training.verify import CombinedVerifier, HeuristicVerifier
 
         from .miniwob_page import MiniWobBrowser
 
@@ -235,7 +235,7 @@ class Worker:
                            locate_timeout=settings.locate_timeout, settle_timeout=settings.settle_timeout,
                            decide_timeout=settings.planner_timeout + 1.0)
         self.browser = self._stack.enter_context(MiniWobBrowser(scale=config.scale).start(config.tasks[0]))
-        self.verifier = HeuristicVerifier(OcrEngine(threads=1))
+        self.verifier = CombinedVerifier(HeuristicVerifier(OcrEngine(threads=1)))
         return self
 
     def _policy(self, settings: Any, grounder: Any) -> Any:
@@ -262,7 +262,10 @@ class Worker:
         score = run_episode(self.agent, self.browser, task, seed)
         episode = read_episode(score.episode_dir)
         episode.meta.extra[COLLECT_KEY] = self.config.policy_name
-        steps = label_with_heuristic(episode, self.verifier)
+        steps = list(episode.steps)
+        for step, verdict in zip(steps, self.verifier.judge_episode(episode)):
+            if verdict is not None:
+                step.verification = verdict.as_dict()
         rewrite_steps(episode, steps)
         prune_frames(episode, self.config.frames)  # also writes episode.json, with the policy name
         labels = Counter((s.verification or {}).get("label", "unknown") for s in steps if not s.action.is_terminal)
@@ -270,26 +273,3 @@ class Worker:
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
-
-
-def label_with_heuristic(episode: Any, verifier: Any) -> list[Any]:
-    """The episode's steps with one label each: the environment's where it is sure (good or bad), else the
-    heuristic verifier's `bad` (the step visibly did nothing). A visible effect alone is no proof of progress, so
-    the heuristic's `good` leaves such a step unknown. Both verdicts are kept under `checks`."""
-    steps = list(episode.steps)
-    try:
-        heuristic = verifier.judge_episode(episode)
-    except DeskpilotError:  # a frame is missing: the environment's labels stay as they are
-        return steps
-    for step, verdict in zip(steps, heuristic):
-        if verdict is None:
-            continue
-        env = step.verification or {}
-        if env.get("label") in ("good", "bad"):
-            chosen = env
-        elif verdict.label == "bad":
-            chosen = verdict.as_dict()
-        else:
-            chosen = {**env, "label": "unknown"} if env else {**verdict.as_dict(), "label": "unknown"}
-        step.verification = {**chosen, "checks": {"env": env.get("label", "unknown"), "heuristic": verdict.label}}
-    return steps

@@ -6,7 +6,6 @@ that score themselves (MiniWoB++) turn these runs into labelled steps, so no tas
 from __future__ import annotations
 
 import random
-import re
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
@@ -14,17 +13,12 @@ from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import task_secrets
 
 from .base import Decision, Planner
+from .task_phrases import named_phrase, task_values
 
 CLICKABLE_ROLES = {"button", "input", "checkbox", "radio", "dropdown", "link", "icon", "tab", "menu_item",
                    "list_item", "slider"}
-QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
 NAMED_WEIGHT = 4.0  # an element whose text the task names is this much likelier to be clicked
 FINISH_SHARE = 0.03  # share of steps that end the episode
-
-
-def task_values(task: str) -> list[str]:
-    """What the task gives to type: its quoted strings, in order."""
-    return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
 
 
 class ExplorePlanner:
@@ -50,12 +44,12 @@ class ExplorePlanner:
             return Decision("explore: stop here", Action(kind=ActionKind.FINISHED, text="explored"))
         if roll < 0.12 and history:
             return Decision("explore: press Enter", Action(kind=ActionKind.HOTKEY, keys=("enter",)))
-        candidates = [e for e in elements if e.role in CLICKABLE_ROLES or (e.text and _named(e.text, task))]
+        candidates = [e for e in elements if e.role in CLICKABLE_ROLES or (e.text and named_phrase(e.text, task))]
         if not candidates:
             candidates = list(elements)
         if not candidates:
             return Decision("explore: nothing to act on yet", Action(kind=ActionKind.WAIT, seconds=0.5))
-        weights = [NAMED_WEIGHT if e.text and _named(e.text, task) else 1.0 for e in candidates]
+        weights = [NAMED_WEIGHT if e.text and named_phrase(e.text, task) else 1.0 for e in candidates]
         element = rng.choices(candidates, weights)[0]
         return Decision(f"explore: click {element.role} {element.text!r}",
                         Action(kind=ActionKind.CLICK, point=element.center))
@@ -80,11 +74,6 @@ class EpsilonPlanner:
             if not decision.action.is_terminal:
                 return decision
         return self.planner.decide(task, history, obs, elements)
-
-
-def _named(text: str, task: str) -> bool:
-    words = text.strip().lower()
-    return 1 <= len(words.split()) <= 4 and re.search(rf"(?<!\w){re.escape(words)}(?!\w)", task.lower()) is not None
 
 
 def _clicked_field(step: Step) -> bool:

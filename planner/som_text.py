@@ -9,7 +9,9 @@ rather than look up:
 - `element='7'` — the seventh listed element (for large models that can count).
 
 Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
-the order the task says them (later finds appended) and kept for the episode. This module is
+the order the task says them (later finds appended) and kept for the episode. An element that shows a value is
+marked `=$2`, one whose text holds it among other words `~$2`; the values line says which values were already
+clicked or typed, so a model need not work that out from the history. This module is
 the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
 all use it, so what a model is trained on is what it is asked."""
 
@@ -25,29 +27,22 @@ from deskpilot.core.geometry import reading_order
 from deskpilot.core.observation import Element
 from deskpilot.grounding.phrasings import echoes_task
 
-from .explore import task_values
+from .task_phrases import named_phrase, normalised, task_values
 
 MAX_ELEMENTS = 30
 MAX_HISTORY = 8
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
-MAX_VALUE_WORDS = 6
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
           "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "
           "scroll(direction=...) | finished(content=...). Name a value of the task as '$N' and an element by its "
           "role and rank ('field 2').")
-INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
-select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
-ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
 HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
 # Roles ranked together: grounding may read a text field that holds text as a dropdown, and a field's rank must
 # not change because something was typed into it.
 RANK_FAMILIES = {"input": "field", "dropdown": "field"}
 ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+USED_VALUE = re.compile(r"^(?P<verb>click|double_click|right_click|type)\((?:target|content)='\$(?P<number>\d{1,2})")
 
 
 @dataclass(frozen=True)
@@ -70,11 +65,21 @@ class TextScreen:
 
     def value_of(self, element: Element) -> int | None:
         """The number of the task value this element shows (1-based), if any."""
-        text = _norm(element.text)
+        text = normalised(element.text)
         if not text:
             return None
         for number, value in enumerate(self.values, 1):
-            if _norm(value) == text:
+            if normalised(value) == text:
+                return number
+        return None
+
+    def value_within(self, element: Element) -> int | None:
+        """The number of the first task value that stands as a whole word or words inside this element's longer
+        text (a link inside a paragraph OCR read as one line)."""
+        text = normalised(element.text)
+        for number, value in enumerate(self.values, 1):
+            wanted = normalised(value)
+            if len(wanted) >= 2 and wanted != text and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text):
                 return number
         return None
 
@@ -87,16 +92,19 @@ class SomText:
         self.task = task
         self.values: list[str] = []
         self.answers: list[str] = []
+        self.used: dict[int, str] = {}  # value number -> what an answer did with it ("clicked", "typed")
         self._given = task_values(task)  # the quoted values, known before any screen
 
     def screen(self, elements: list[Element]) -> TextScreen:
         """Learn the task phrases this screen shows, and list its elements. Values first seen together are
         numbered in the order the task says them; later ones follow, so a value keeps its number."""
-        shown = [e for e in _deduplicated(elements) if not (e.role == "text" and echoes_task(e.text, self.task, ""))]
+        echoes = [e for e in elements if e.role == "text" and echoes_task(e.text, self.task, "")]
+        shown = [e for e in _deduplicated(elements)
+                 if not any(echo.box.contains(*e.center) for echo in echoes)]  # the task's words, not the page's
         new = [] if self.values else list(self._given)
         for element in shown:
-            phrase = _named_phrase(element.text, self.task)
-            if phrase and all(_norm(phrase) != _norm(v) for v in self.values + new):
+            phrase = named_phrase(element.text, self.task)
+            if phrase and all(normalised(phrase) != normalised(v) for v in self.values + new):
                 new.append(phrase)
         self.values += sorted(new, key=self._position)
         screen = TextScreen(list(self.values))
@@ -108,21 +116,28 @@ class SomText:
             shown_role = "" if family == element.role or element.role == "input" else f" {element.role}"
             state = {True: " checked", False: " unchecked", None: ""}[element.checked]
             number = screen.value_of(element)
-            line = f"{ref}{shown_role} {_quoted(element.text)}{state}" + (f" =${number}" if number else "")
+            within = None if number else screen.value_within(element)
+            mark = f" =${number}" if number else f" ~${within}" if within else ""
+            line = f"{ref}{shown_role} {_quoted(element.text)}{state}{mark}"
             screen.listed.append(Listed(element, ref, number, line))
         return screen
 
     def messages(self, screen: TextScreen) -> list[dict[str, object]]:
         """The chat messages for this step: a fixed system line, then the task, values, screen and history."""
-        values = " ".join(f"${n}={_quoted(v)}" for n, v in enumerate(screen.values, 1)) or "(none)"
+        values = " ".join(f"${n}={_quoted(v)}" + (f" {self.used[n]}" if n in self.used else "")
+                          for n, v in enumerate(screen.values, 1)) or "(none)"
         done = "\n".join(self.answers[-MAX_HISTORY:]) or "(nothing yet)"
         lines = "\n".join(item.line for item in screen.listed) or "(nothing found)"
         user = f"Task: {self.task}\nValues: {values}\nScreen:\n{lines}\nDone:\n{done}"
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def remember(self, answer: str) -> None:
-        """Add the call of an answer given at this step to the history later prompts show."""
-        self.answers.append(answer.strip().removeprefix("Action:").strip())
+        """Add the call of an answer given at this step to the history later prompts show, and note the value
+        it clicked or typed."""
+        call = answer.strip().removeprefix("Action:").strip()
+        self.answers.append(call)
+        if used := USED_VALUE.match(call):
+            self.used[int(used["number"])] = "clicked" if used["verb"] != "type" else "typed"
 
     def read(self, reply: str, screen: TextScreen) -> tuple[str, Action]:
         """A model's reply -> (thought, action with a point or a grounding target); ActionParseError when it
@@ -206,9 +221,9 @@ class SomText:
                 return f"${item.value}"
         if hit and hit[0].element.role != "text":  # a control without a name of the task's: by role and rank
             return hit[0].ref
-        described = _norm(action.target or "")
+        described = normalised(action.target or "")
         for number, value in enumerate(screen.values, 1):
-            if described and re.search(rf"(?<!\w){re.escape(_norm(value))}(?!\w)", described):
+            if described and re.search(rf"(?<!\w){re.escape(normalised(value))}(?!\w)", described):
                 return f"${number}"
         return hit[0].ref if hit else None
 
@@ -216,7 +231,7 @@ class SomText:
         """Where the task says `value` (as the task spells it, else its words), for numbering values."""
         at = self.task.find(value)
         if at < 0:
-            at = _norm(self.task).find(_norm(value))
+            at = normalised(self.task).find(normalised(value))
         return at if at >= 0 else len(self.task)
 
 
@@ -224,32 +239,13 @@ def _quoted(text: str) -> str:
     return '"' + " ".join(text.split()).replace('"', "'")[:60] + '"'
 
 
-def _named_phrase(text: str, task: str) -> str | None:
-    """The phrase of `task` that `text` (an element's text) says, when the task names it as a whole word or
-    words; pieces of the instruction, lone role words and single characters never count."""
-    phrase = _norm(text)
-    if not phrase or len(phrase) < 2 or len(phrase.split()) > MAX_VALUE_WORDS:
-        return None
-    words = phrase.split()
-    if any(word in INSTRUCTION_WORDS for word in words) or (len(words) == 1 and phrase in ROLE_WORDS):
-        return None
-    task_norm = _norm(task)
-    if not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", task_norm):
-        return None
-    words = re.findall(r"[\w']+", task)
-    size = len(phrase.split())
-    for start in range(len(words) - size + 1):  # the task's own spelling of it
-        if _norm(" ".join(words[start:start + size])) == phrase:
-            return " ".join(words[start:start + size])
-    return text.strip()
-
-
 def _deduplicated(elements: list[Element]) -> list[Element]:
     """Elements without OCR text lines that only repeat a control's own label inside that control."""
     controls = [e for e in elements if e.role != "text"]
     kept = []
     for element in elements:
-        if element.role == "text" and any(_norm(c.text) == _norm(element.text) and c.box.intersects(element.box)
+        text = normalised(element.text)
+        if element.role == "text" and any(normalised(c.text) == text and c.box.intersects(element.box)
                                           for c in controls):
             continue
         kept.append(element)

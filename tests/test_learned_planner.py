@@ -40,6 +40,24 @@ def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
 
 
+def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_done_with_them():
+    task = 'Switch between the tabs to find and click on the link "in".'
+    echo = Element(Box(10, 0, 300, 15), "text", 'and click on the link "in".')
+    quoted_in_echo = Element(Box(200, 0, 240, 15), "link", '"in".')  # layout split the quote out of the echo
+    paragraph = Element(Box(10, 60, 300, 80), "text", "elementum, in. Fames nisl")
+    tab = Element(Box(10, 30, 60, 50), "button", "Tab #2")
+    episode = SomText(task)
+    screen = episode.screen([echo, quoted_in_echo, paragraph, tab])
+    assert [item.line for item in screen.listed] == ['button 1 "Tab #2"', 'text 1 "elementum, in. Fames nisl" ~$1']
+    resolved = episode.read("Action: click(target='$1')", screen)[1]
+    assert resolved.point is None and resolved.target == "in"  # grounding finds the link inside the line
+    episode.remember("Action: click(target='$1')")
+    assert 'Values: $1="in" clicked' in episode.messages(screen)[1]["content"]
+    form = SomText('Type "Ada" into the second field and click OK')
+    form.remember("Action: type(content='$1:lower')")
+    assert 'Values: $1="Ada" typed' in form.messages(form.screen([OK, FIRST]))[1]["content"]
+
+
 def test_answers_resolve_to_points_and_values():
     episode = SomText('Type "Ada" into the second field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])

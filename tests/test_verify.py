@@ -76,14 +76,15 @@ def test_env_reward_labels_steps(tmp_path):
     from deskpilot.core.actions import Action, ActionKind
     from deskpilot.core.episode import EpisodeWriter, Step
     from deskpilot.core.geometry import Point
-    from deskpilot.training.verify import EnvVerifier
+    from deskpilot.training.verify import CombinedVerifier, EnvVerifier
 
-    def episode(reward: float, step_rewards: list[float | None]):
+    def episode(reward: float, step_rewards: list[float | None], effect: bool = False):
         writer = EpisodeWriter.create(tmp_path, "click the button", reward=reward)
         frame = writer.add_frame(np.zeros((20, 20, 3), np.uint8))
+        changed = writer.add_frame(np.pad(np.full((8, 8, 3), 255, np.uint8), ((1, 11), (1, 11), (0, 0))))
         for index, step_reward in enumerate(step_rewards):
-            writer.append(Step(index, Action(kind=ActionKind.CLICK, point=Point(5, 5)), frame, frame,
-                               reward=step_reward))
+            writer.append(Step(index, Action(kind=ActionKind.CLICK, point=Point(5, 5)), frame,
+                               changed if effect else frame, reward=step_reward))
         writer.append(Step(len(step_rewards), Action(kind=ActionKind.FINISHED), frame))
         writer.finish("success")
         return read_episode(writer.directory)
@@ -93,3 +94,11 @@ def test_env_reward_labels_steps(tmp_path):
     assert won[0].reason == "the episode earned reward 0.8"
     lost = EnvVerifier().judge_episode(episode(-1.0, [None, -0.5]))
     assert [v.label if v else None for v in lost] == ["unknown", "bad", None]
+    # collection's labels: the environment where it is sure, else only the heuristic's "bad"; both kept as checks
+    combined = CombinedVerifier()
+    won = combined.judge_episode(episode(0.8, [None], effect=False))
+    assert won[0].label == "good" and won[0].checks == {"env": "good", "heuristic": "bad"}
+    no_effect = combined.judge_episode(episode(-1.0, [None], effect=False))
+    assert no_effect[0].label == "bad" and no_effect[0].verifier == "heuristic"
+    effect = combined.judge_episode(episode(-1.0, [None], effect=True))
+    assert effect[0].label == "unknown" and effect[0].as_dict()["checks"] == {"env": "unknown", "heuristic": "good"}

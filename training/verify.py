@@ -6,11 +6,13 @@ be seen. Each writes `{label, reason, score, verifier}` into the step's `verific
 - `env`: the environment's reward, where the episode came from one that gives it (the MiniWoB harness).
 - `judge` (judge.py): a vision-language model looking at the screens around the step.
 - `human`: a label a person set (`deskpilot label --set good|bad`).
+- `env+heuristic`: what collection writes: the environment's verdict where it is sure, else the heuristic's `bad`,
+  with both verdicts kept under `checks`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -18,6 +20,7 @@ import numpy as np
 from deskpilot.core.actions import ActionKind
 from deskpilot.core.secrets import REDACTED
 from deskpilot.core.episode import Episode, Step
+from deskpilot.core.errors import DeskpilotError
 from deskpilot.grounding.changes import changed_near, changed_pixels, changed_regions, changed_share
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.grounding.text_match import match_text
@@ -34,9 +37,12 @@ class Verdict:
     reason: str
     score: float
     verifier: str
+    checks: dict[str, str] | None = None  # the labels of the verifiers a combined verdict was chosen from
 
     def as_dict(self) -> dict[str, object]:
-        return {"label": self.label, "reason": self.reason, "score": round(self.score, 3), "verifier": self.verifier}
+        found: dict[str, object] = {"label": self.label, "reason": self.reason, "score": round(self.score, 3),
+                                    "verifier": self.verifier}
+        return found | ({"checks": dict(self.checks)} if self.checks else {})
 
 
 class HeuristicVerifier:
@@ -141,6 +147,39 @@ class EnvVerifier:
             else:
                 verdicts.append(Verdict("unknown", f"the episode earned no reward ({float(final):g})", 0.5,
                                         self.name))
+        return verdicts
+
+
+class CombinedVerifier:
+    """The environment's verdict where it is sure (good or bad), else the heuristic's `bad` (the step visibly did
+    nothing). A visible effect alone is no proof of progress, so the heuristic's `good` leaves such a step unknown.
+    Where frames are missing (collected with `--frames none`), the environment's verdicts alone."""
+
+    name = "env+heuristic"
+
+    def __init__(self, heuristic: HeuristicVerifier | None = None):
+        self.env = EnvVerifier()
+        self.heuristic = heuristic or HeuristicVerifier()
+
+    def judge_episode(self, episode: Episode) -> list[Verdict | None]:
+        env = self.env.judge_episode(episode)
+        try:
+            seen = self.heuristic.judge_episode(episode)
+        except DeskpilotError:  # a frame is missing
+            return env
+        verdicts: list[Verdict | None] = []
+        for by_env, by_eye in zip(env, seen):
+            if by_eye is None:
+                verdicts.append(by_env)
+                continue
+            env_label: Label = by_env.label if by_env else "unknown"
+            if by_env is not None and env_label in ("good", "bad"):
+                chosen = by_env
+            elif by_eye.label == "bad":
+                chosen = by_eye
+            else:
+                chosen = replace(by_env or by_eye, label="unknown")
+            verdicts.append(replace(chosen, checks={"env": env_label, "heuristic": by_eye.label}))
         return verdicts
 
 

@@ -1,0 +1,42 @@
+"""What a task names: its quoted values ('Type "Ada"' gives Ada) and the phrases of it that an element on the
+screen shows ('click Submit' and a Submit button give Submit). The explorer leans towards such elements, and the
+som-text prompt numbers them as the task's values."""
+
+from __future__ import annotations
+
+import re
+
+QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
+MAX_PHRASE_WORDS = 6
+INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
+select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
+ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
+
+
+def task_values(task: str) -> list[str]:
+    """What the task gives to type: its quoted strings, in order."""
+    return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
+
+
+def normalised(text: str) -> str:
+    """Lower case, punctuation as spaces, single spaces: how phrases are compared."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def named_phrase(text: str, task: str) -> str | None:
+    """The phrase of `task` that `text` (an element's text) says, as the task spells it, when the task names it as
+    a whole word or words; pieces of the instruction, lone role words and single characters never count."""
+    phrase = normalised(text)
+    if not phrase or len(phrase) < 2 or len(phrase.split()) > MAX_PHRASE_WORDS:
+        return None
+    words = phrase.split()
+    if any(word in INSTRUCTION_WORDS for word in words) or (len(words) == 1 and phrase in ROLE_WORDS):
+        return None
+    if not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", normalised(task)):
+        return None
+    task_words = re.findall(r"[\w']+", task)
+    size = len(words)
+    for start in range(len(task_words) - size + 1):  # the task's own spelling of it
+        if normalised(" ".join(task_words[start:start + size])) == phrase:
+            return " ".join(task_words[start:start + size])
+    return text.strip()
