@@ -173,13 +173,17 @@ def _local_models() -> Check:
     missing = [name for name in ("torch", "transformers", "peft") if importlib.util.find_spec(name) is None]
     if missing:
         return Check("local models", "warn", f"{', '.join(missing)} not installed: the offline and OpenAI-compatible "
-                     "planners work, the transformers planner and training do not",
+                     "planners work; the learned and transformers planners and training do not",
                      "pip install 'deskpilot[models]' (training: 'deskpilot[train]')")
     import torch
 
     device = "CUDA " + torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU only"
+    from deskpilot.planner.factory import learned_model
+
+    shipped = "the learned planner's model is bundled" if (learned_model() / "config.json").is_file() else \
+        "no learned planner model is bundled (train one: README, 'A planner deskpilot trains itself')"
     return Check("local models", "ok", f"torch {torch.__version__} ({device}): the transformers planner and "
-                 "training are available")
+                 f"training are available; {shipped}")
 
 
 def _settings_and_episodes() -> list[Check]:

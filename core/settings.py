@@ -20,7 +20,7 @@ def default_config_file() -> Path:
     return Path(os.environ.get("DESKPILOT_CONFIG") or base / "deskpilot" / "config.toml")
 
 
-PlannerName = Literal["offline", "openai", "transformers"]
+PlannerName = Literal["offline", "learned", "openai", "transformers"]
 PlanMode = Literal["native", "som", "som-text"]
 PLANNERS: tuple[str, ...] = get_args(PlannerName)
 DetectorDevice = Literal["auto", "cpu", "cuda"]
@@ -30,7 +30,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid")
 
     episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
-    planner: PlannerName = Field("offline", description="which planner decides actions")
+    planner: PlannerName = Field("offline", description="which planner decides actions: offline (rules), learned (the "
+                                 "model deskpilot ships), openai (an endpoint), transformers (a local folder)")
     base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible endpoint (vLLM, Ollama, ...)")
     model: str | None = Field(None, description="model name at the endpoint, or a local folder for transformers")
     api_key: SecretStr | None = Field(None, description="API key for the endpoint (else $OPENAI_API_KEY)")

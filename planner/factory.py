@@ -1,10 +1,14 @@
-"""Building the planner (and the chat backend) the settings ask for."""
+"""Building the planner (and the chat backend) the settings ask for: the offline planner, the planner model
+deskpilot ships (`learned`: a small causal LM trained here, in som-text mode), or a chat model at an endpoint or in
+a local folder."""
 
 from __future__ import annotations
 
 import ipaddress
 import os
 from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from deskpilot.core.errors import PlannerError
@@ -16,6 +20,12 @@ from .base import ChatBackend, Planner
 from .families import resolve_family
 
 OPENAI_HOST = "api.openai.com"
+LEARNED = "planner"  # the folder under resources/models/ that holds the shipped planner model
+
+
+def learned_model() -> Path:
+    """The planner model deskpilot ships (trained here from its own collected episodes; see the README)."""
+    return Path(str(resources.files("deskpilot.resources") / "models" / LEARNED))
 
 
 def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
@@ -24,6 +34,12 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .offline import OfflinePlanner
 
         return OfflinePlanner(grounder)
+    if settings.planner == "learned":
+        model = settings.model or str(learned_model())
+        if not (Path(model) / "config.json").is_file():
+            raise PlannerError(f"no planner model in {model}: this install ships none; train one (deskpilot model "
+                               "init, then train sft --mode som-text) and pass it with --model")
+        settings = settings.model_copy(update={"planner": "transformers", "model": model, "plan_mode": "som-text"})
     if settings.plan_mode == "som-text" or _language_model(settings):
         from .som_text import ANSWER_TOKENS
         from .text_planner import TextPlanner
