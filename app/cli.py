@@ -13,8 +13,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app import (collect_cli, detector_cli, episodes_cli, eval_cli, label_cli, model_cli, recording_cli,
-                           train_cli)
+from deskpilot.app import (collect_cli, detector_cli, episodes_cli, eval_cli, improve_cli, label_cli, model_cli,
+                           recording_cli, train_cli)
 from deskpilot.app.common import (build_agent, confirmer, err, listen_for_stop, out, plain,
                                   planner_for, write_png)
 from deskpilot.grounding.factory import build_grounder
@@ -215,6 +215,7 @@ app.add_typer(episodes_cli.episodes_app, name="episodes")
 app.add_typer(train_cli.train_app, name="train")
 app.add_typer(eval_cli.eval_app, name="eval")
 app.add_typer(collect_cli.collect_app, name="collect")
+app.command()(improve_cli.improve)
 app.add_typer(model_cli.model_app, name="model")
 app.add_typer(detector_cli.detector_app, name="detector")
 

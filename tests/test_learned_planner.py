@@ -199,3 +199,70 @@ def test_a_model_from_model_init_trains_loads_and_acts_on_the_demo_app(demo_app,
     steps = read_episode(list_episodes(tmp_path / "acted")[0]).steps
     assert steps and steps[0].action.kind is ActionKind.CLICK, acted.stdout + acted.stderr
     assert read_state(demo_app.state_file)["saved"] == 1
+
+
+def test_improve_runs_a_round_of_collect_label_train_score(xdisplay, tmp_path):
+    """A starting model taught click-button from the offline planner's episodes, then one round of `improve`:
+    collect with the model, label, train, score on held-out seeds; a model, labels, scores and the plot."""
+    shown, start, out = tmp_path / "shown", tmp_path / "start", tmp_path / "rounds"
+    collected = deskpilot("collect", "miniwob", "--tasks", "click-button", "--episodes", "3", "--seed", "400",
+                          "--frames", "none", "--out", str(shown), timeout=300)
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert deskpilot("model", "init", "--out", str(tmp_path / "fresh"), "--size", "micro", "--data",
+                     str(shown)).returncode == 0
+    config = tmp_path / "teach.json"
+    config.write_text(json.dumps({"learning_rate": 1e-2, "per_device_train_batch_size": 2, "packing": False,
+                                  "warmup_steps": 0, "logging_steps": 5, "save_strategy": "no"}))
+    taught = deskpilot("train", "sft", "--mode", "som-text", "--full", "--model", str(tmp_path / "fresh"), "--data",
+                       str(shown), "--out", str(start), "--max-steps", "40", "--config", str(config), timeout=400)
+    assert taught.returncode == 0, taught.stdout + taught.stderr
+    clash = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--seed", "1000")
+    assert clash.returncode == 2 and "overlap the held-out seeds" in clash.stderr.strip().splitlines()[-1]
+    improved = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--rounds", "1", "--method",
+                         "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500", "--seed",
+                         "600", "--full", "--max-steps", "4", "--config", str(config), "--out", str(out), "--json",
+                         str(tmp_path / "report.json"), timeout=600)
+    assert improved.returncode == 0, improved.stdout + improved.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    start_record, first = report["rounds"]
+    assert start_record["round"] == 0 and start_record["model"] == str(start)
+    assert set(start_record["scores"]) == set(first["scores"]) == {"click-button"}
+    assert first["collected"]["episodes"] == 2 and sum(first["collected"]["labels"].values()) >= 2
+    assert first["model"] == str(out / "round-1" / "model") and first["trained"]["steps"] == 4
+    assert (out / "round-1" / "model" / "config.json").is_file() and (out / "rounds.png").stat().st_size > 0
+    seeds = {read_episode(d).meta.extra["seed"] for d in list_episodes(out / "round-1" / "eval")}
+    assert seeds == {500}  # scored on the held-out seed only
+    best = max(report["rounds"], key=lambda record: record["mean_success"])["model"]
+    assert f"best model: {best}" in " ".join(improved.stdout.split())
+
+
+def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path):
+    from safetensors.numpy import load_file
+
+    data, fresh, out = tmp_path / "labelled", tmp_path / "fresh", tmp_path / "kto"
+    monitor = Monitor(0, 0, 320, 240)
+    elements = [ECHO, OK, CANCEL, FIRST, SECOND]
+    runs = {"good": [Action(kind=ActionKind.CLICK, point=SECOND.center), Action(kind=ActionKind.TYPE, text="Ada")],
+            "bad": [Action(kind=ActionKind.CLICK, point=CANCEL.center)]}
+    for label, actions in [("good", runs["good"]), ("good", runs["good"]), ("bad", runs["bad"]),
+                           ("bad", runs["bad"])]:
+        writer = EpisodeWriter.create(data, 'Type "Ada" into the second field and click OK')
+        frame = writer.add_frame(np.zeros((240, 320, 3), np.uint8))
+        for index, action in enumerate(actions):
+            writer.append(Step(index, action, frame, frame, "", monitor, seen=elements,
+                               verification={"label": label, "reason": "test", "score": 1.0, "verifier": "env"}))
+        writer.finish("success" if label == "good" else "failed")
+    assert deskpilot("model", "init", "--out", str(fresh), "--size", "micro", "--data", str(data)).returncode == 0
+    config = tmp_path / "kto.json"
+    config.write_text(json.dumps({"per_device_train_batch_size": 2, "logging_steps": 1, "save_strategy": "no"}))
+    result = deskpilot("train", "kto", "--mode", "som-text", "--full", "--model", str(fresh), "--data", str(data),
+                       "--out", str(out), "--max-steps", "3", "--config", str(config), timeout=400)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "6 steps from 4 episodes: 4 good, 2 bad, 0 unknown; KTO weights: desirable 0.5, undesirable 1" \
+        in result.stdout
+    before, after = load_file(str(fresh / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert any(not np.allclose(before[name], after[name]) for name in before)
+    from deskpilot.training.metrics import read_metrics
+
+    losses = [value for _, value in read_metrics(out)["loss"]]
+    assert len(losses) == 3 and all(np.isfinite(losses))

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -170,13 +171,16 @@ def test_training_errors_are_one_line(episodes, check_only, tiny_model, tmp_path
          "error: unknown reward(s) clik; available: format, action_type, click, click_distance, text, similarity, "
          "same_call"),
     ]
-    for args, message in cases:
-        result = deskpilot("train", args[0], "--model", str(tiny_model), *args[1:], "--out", str(tmp_path / "o"))
-        assert result.returncode == 2 and result.stderr.strip().splitlines()[-1] == message, result.stderr[-1500:]
     adapter = tmp_path / "adapter"
     write(adapter / "adapter_config.json", "{}")
-    result = deskpilot("train", "sft", "--model", str(adapter), "--data", str(episodes), "--out", str(tmp_path / "o"))
-    assert result.returncode == 2 and "is a LoRA adapter; train from its base model" in result.stderr
+    runs = [["train", args[0], "--model", str(tiny_model), *args[1:], "--out", str(tmp_path / f"o{n}")]
+            for n, (args, _) in enumerate(cases)]
+    runs.append(["train", "sft", "--model", str(adapter), "--data", str(episodes), "--out", str(tmp_path / "o")])
+    with ThreadPoolExecutor(max_workers=3) as pool:  # independent processes: run side by side
+        results = list(pool.map(lambda args: deskpilot(*args), runs))
+    for result, (_, message) in zip(results, cases):
+        assert result.returncode == 2 and result.stderr.strip().splitlines()[-1] == message, result.stderr[-1500:]
+    assert results[-1].returncode == 2 and "is a LoRA adapter; train from its base model" in results[-1].stderr
 
 
 def write(path: Path, text: str) -> Path:

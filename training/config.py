@@ -87,6 +87,15 @@ def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str
     return merged
 
 
+def kto_weights(good: int, bad: int) -> dict[str, float]:
+    """KTO's desirable / undesirable weights from the label balance, so that both sides weigh the same in the loss
+    (weight x count equal; TRL's guidance keeps that ratio between 1 and 4/3): the commoner side is weighted down,
+    so the loss keeps its scale."""
+    if good >= bad:
+        return {"desirable_weight": round(max(1, bad) / max(1, good), 4), "undesirable_weight": 1.0}
+    return {"desirable_weight": 1.0, "undesirable_weight": round(max(1, good) / bad, 4)}
+
+
 def lora_settings(file_settings: dict[str, Any]) -> dict[str, Any]:
     section = file_settings.get("lora") or {}
     if not isinstance(section, dict):

@@ -17,7 +17,7 @@ from typing import Any
 from deskpilot.core.errors import TrainingError
 from deskpilot.planner.families import ModelFamily
 
-from .config import config_class, lora_settings, read_config_file, reward_weights, trl_arguments
+from .config import config_class, kto_weights, lora_settings, read_config_file, reward_weights, trl_arguments
 from .data import Method, build_dataset, summary
 from .metrics import MetricsWriter, plot_metrics
 from .rewards import REWARDS
@@ -68,7 +68,14 @@ def train(request: TrainRequest) -> TrainResult | None:
         arguments["reward_weights"] = list(rewards.values())
     samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
     dataset = build_dataset(samples, request.method)
-    log.info("%s", summary(samples))
+    described = summary(samples)
+    if request.method == "kto":
+        if not {"desirable_weight", "undesirable_weight"} & set(file_settings):
+            good = sum(dataset["label"])
+            arguments.update(kto_weights(good, len(dataset) - good))
+        described += (f"; KTO weights: desirable {arguments.get('desirable_weight', 1.0):g}, undesirable "
+                      f"{arguments.get('undesirable_weight', 1.0):g}")
+    log.info("%s", described)
 
     import torch
 
@@ -94,7 +101,7 @@ def train(request: TrainRequest) -> TrainResult | None:
     plot = plot_metrics(request.out)
     result = TrainResult(
         method=request.method, base_model=request.model, family=request.family.name, out=str(request.out),
-        data=summary(samples), steps=trainer.state.global_step, seconds=round(seconds, 2),
+        data=described, steps=trainer.state.global_step, seconds=round(seconds, 2),
         steps_per_second=round(trainer.state.global_step / seconds, 3) if seconds else 0.0,
         peak_memory_mb=round(_peak_memory_mb(torch), 1),
         metrics={k: round(v, 5) for k, v in output.metrics.items() if isinstance(v, (int, float))},

@@ -1,0 +1,228 @@
+"""Rounds of self-improvement (`deskpilot improve`): each round collects episodes with the current model (sampling,
+plus a little exploration), labels every step (the environment where it is sure, else the heuristic's `bad`),
+trains the next model on everything collected so far (SFT, KTO or GRPO), and scores it live on held-out seeds that
+no round ever collects. Round 0 scores the starting model.
+
+Everything lands under one folder, and each stage is resumable, so a cut session loses at most the stage in flight:
+
+    OUT/round-1/episodes/   collected by the round's model      OUT/round-1/model/   trained from it
+    OUT/round-1/eval/       its held-out episodes               OUT/rounds.json      one record per round
+    OUT/rounds.png          mean success (and per task) by round
+
+Each stage is also a command of its own (`collect miniwob --policy model`, `label`, `train`, `collect miniwob
+--policy model` on the held-out seeds), so a round can be run by hand."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.errors import DeskpilotError, EvaluationError
+
+from .collect import COLLECT_KEY, CollectConfig, collect_miniwob
+
+log = logging.getLogger(__name__)
+METHODS = ("sft", "kto", "grpo")
+ROUNDS_FILE = "rounds.json"
+PLOT_FILE = "rounds.png"
+
+
+@dataclass(frozen=True)
+class RoundsConfig:
+    """What `deskpilot improve` was asked for."""
+
+    model: str
+    tasks: tuple[str, ...]
+    rounds: int
+    out: Path
+    method: str = "kto"
+    episodes_per_round: int = 20  # per task
+    workers: int = 1
+    eval_tasks: tuple[str, ...] = ()  # default: the training tasks, at held-out seeds
+    eval_episodes: int = 5
+    eval_seed: int = 1000
+    seed: int = 10_000  # first collection seed; round r starts at seed + (r - 1) * episodes_per_round
+    temperature: float = 0.7
+    epsilon: float = 0.05
+    lora: bool = False
+    max_steps: int | None = None
+    train_config: Path | None = None
+
+    @property
+    def scored_tasks(self) -> tuple[str, ...]:
+        return self.eval_tasks or self.tasks
+
+    def check(self) -> None:
+        """One-line errors for settings that cannot work, before anything runs."""
+        if self.method not in METHODS:
+            raise EvaluationError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
+        if self.rounds < 1 or self.episodes_per_round < 1 or self.eval_episodes < 1:
+            raise EvaluationError("--rounds, --episodes-per-round and --eval-episodes must be at least 1")
+        if not (Path(self.model) / "config.json").is_file():
+            raise EvaluationError(f"--model {self.model} is not a model folder (made by `deskpilot model init` "
+                                  "and trained, or a round's model)")
+        collected = range(self.seed, self.seed + self.rounds * self.episodes_per_round)
+        scored = range(self.eval_seed, self.eval_seed + self.eval_episodes)
+        if collected.start < scored.stop and scored.start < collected.stop:
+            raise EvaluationError(f"collection seeds {collected.start}-{collected.stop - 1} overlap the held-out "
+                                  f"seeds {scored.start}-{scored.stop - 1}: move --seed or --eval-seed")
+
+
+@dataclass
+class RoundRecord:
+    """One round: the model it ends with, what it collected and trained on, and the model's held-out scores."""
+
+    round: int
+    model: str
+    collected: dict[str, Any] = field(default_factory=dict)  # episodes, steps, success_rate, labels
+    trained: dict[str, Any] = field(default_factory=dict)  # steps, seconds, loss; or {"skipped": why}
+    scores: dict[str, float] = field(default_factory=dict)  # task -> success rate on the held-out seeds
+    mean_success: float = 0.0
+
+
+def folder_summary(folder: Path, policy: str | None = None) -> dict[str, Any]:
+    """What a folder of collected episodes holds (every finished episode, this run's or an earlier one's):
+    episodes, steps, success rate, labels, and success per task."""
+    per_task: dict[str, list[float]] = {}
+    labels: Counter[str] = Counter()
+    steps = 0
+    for directory in list_episodes(folder):
+        try:
+            episode = read_episode(directory)
+        except DeskpilotError:
+            continue
+        extra = episode.meta.extra
+        if "reward" not in extra or (policy is not None and extra.get(COLLECT_KEY) != policy):
+            continue
+        per_task.setdefault(str(extra.get("miniwob_task")), []).append(float(extra["reward"]))
+        acted = [s for s in episode.steps if not s.action.is_terminal]
+        steps += len(acted)
+        labels.update((s.verification or {}).get("label", "unknown") for s in acted)
+    rewards = [r for task in per_task.values() for r in task]
+    return {"episodes": len(rewards), "steps": steps,
+            "success_rate": round(sum(r > 0 for r in rewards) / len(rewards), 4) if rewards else 0.0,
+            "labels": {k: labels.get(k, 0) for k in ("good", "bad", "unknown")},
+            "tasks": {task: round(sum(r > 0 for r in rs) / len(rs), 4) for task, rs in sorted(per_task.items())}}
+
+
+class Rounds:
+    """Runs the rounds of one `RoundsConfig`; `on_stage(round, stage)` hears each stage begin."""
+
+    def __init__(self, config: RoundsConfig, on_stage: Callable[[int, str], None] | None = None):
+        config.check()
+        self.config = config
+        self.on_stage = on_stage or (lambda number, stage: None)
+        self.records: list[RoundRecord] = []
+
+    def run(self) -> list[RoundRecord]:
+        config = self.config
+        config.out.mkdir(parents=True, exist_ok=True)
+        model = config.model
+        self.records = [RoundRecord(0, model)]
+        self._score(self.records[0], config.out / "round-0")
+        for number in range(1, config.rounds + 1):
+            folder = config.out / f"round-{number}"
+            record = RoundRecord(number, model)
+            self.on_stage(number, "collect")
+            record.collected = self._collect(model, number, folder / "episodes")
+            self.on_stage(number, "train")
+            record.model, record.trained = self._train(model, number, folder / "model")
+            model = record.model
+            self._score(record, folder)
+            self.records.append(record)
+        return self.records
+
+    def _collect(self, model: str, number: int, folder: Path) -> dict[str, Any]:
+        config = self.config
+        collect = CollectConfig(config.tasks, config.episodes_per_round, folder,
+                                seed=config.seed + (number - 1) * config.episodes_per_round, policy="model",
+                                model=model, epsilon=config.epsilon, temperature=config.temperature,
+                                workers=config.workers, frames="none")
+        self._raise_failures(collect_miniwob(collect), f"round {number}'s collection")
+        found = folder_summary(folder, collect.policy_name)
+        found.pop("tasks")
+        return found
+
+    def _train(self, model: str, number: int, out: Path) -> tuple[str, dict[str, Any]]:
+        """The round's model, trained on every round's episodes so far; the current model again, with the
+        reason, when there is nothing to train on (e.g. SFT and no good step yet)."""
+        from deskpilot.planner.families import FAMILIES
+        from deskpilot.training.trainers import RUN_FILE, TrainRequest, train
+
+        config = self.config
+        if (out / RUN_FILE).is_file():  # trained before this run was cut: keep it
+            return str(out), _trained(json.loads((out / RUN_FILE).read_text()))
+        data = [config.out / f"round-{n}" / "episodes" for n in range(1, number + 1)]
+        request = TrainRequest(config.method, model, data, out, FAMILIES["screen"],  # type: ignore[arg-type]
+                               lora=config.lora, max_steps=config.max_steps, config=config.train_config,
+                               mode="som-text")
+        try:
+            result = train(request)
+        except DeskpilotError as exc:
+            log.warning("round %d trains nothing: %s", number, exc)
+            return model, {"skipped": str(exc)}
+        return str(out), _trained(asdict(result)) if result else {}
+
+    def _score(self, record: RoundRecord, folder: Path) -> None:
+        """Score the record's model greedily on the held-out seeds, then write every record so far."""
+        config = self.config
+        self.on_stage(record.round, "eval")
+        scored = CollectConfig(config.scored_tasks, config.eval_episodes, folder / "eval", seed=config.eval_seed,
+                               policy="model", model=record.model, workers=config.workers, frames="none")
+        self._raise_failures(collect_miniwob(scored), f"round {record.round}'s evaluation")
+        record.scores = folder_summary(folder / "eval", scored.policy_name)["tasks"]
+        record.mean_success = round(sum(record.scores.values()) / len(record.scores), 4) if record.scores else 0.0
+        self._write([*self.records[:record.round], record])
+
+    def _write(self, records: list[RoundRecord]) -> None:
+        config = self.config
+        document = {"method": config.method, "tasks": list(config.tasks), "eval_tasks": list(config.scored_tasks),
+                    "eval_seeds": [config.eval_seed, config.eval_seed + config.eval_episodes - 1],
+                    "rounds": [asdict(r) for r in records]}
+        path = config.out / ROUNDS_FILE
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(document, indent=2))
+        temporary.replace(path)
+        plot_rounds(records, config.out / PLOT_FILE)
+
+    @staticmethod
+    def _raise_failures(summary: Any, what: str) -> None:
+        if summary.failed_workers:
+            raise EvaluationError(f"{what} failed: {summary.failed_workers[0]}")
+
+
+def _trained(result: dict[str, Any]) -> dict[str, Any]:
+    metrics = result.get("metrics", {})
+    return {"method": result.get("method"), "steps": result.get("steps"), "seconds": result.get("seconds"),
+            "data": result.get("data"), "loss": metrics.get("train_loss")}
+
+
+def plot_rounds(records: list[RoundRecord], path: Path) -> Path:
+    """Mean held-out success by round (bold), and each task's (thin)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(5.5, 3.4))
+    numbers = [r.round for r in records]
+    for task in sorted({t for r in records for t in r.scores}):
+        axis.plot(numbers, [r.scores.get(task, float("nan")) for r in records], linewidth=0.8, alpha=0.5,
+                  label=task)
+    axis.plot(numbers, [r.mean_success for r in records], color="black", linewidth=2.2, marker="o", label="mean")
+    axis.set_xlabel("round (0: the starting model)")
+    axis.set_ylabel("held-out success")
+    axis.set_ylim(-0.05, 1.05)
+    axis.set_xticks(numbers)
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=6, loc="lower right", ncols=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=90)
+    plt.close(figure)
+    return path
