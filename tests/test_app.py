@@ -27,8 +27,10 @@ def labelled_episodes(root, count: int = 2) -> list:
             frame = np.full((120, 160, 3), 40 * index + 60 * number, np.uint8)
             name = writer.add_frame(frame)
             label = "good" if number == 0 else "bad"
+            checks = {"checks": {"env": "unknown", "heuristic": "bad"}} if number == 1 else {}
             writer.append(Step(index, action, name, name, thought="because",
-                               verification={"label": label, "reason": "test", "score": 1.0, "verifier": "human"}))
+                               verification={"label": label, "reason": "test", "score": 1.0, "verifier": "human",
+                                             **checks}))
         writer.finish("success")
         paths.append(writer.directory)
     return paths
@@ -57,6 +59,11 @@ def test_episodes_view_labels_deletes_and_exports(window, qtbot, tmp_path):
     assert view.steps.count() == 2 and view.steps.item(0).text().startswith("✓ 1. click")
     view.steps.setCurrentRow(1)
     assert view.before.pixmap() is not None and not view.before.pixmap().isNull()
+    view.episodes.setCurrentRow(0)  # the episode whose steps carry every verifier's verdict
+    view.steps.setCurrentRow(0)
+    assert "every verifier: env: unknown · heuristic: bad" in view.detail.text()
+    view.episodes.setCurrentRow(1)
+    view.steps.setCurrentRow(1)
     qtbot.mouseClick(view.bad, qtbot_button())
     steps = read_episode(first).steps
     assert steps[1].verification == {"label": "bad", "reason": "set by a person", "score": 0.0, "verifier": "human"}

@@ -127,9 +127,11 @@ class EpisodesView(QWidget):
         self.after.show_image(self.episode.frame(step.after) if step.after else None)
         verdict = step.verification or {}
         verifier = f"({verdict['verifier']})" if "verifier" in verdict else ""
+        every = " · ".join(f"{name}: {label}" for name, label in (verdict.get("checks") or {}).items())
         self.detail.setText(f"<b>{escape(step.action.redacted().describe())}</b><br>{escape(step.thought)}<br>"
                             f"<i>{escape(str(verdict.get('label', 'unlabelled')))}</i> "
-                            f"{escape(str(verdict.get('reason', '')))} {escape(str(verifier))}")
+                            f"{escape(str(verdict.get('reason', '')))} {escape(str(verifier))}"
+                            + (f"<br>every verifier: {escape(every)}" if every else ""))
 
     def set_label(self, label: str) -> None:
         """A person's verdict on the current step, written into the episode at once."""
