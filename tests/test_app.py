@@ -4,6 +4,7 @@ app from the UI, pauses and stops it, and never lets the agent see deskpilot's o
 
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
@@ -215,3 +216,29 @@ def test_plain_deskpilot_opens_the_app_where_there_is_a_display(xdisplay, tmp_pa
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_train_view_runs_rounds_and_draws_success_per_round_beside_the_loss(window, tmp_path):
+    from deskpilot.training.metrics import MetricsWriter
+
+    view = window.train_view
+    out = tmp_path / "rounds"
+    view.model.setText("/models/start")
+    view.out.setText(str(out))
+    view.rounds.setValue(2)
+    view.tasks.setText("click-button,login-user")
+    command = view.command()
+    assert command[2:3] == ["improve"] and command[command.index("--rounds") + 1] == "2"
+    assert command[command.index("--tasks") + 1] == "click-button,login-user" and "--data" not in command
+    # what `deskpilot improve` leaves while it runs: rounds.json and the current round's metrics
+    writer = MetricsWriter(out / "round-1" / "model")
+    writer.start()
+    for step in (1, 2, 3):
+        writer.write(step, {"loss": 1.0 / step})
+    records = [{"round": 0, "model": "/models/start", "mean_success": 0.4},
+               {"round": 1, "model": str(out / "round-1" / "model"), "mean_success": 0.6}]
+    (out / "rounds.json").write_text(json.dumps({"rounds": records}))
+    view.progress.setRange(0, 2)
+    view.poll()
+    assert view.plot.curves["held-out success"] == [(0, 0.4), (1, 0.6)] and len(view.plot.curves["loss"]) == 3
+    assert view.progress.value() == 1 and view.result_model() == str(out / "round-1" / "model")

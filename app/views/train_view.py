@@ -1,9 +1,11 @@
 """The Train view: choose data, base model and method, start `deskpilot train` in a separate process, watch its
 progress and loss/reward curves live (read from the run's metrics.csv, the same file the CLI writes), cancel it,
-and use the result as the planner."""
+and use the result as the planner. With rounds, it runs `deskpilot improve` instead (collect with the model, label,
+train, score on held-out seeds, again) and draws each round's held-out success beside the current round's loss."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from deskpilot.training.metrics import read_metrics
 
 POLL_MS = 500
 CURVES = ("loss", "reward")
+SUCCESS_CURVE = "held-out success"
 
 
 class TrainView(QWidget):
@@ -39,6 +42,13 @@ class TrainView(QWidget):
         self.max_steps.setRange(0, 1_000_000)
         self.max_steps.setSpecialValueText("epochs from config")
         self.max_steps.setValue(100)
+        self.rounds = QSpinBox()
+        self.rounds.setRange(0, 50)
+        self.rounds.setSpecialValueText("none: one training run on the episodes")
+        self.rounds.setToolTip("rounds of `deskpilot improve`: collect with the model on MiniWoB++, label, train, "
+                               "score on held-out seeds")
+        self.tasks = QLineEdit()
+        self.tasks.setPlaceholderText("MiniWoB tasks for rounds, e.g. click-button,login-user")
         self.start, self.cancel, self.use = QPushButton("Start"), QPushButton("Cancel"), QPushButton("Use as planner")
         self.progress = QProgressBar()
         self.log = QPlainTextEdit()
@@ -53,7 +63,7 @@ class TrainView(QWidget):
         self.method.currentTextChanged.connect(lambda m: self.out.setText(str(Path(self.out.text()).parent / m)))
         self.start.clicked.connect(self.start_training)
         self.cancel.clicked.connect(self.cancel_training)
-        self.use.clicked.connect(lambda: self.use_model.emit(self.out.text()))
+        self.use.clicked.connect(lambda: self.use_model.emit(self.result_model()))
         self._set_running(False)
         self.use.setEnabled(False)
 
@@ -66,6 +76,8 @@ class TrainView(QWidget):
         form.addRow("Episodes", self.data)
         form.addRow("Output folder", self.out)
         form.addRow("Max steps", self.max_steps)
+        form.addRow("Rounds", self.rounds)
+        form.addRow("Round tasks", self.tasks)
         buttons = QHBoxLayout()
         for button in (self.start, self.cancel, self.use):
             buttons.addWidget(button)
@@ -79,12 +91,17 @@ class TrainView(QWidget):
         column.addWidget(self.log, 1)
 
     def command(self) -> list[str]:
-        args = ["-m", "deskpilot.app", "train", self.method.currentText(), "--model", self.model.text().strip(),
-                "--data", self.data.text().strip(), "--out", self.out.text().strip()]
+        if self.rounds.value():
+            args = ["-m", "deskpilot.app", "improve", "--method", self.method.currentText(), "--model",
+                    self.model.text().strip(), "--tasks", self.tasks.text().strip(), "--rounds",
+                    str(self.rounds.value()), "--out", self.out.text().strip()]
+        else:
+            args = ["-m", "deskpilot.app", "train", self.method.currentText(), "--model", self.model.text().strip(),
+                    "--data", self.data.text().strip(), "--out", self.out.text().strip()]
+            if self.mode.currentText() != "native":
+                args += ["--mode", self.mode.currentText()]
         if self.max_steps.value():
             args += ["--max-steps", str(self.max_steps.value())]
-        if self.mode.currentText() != "native":
-            args += ["--mode", self.mode.currentText()]
         if self.full.isChecked():
             args.append("--full")
         return args
@@ -93,12 +110,17 @@ class TrainView(QWidget):
         if not self.model.text().strip():
             self.status.emit("choose a base model folder first")
             return
+        if self.rounds.value() and not self.tasks.text().strip():
+            self.status.emit("rounds need the MiniWoB tasks to collect on")
+            return
         self.log.clear()
         self.plot.clear()
-        self.progress.setRange(0, self.max_steps.value())  # 0..0 = busy indicator when the length is unknown
+        steps = self.max_steps.value()
+        # 0..0 = busy indicator when the length is unknown; rounds count as the progress
+        self.progress.setRange(0, self.rounds.value() if self.rounds.value() else steps)
         self.progress.setValue(0)
-        metrics = Path(self.out.text().strip()) / "metrics.csv"
-        metrics.unlink(missing_ok=True)
+        if not self.rounds.value():
+            (Path(self.out.text().strip()) / "metrics.csv").unlink(missing_ok=True)
         self.process = QProcess(self)
         self.process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
         self.process.readyReadStandardOutput.connect(self._read_output)
@@ -117,11 +139,33 @@ class TrainView(QWidget):
             self.status.emit("training cancelled")
 
     def poll(self) -> None:
-        series = read_metrics(Path(self.out.text().strip()))
+        out = Path(self.out.text().strip())
+        if self.rounds.value():
+            self._poll_rounds(out)
+            return
+        series = read_metrics(out)
         steps = [step for values in series.values() for step, _ in values]
         if steps and self.progress.maximum():
             self.progress.setValue(min(max(steps), self.progress.maximum()))
         self.plot.draw({name: values for name, values in series.items() if name in CURVES})
+
+    def _poll_rounds(self, out: Path) -> None:
+        """Held-out success by round (rounds.json) beside the loss of the round training now (or last)."""
+        records = _rounds(out)
+        trained = sorted((p for p in out.glob("round-*/model") if (p / "metrics.csv").is_file()),
+                         key=lambda p: int(p.parent.name.split("-")[1]))
+        curves = {name: values for name, values in (read_metrics(trained[-1]) if trained else {}).items()
+                  if name in CURVES}
+        if records:
+            curves[SUCCESS_CURVE] = [(r["round"], r["mean_success"]) for r in records]
+            self.progress.setValue(min(max(r["round"] for r in records), self.progress.maximum()))
+        self.plot.draw(curves)
+
+    def result_model(self) -> str:
+        """The model to use after a run: the output folder, or the best round's model."""
+        out = Path(self.out.text().strip())
+        records = _rounds(out) if self.rounds.value() else []
+        return max(records, key=lambda r: r["mean_success"])["model"] if records else str(out)
 
     def _read_output(self) -> None:
         if self.process is not None:
@@ -144,8 +188,17 @@ class TrainView(QWidget):
     def _set_running(self, running: bool) -> None:
         self.start.setEnabled(not running)
         self.cancel.setEnabled(running)
-        for field in (self.method, self.model, self.mode, self.full, self.data, self.out, self.max_steps):
+        for field in (self.method, self.model, self.mode, self.full, self.data, self.out, self.max_steps,
+                      self.rounds, self.tasks):
             field.setEnabled(not running)
+
+
+def _rounds(out: Path) -> list[dict]:
+    """The records of `deskpilot improve`'s rounds.json (empty while there is none, or while it is replaced)."""
+    try:
+        return list(json.loads((out / "rounds.json").read_text())["rounds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 class _Plot:
