@@ -115,6 +115,46 @@ def scrub(text: str, values: list[str]) -> str:
     return text
 
 
+def scrub_read(text: str, values: list[str]) -> str:
+    """`scrub` for text read off the screen, which OCR may have misread ("wcdKF" for the password "wcdKf"): besides
+    exact matches, a value the text itself names as secret (`password "x"`) and any word that equals a secret
+    up to case and look-alike characters, or (4 characters and more) is one character off, become [redacted]."""
+    named = [m["value"] for m in _SHOWN_VALUE.finditer(text)]
+    text = scrub(text, [*values, *named, *(secret.value for secret in task_secrets(text))])
+    wanted = [_look_alike(v) for v in values if v]
+    if not wanted:
+        return text
+
+    def near(match: re.Match[str]) -> str:
+        word = _look_alike(match.group(0))
+        return REDACTED if any(word == v or (len(v) >= 4 and _one_edit_apart(word, v)) for v in wanted) \
+            else match.group(0)
+
+    return _WORD.sub(near, text)
+
+
+# `password"Au"into`: OCR drops the spaces around a quoted value, so on the screen any quote may follow it
+_SHOWN_VALUE = re.compile(_LABEL + r"\s*[:=]?\s*[\"'“”‘’](?P<value>[^\"'“”‘’\s]{1,40})[\"'“”‘’]", re.I)
+_WORD = re.compile(r"(?<!\[)\b[^\W_]+\b(?!\])")  # a run of letters and digits, not the word inside [redacted]
+_LOOK_ALIKES = str.maketrans("01l5|", "oiisi")
+
+
+def _look_alike(word: str) -> str:
+    return word.lower().translate(_LOOK_ALIKES)
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    """Whether one substitution, insertion or deletion turns `a` into `b`."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return a == b
+    if len(a) > len(b):
+        a, b = b, a
+    for index, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return a[index + (len(a) == len(b)):] == b[index + 1:]
+    return True
+
+
 def _whole(value: str) -> re.Pattern[str]:
     """Where `value` stands on its own: a short password "AU" is not the "au" inside "autumn"."""
     return re.compile(r"(?<!\w)" + re.escape(value) + r"(?!\w)")

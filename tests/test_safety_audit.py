@@ -30,7 +30,7 @@ from deskpilot.core.errors import ActionParseError, PlannerError, SafetyStop
 from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.safety import Confirmation, ConfirmationPolicy, EmergencyStop, Safety
 from deskpilot.core.screen import Screen
-from deskpilot.core.secrets import fill_placeholders, mask_secrets, redact_tokens, task_secrets
+from deskpilot.core.secrets import fill_placeholders, mask_secrets, redact_tokens, scrub_read, task_secrets
 from deskpilot.core.settings import load_settings
 from deskpilot.planner.base import Decision
 from deskpilot.planner.factory import api_key_for
@@ -102,6 +102,17 @@ def test_task_secrets_are_found_masked_and_filled():
     assert fill_placeholders("{{made_up}}", secrets) == ("{{made_up}}", [])
     assert task_secrets('type "Ada" into Full name then click "Save"') == []
     assert redact_tokens("token ghp_abcdefghijklmnopqrstuvwxyz0123456789 Copy") == "token [redacted] Copy"
+
+
+def test_secrets_misread_by_ocr_stay_off_disk():
+    """Screen text is stored scrubbed even where OCR read a secret wrongly or glued it to its neighbours (seen on
+    MiniWoB's login-user and enter-password, whose page shows the password)."""
+    assert scrub_read('Enter the password"wcdKF"into', ["wcdKf"]) == 'Enter the password"[redacted]"into'
+    assert scrub_read("the password'Aw'into the text", ["AU"]) == "the password'[redacted]'into the text"
+    assert scrub_read("code x9Kq1l sent", ["x9Kqil"]) == "code [redacted] sent"  # look-alike characters
+    assert scrub_read("login w6jz2 now", ["w6jzz"]) == "login [redacted] now"  # one character off
+    assert scrub_read("autumn leaves", ["AU"]) == "autumn leaves" and scrub_read("the password's length", []) \
+        == "the password's length"
 
 
 def test_model_text_cannot_drive_the_terminal_or_the_prompt_markup():
