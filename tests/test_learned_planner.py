@@ -194,8 +194,10 @@ def test_a_model_from_model_init_trains_loads_and_acts_on_the_demo_app(demo_app,
     assert trained.returncode == 0, trained.stdout + trained.stderr
     demo_app.stop()  # a fresh window: the screen the model learned from (a micro model knows only that one)
     demo_app.start()
-    acted = deskpilot("run", task, "--planner", "transformers", "--model", str(tmp_path / "taught"), "--mode",
-                      "som-text", "--max-steps", "1", "--episodes-dir", str(tmp_path / "acted"))
+    missing = deskpilot("run", task, "--planner", "learned", "--model", str(tmp_path / "nowhere"))
+    assert missing.returncode != 0 and missing.stderr.strip().splitlines()[-1].startswith("error: no planner model in")
+    acted = deskpilot("run", task, "--planner", "learned", "--model", str(tmp_path / "taught"), "--max-steps", "1",
+                      "--episodes-dir", str(tmp_path / "acted"))  # `learned` is som-text with that model
     steps = read_episode(list_episodes(tmp_path / "acted")[0]).steps
     assert steps and steps[0].action.kind is ActionKind.CLICK, acted.stdout + acted.stderr
     assert read_state(demo_app.state_file)["saved"] == 1
