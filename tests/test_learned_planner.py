@@ -153,15 +153,27 @@ def test_training_prompts_equal_the_planners_requests(tmp_path):
                                                "Action: click(target='$2')"]
 
 
-def test_collect_with_two_workers_labels_every_step_and_resumes(xdisplay, tmp_path):
-    out = tmp_path / "collected"
+@pytest.fixture(scope="module")
+def collected(xdisplay, tmp_path_factory) -> dict:
+    """The offline planner's episodes on two tasks from 2 workers, collected, then resumed with one more seed."""
+    root = tmp_path_factory.mktemp("collect")
+    out = root / "collected"
     args = ("collect", "miniwob", "--tasks", "click-button,focus-text", "--workers", "2", "--frames", "none",
             "--seed", "300", "--out", str(out))
-    result = deskpilot(*args, "--episodes", "2", "--json", str(tmp_path / "first.json"), timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    report = json.loads((tmp_path / "first.json").read_text())
+    first = deskpilot(*args, "--episodes", "2", "--json", str(root / "first.json"), timeout=300)
+    assert first.returncode == 0, first.stdout + first.stderr
+    count = len(list_episodes(out))
+    second = deskpilot(*args, "--episodes", "3", "--json", str(root / "second.json"), timeout=300)
+    assert second.returncode == 0, second.stdout + second.stderr
+    return {"out": out, "count_after_first": count, "first": json.loads((root / "first.json").read_text()),
+            "second": json.loads((root / "second.json").read_text())}
+
+
+def test_collect_with_two_workers_labels_every_step_and_resumes(collected):
+    report, out = collected["first"], collected["out"]
     assert report["episodes"] == 4 and report["steps"] >= 4 and report["failed_workers"] == []
     assert sum(report["labels"].values()) >= 4 and set(report["tasks"]) == {"click-button", "focus-text"}
+    assert collected["count_after_first"] == 4
     for directory in list_episodes(out):
         episode = read_episode(directory)
         assert episode.meta.extra["collect"] == "offline" and "reward" in episode.meta.extra
@@ -169,9 +181,7 @@ def test_collect_with_two_workers_labels_every_step_and_resumes(xdisplay, tmp_pa
         acted = [s for s in episode.steps if not s.action.is_terminal]
         assert acted and all(s.seen and s.verification["label"] in ("good", "bad", "unknown") for s in acted)
         assert all("heuristic" in s.verification["checks"] for s in acted)
-    again = deskpilot(*args, "--episodes", "3", "--json", str(tmp_path / "second.json"), timeout=300)
-    assert again.returncode == 0, again.stdout + again.stderr
-    second = json.loads((tmp_path / "second.json").read_text())
+    second = collected["second"]
     assert second["skipped"] == 4 and second["episodes"] == 2 and len(list_episodes(out)) == 6
 
 
@@ -203,13 +213,15 @@ def test_a_model_from_model_init_trains_loads_and_acts_on_the_demo_app(demo_app,
     assert read_state(demo_app.state_file)["saved"] == 1
 
 
-def test_improve_runs_a_round_of_collect_label_train_score(xdisplay, tmp_path):
-    """A starting model taught click-button from the offline planner's episodes, then one round of `improve`:
-    collect with the model, label, train, score on held-out seeds; a model, labels, scores and the plot."""
-    shown, start, out = tmp_path / "shown", tmp_path / "start", tmp_path / "rounds"
-    collected = deskpilot("collect", "miniwob", "--tasks", "click-button", "--episodes", "3", "--seed", "400",
-                          "--frames", "none", "--out", str(shown), timeout=300)
-    assert collected.returncode == 0, collected.stdout + collected.stderr
+def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
+    """A starting model taught by the offline planner's collected episodes, then one round of `improve`: collect
+    with the model, label, train, score on held-out seeds; a model, labels, scores and the plot."""
+    start, out = tmp_path / "start", tmp_path / "rounds"
+    shown = tmp_path / "shown"  # the click-button episodes: a micro model learns their one answer by heart
+    shown.mkdir()
+    for directory in list_episodes(collected["out"]):
+        if read_episode(directory).meta.extra["miniwob_task"] == "click-button":
+            (shown / directory.name).symlink_to(directory)
     assert deskpilot("model", "init", "--out", str(tmp_path / "fresh"), "--size", "micro", "--data",
                      str(shown)).returncode == 0
     config = tmp_path / "teach.json"
