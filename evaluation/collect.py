@@ -173,6 +173,8 @@ def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], Non
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)
+        if not completed:  # jobs nobody will take: do not wait at exit to flush them into the pipe
+            job_queue.cancel_join_thread()
         for process in workers:  # an interrupted run ends its workers, which close their browsers and displays
             if not completed and process.is_alive():
                 process.terminate()
