@@ -280,3 +280,24 @@ def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path)
 
     losses = [value for _, value in read_metrics(out)["loss"]]
     assert len(losses) == 3 and all(np.isfinite(losses))
+
+
+def test_a_stopped_collection_exits_at_once_with_thousands_of_jobs_queued(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "long"
+    process = subprocess.Popen([sys.executable, "-m", "deskpilot.app", "collect", "miniwob", "--tasks",
+                                "click-button", "--episodes", "3000", "--frames", "none", "--out", str(out)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(d.joinpath("episode.json").exists() for d in out.glob("*")) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)  # before the fix it hung here, flushing 3,000 jobs into a pipe nobody read
+    finally:
+        process.kill()
+    assert process.returncode != 0 and "collection terminated" in process.stderr.read()
