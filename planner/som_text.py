@@ -27,7 +27,7 @@ from deskpilot.core.geometry import reading_order
 from deskpilot.core.observation import Element
 from deskpilot.grounding.phrasings import echoes_task
 
-from .task_phrases import named_phrase, normalised, task_values
+from .task_phrases import holds_phrase, named_phrase, normalised, task_values
 
 MAX_ELEMENTS = 30
 MAX_HISTORY = 8
@@ -79,7 +79,7 @@ class TextScreen:
         text = normalised(element.text)
         for number, value in enumerate(self.values, 1):
             wanted = normalised(value)
-            if len(wanted) >= 2 and wanted != text and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", text):
+            if len(wanted) >= 2 and wanted != text and holds_phrase(text, wanted):
                 return number
         return None
 
@@ -221,9 +221,8 @@ class SomText:
                 return f"${item.value}"
         if hit and hit[0].element.role != "text":  # a control without a name of the task's: by role and rank
             return hit[0].ref
-        described = normalised(action.target or "")
         for number, value in enumerate(screen.values, 1):
-            if described and re.search(rf"(?<!\w){re.escape(normalised(value))}(?!\w)", described):
+            if holds_phrase(action.target or "", value):
                 return f"${number}"
         return hit[0].ref if hit else None
 

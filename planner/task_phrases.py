@@ -23,6 +23,12 @@ def normalised(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
+def holds_phrase(text: str, phrase: str) -> bool:
+    """Whether `text` says `phrase` as a whole word or words (both compared normalised)."""
+    wanted = normalised(phrase)
+    return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalised(text)) is not None
+
+
 def named_phrase(text: str, task: str) -> str | None:
     """The phrase of `task` that `text` (an element's text) says, as the task spells it, when the task names it as
     a whole word or words; pieces of the instruction, lone role words and single characters never count."""
@@ -32,7 +38,7 @@ def named_phrase(text: str, task: str) -> str | None:
     words = phrase.split()
     if any(word in INSTRUCTION_WORDS for word in words) or (len(words) == 1 and phrase in ROLE_WORDS):
         return None
-    if not re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", normalised(task)):
+    if not holds_phrase(task, phrase):
         return None
     task_words = re.findall(r"[\w']+", task)
     size = len(words)
