@@ -52,8 +52,9 @@ def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, ma
             progress.advance(task)
     metrics = summarize(scores)
     metrics["exact"] = round(mean(exact), 4)
-    return {"model": settings.model, "family": family.name, "mode": mode, "steps": len(samples),
-            "metrics": metrics, "per_step": per_step}
+    coordinates = family.name if mode != "som-text" else None  # som-text answers name elements, not points
+    return {"model": settings.model, "family": coordinates, "mode": mode, "steps": len(samples), "metrics": metrics,
+            "per_step": per_step}
 
 
 def summarize(scores: list[StepScore]) -> dict[str, float | None]:
