@@ -8,6 +8,8 @@ import numpy as np
 from deskpilot.core.geometry import Box
 
 DIFF_THRESHOLD = 10
+EFFECT_SHARE = 0.002  # changed share of the area around an action point that counts as a visible effect
+CARET_PIXELS = 64  # fewer changed pixels than this on the whole screen is a blinking caret, not an effect
 
 
 def changed_regions(before: np.ndarray, after: np.ndarray, gap: int = 12) -> list[Box]:
@@ -61,6 +63,13 @@ def changed_share(before: np.ndarray, after: np.ndarray, region: Box) -> float:
 def changed_near(before: np.ndarray, after: np.ndarray, x: int, y: int, radius: int = 60) -> float:
     """Share of pixels within `radius` of (x, y) that differ: 0 means the action there had no visible effect."""
     return changed_share(before, after, Box(x - radius, y - radius, x + radius, y + radius))
+
+
+def visible_effect(before: np.ndarray, after: np.ndarray, near: tuple[int, int] | None = None) -> bool:
+    """Whether the screen visibly changed (more than a caret's blink), around `near` (image pixels) when given."""
+    if changed_pixels(before, after) < CARET_PIXELS:
+        return False
+    return near is None or changed_near(before, after, *near) > EFFECT_SHARE
 
 
 def changed_pixels(before: np.ndarray, after: np.ndarray) -> int:

@@ -1,7 +1,11 @@
 """Replaying a recorded episode on the live screen. Each pointer target is found again rather than trusted: by the
-text recorded under or beside it (OCR, keeping the click's offset from that text), else by matching the recorded
+element recorded under or beside it (the same role and text, nearest to the recorded place among equals; a click
+inside it lands at the same relative position, one beside it keeps its offset), else by matching the recorded
 pixels around the point (template matching, refused when ambiguous). Between steps it waits for the screen to
-settle; it stops with a clear message when a target cannot be found."""
+settle. Every step that had a visible effect when it was recorded must have it again: the screen changes around
+the target, or it already looks there as it did after the recorded step (a field that was focused, a box already
+ticked) rather than before it. A step that misses is retried once after looking again, then the replay stops with
+`step N: ... did not happen`. It also stops with a clear message when a target cannot be found."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import Safety
 from deskpilot.core.screen import Screen
 from deskpilot.grounding.base import Grounder
+from deskpilot.grounding.changes import visible_effect
 from deskpilot.grounding.text_match import match_text
 
 log = logging.getLogger(__name__)
@@ -74,21 +79,33 @@ class Replayer:
         image = self.screen.wait_until_settled(timeout=self.settle_timeout)
         obs = Observation(image, self.screen.monitor(), self.screen.cursor())
         before = self.writer.add_frame(image)
-        action = self._with_secret(recorded)
         started = time.perf_counter()
-        action, used = self._relocate(episode, recorded, action, obs)
+        action, used, after_image = self._act(episode, recorded, obs)
+        if not self.safety.dry_run and _had_effect(episode, recorded) \
+                and not _took_effect(episode, recorded, action, obs, after_image):
+            log.info("step %d had no visible effect; looking again", recorded.index + 1)
+            again = Observation(after_image, obs.monitor, self.screen.cursor())
+            action, used, after_image = self._act(episode, recorded, again)
+            if not _took_effect(episode, recorded, action, again, after_image):
+                raise GroundingError(f"step {recorded.index + 1}: {_expected(recorded)} did not happen")
         locate_ms = (time.perf_counter() - started) * 1000
-        context = action_context(action, obs, used, None, [])
-        self.safety.check(action, self.screen.monitors(), self.screen.cursor(), context)
-        if not self.safety.dry_run:
-            self.controller.execute(action)
-        after = self.writer.add_frame(self.screen.wait_until_settled(image, timeout=self.settle_timeout))
+        after = self.writer.add_frame(after_image)
         step = Step(index, action, before, after, f"replay of step {recorded.index + 1}", obs.monitor, used,
                     {"locate_ms": locate_ms}, dry_run=self.safety.dry_run)
         self.writer.append(step)
         if self.on_step:
             self.on_step(step)
         return step
+
+    def _act(self, episode: Episode, recorded: Step, obs: Observation) -> tuple[Action, list[Element], np.ndarray]:
+        """Find the recorded step's target on `obs`, check it with the safety policy, do it; returns the action
+        done, the elements used and the settled screen after it."""
+        action, used = self._relocate(episode, recorded, self._with_secret(recorded), obs)
+        context = action_context(action, obs, used, None, [])
+        self.safety.check(action, self.screen.monitors(), self.screen.cursor(), context)
+        if not self.safety.dry_run:
+            self.controller.execute(action)
+        return action, used, self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout)
 
     def _with_secret(self, recorded: Step) -> Action:
         action = recorded.action
@@ -121,14 +138,13 @@ class Replayer:
 
     def _find(self, frame: np.ndarray, recorded: Step, point: Point, obs: Observation,
               use_text: bool = True) -> tuple[Point, list[Element]]:
-        """Where the recorded point is now: by its text (keeping the offset from it), else by its pixels."""
+        """Where the recorded point is now: by the element it was on or beside, else by its pixels."""
         texts = [e for e in recorded.elements if e.text] if use_text else []
         live = self.grounder.parse(obs) if texts else []
         for element in texts:
-            found = _same_text(element, live)
+            found = _same_element(element, live)
             if found is not None:
-                moved = Point(point.x + found.box.x0 - element.box.x0, point.y + found.box.y0 - element.box.y0)
-                return moved, [found]
+                return _same_place(point, element.box, found.box), [found]
         rm = recorded.monitor or obs.monitor
         px, py = (round(v) for v in rm.screen_to_image(*point))
         hw, hh = PATCH_HALF
@@ -148,13 +164,79 @@ class Replayer:
                              f"({point.x}, {point.y}))")
 
 
-def _same_text(recorded: Element, live: list[Element]) -> Element | None:
-    """The live OCR line that reads like the recorded one (whole lines on both sides, so offsets carry over);
-    among equals, the one nearest the recorded place."""
-    scored = [(m.score, e) for e in live if (m := match_text(recorded.text, e.text)) and m.score >= 0.9
-              and m.start == 0 and m.end >= len(e.text.rstrip())]
+def _same_element(recorded: Element, live: list[Element]) -> Element | None:
+    """The live element of the recorded one's role that reads like it (whole texts on both sides, so places carry
+    over: an OCR line is never taken for the check box whose box holds that line and the box itself); among equals,
+    the one nearest the recorded place."""
+    scored = [(m.score, e) for e in live if e.role == recorded.role and (m := match_text(recorded.text, e.text))
+              and m.score >= 0.9 and m.start == 0 and m.end >= len(e.text.rstrip())]
     if not scored:
         return None
     top = max(score for score, _ in scored)
     best = [e for score, e in scored if score >= top - 0.02]
     return min(best, key=lambda e: abs(e.box.x0 - recorded.box.x0) + abs(e.box.y0 - recorded.box.y0))
+
+
+def _same_place(point: Point, recorded: Box, found: Box) -> Point:
+    """The recorded point moved with its element: at the same relative position when it was inside the element
+    (the element may have grown or shrunk), else at the same offset from it (a field beside its label)."""
+    if recorded.contains(point.x, point.y) and recorded.width > 0 and recorded.height > 0:
+        return Point(round(found.x0 + (point.x - recorded.x0) * found.width / recorded.width),
+                     round(found.y0 + (point.y - recorded.y0) * found.height / recorded.height))
+    return Point(point.x + found.x0 - recorded.x0, point.y + found.y0 - recorded.y0)
+
+
+def _had_effect(episode: Episode, recorded: Step) -> bool:
+    """Whether the recording saw the step change the screen (near the pointer, for pointer actions)."""
+    if recorded.after is None or recorded.action.kind in (ActionKind.WAIT, ActionKind.MOVE):
+        return False
+    try:
+        before, after = episode.frame(recorded.before), episode.frame(recorded.after)
+    except DeskpilotError:  # frames not kept: nothing to compare with
+        return False
+    return visible_effect(before, after, _image_point(recorded.action, recorded.monitor, before))
+
+
+def _took_effect(episode: Episode, recorded: Step, action: Action, obs: Observation, after: np.ndarray) -> bool:
+    """Whether the replayed step had the recorded one's effect: the screen changed around its target, or the
+    target already looks as the recording saw it after the step (closer to that than to how it looked before)."""
+    point = _image_point(action, obs.monitor, obs.image)
+    if visible_effect(obs.image, after, point):
+        return True
+    if point is None:
+        return False
+    before_then, after_then = episode.frame(recorded.before), episode.frame(recorded.after)  # type: ignore[arg-type]
+    then = _image_point(recorded.action, recorded.monitor, before_then)
+    looks, was, became = _patch(after, point), _patch(before_then, then), _patch(after_then, then)
+    if looks.shape != was.shape:
+        return True  # cut off by the screen's edge: nothing to compare, so no reason to stop
+    return _distance(looks, became) < _distance(looks, was)
+
+
+def _patch(image: np.ndarray, point: tuple[int, int] | None) -> np.ndarray:
+    x, y = point or (0, 0)
+    hw, hh = PATCH_HALF
+    box = Box(x - hw, y - hh, x + hw, y + hh).clipped(Box(0, 0, image.shape[1], image.shape[0]))
+    return image[box.y0:box.y1, box.x0:box.x1].astype(np.int16)
+
+
+def _distance(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.abs(a - b).mean())
+
+
+def _image_point(action: Action, monitor: object, image: np.ndarray) -> tuple[int, int] | None:
+    if action.point is None or action.kind is ActionKind.SCROLL or monitor is None:
+        return None  # typing, keys and scrolling may change the screen anywhere
+    x, y = monitor.screen_to_image(*action.point)  # type: ignore[attr-defined]
+    return min(int(x), image.shape[1] - 1), min(int(y), image.shape[0] - 1)
+
+
+def _expected(recorded: Step) -> str:
+    """What the recording saw happen, in words: 'the effect of the click on 'Remember me''."""
+    action = recorded.action.redacted()
+    target = next((e.text for e in recorded.elements if e.text), None)
+    if action.kind is ActionKind.TYPE:
+        return f"the effect of typing {action.text!r}"
+    if target:
+        return f"the effect of the {action.kind.value.replace('_', ' ')} on '{target}'"
+    return f"the effect of {action.describe()}"

@@ -18,9 +18,10 @@ DEMO_START_TIMEOUT = 20.0
 class DemoApp:
     """The bundled Qt demo app in a child process; its state JSON shows what the agent did."""
 
-    def __init__(self, state_file: Path, geometry: str = "60,40,900,560"):
+    def __init__(self, state_file: Path, geometry: str = "60,40,900,560", frozen: str = ""):
         self.state_file = state_file
         self.geometry = geometry
+        self.frozen = frozen  # check boxes that ignore the mouse (demo_app --frozen)
         self._process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> DemoApp:
@@ -30,7 +31,7 @@ class DemoApp:
         with open(log_file, "wb") as log:
             self._process = subprocess.Popen(
                 [sys.executable, "-m", "deskpilot.resources.demo_app", "--state", str(self.state_file),
-                 "--geometry", self.geometry], stdout=subprocess.DEVNULL, stderr=log)
+                 "--geometry", self.geometry, "--frozen", self.frozen], stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + DEMO_START_TIMEOUT
         while not self.state_file.exists():
             if self._process.poll() is not None:

@@ -2,7 +2,9 @@
 that the agent can be shown working on. With `--state FILE` it writes its state as JSON after every change, so
 tests and users can see exactly what the agent did.
 
-    python -m deskpilot.resources.demo_app [--state state.json] [--geometry X,Y,W,H]
+    python -m deskpilot.resources.demo_app [--state state.json] [--geometry X,Y,W,H] [--frozen "Remember me"]
+
+`--frozen` makes the named check boxes ignore the mouse while looking as usual (a step that cannot take effect).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from deskpilot.core.episode import write_atomic
 from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QGridLayout, QGroupBox,
@@ -28,7 +30,7 @@ SIZES = ["Small", "Medium", "Large"]
 
 
 class DemoWindow(QMainWindow):
-    def __init__(self, state_path: Path | None):
+    def __init__(self, state_path: Path | None, frozen: tuple[str, ...] = ()):
         super().__init__()
         self.state_path = state_path
         self.events: list[str] = []
@@ -37,6 +39,9 @@ class DemoWindow(QMainWindow):
         self.setWindowTitle("deskpilot demo - Contact form")
         self._build_menu()
         self._build_form()
+        for box in (self.remember, self.newsletter):
+            if box.text() in frozen:
+                box.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self._shown = False
 
     def _build_menu(self) -> None:
@@ -181,9 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state", type=Path, help="write the app's state as JSON here after every change")
     parser.add_argument("--geometry", default="60,40,900,560", help="X,Y,W,H of the window")
+    parser.add_argument("--frozen", default="", help="comma-separated check boxes that ignore the mouse")
     args = parser.parse_args(argv)
     app = QApplication(sys.argv[:1])
-    window = DemoWindow(args.state)
+    window = DemoWindow(args.state, tuple(name.strip() for name in args.frozen.split(",") if name.strip()))
     x, y, w, h = (int(v) for v in args.geometry.split(","))
     window.setGeometry(x, y, w, h)
     window.show()

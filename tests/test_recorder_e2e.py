@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -116,6 +117,22 @@ def test_replay_after_the_window_moved_reproduces_the_final_state(recording, dem
         assert state[key] == recorded_state[key], key
     replayed = read_episode(list_episodes(tmp_path / "replays")[0])
     assert replayed.meta.model == "replay" and replayed.meta.extra["replay_of"] == episode.meta.id
+
+
+def test_replay_stops_at_a_step_that_does_not_take_effect(recording, demo_app, tmp_path):
+    episode, _ = recording
+    demo_app.stop()
+    frozen = DemoApp(tmp_path / "frozen-state.json", frozen="Remember me").start()  # looks the same, ignores clicks
+    try:
+        result = deskpilot("replay", str(episode.directory), "--episodes-dir", str(tmp_path / "replays"))
+        state = read_state(frozen.state_file)
+    finally:
+        frozen.stop()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert re.search(r"step \d+: the effect of the click on 'Remember me' did not happen", result.stdout), result.stdout
+    assert state["full_name"] == "Ada Lovelace" and not state["saved"]  # the steps before it ran; none after it
+    replayed = read_episode(list_episodes(tmp_path / "replays")[0])
+    assert replayed.meta.outcome == "error" and "did not happen" in replayed.meta.detail
 
 
 def test_replay_stops_with_a_clear_message_when_a_target_is_gone(recording, demo_app, tmp_path, unseen_form):

@@ -21,13 +21,12 @@ from deskpilot.core.actions import ActionKind
 from deskpilot.core.secrets import REDACTED
 from deskpilot.core.episode import Episode, Step
 from deskpilot.core.errors import DeskpilotError
-from deskpilot.grounding.changes import changed_near, changed_pixels, changed_regions, changed_share
+from deskpilot.grounding.changes import (CARET_PIXELS, EFFECT_SHARE, changed_near, changed_pixels, changed_regions,
+                                         changed_share)
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.grounding.text_match import match_text
 
 Label = Literal["good", "bad", "unknown"]
-EFFECT_SHARE = 0.002  # changed share of the area around the action point that counts as a visible effect
-CARET_PIXELS = 64  # fewer changed pixels than this on the whole screen is a blinking caret, not an effect
 TEXT_MATCH = 0.85
 
 
