@@ -62,18 +62,21 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
            speed: Annotated[float, typer.Option(help="faster (>1) or slower (<1) than recorded")] = 1.0,
            dry_run: Annotated[bool, typer.Option("--dry-run", help="find every target, touch nothing")] = False,
            episodes_dir: Annotated[Optional[Path], typer.Option(help="where the replay's episode goes")] = None,
-           yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False
-           ) -> None:
-    """Replay a recorded episode, finding each target again on the live screen."""
+           yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False,
+           set_values: Annotated[Optional[list[str]], typer.Option(
+               "--set", help="NAME=VALUE: type or choose another value in the field the recording names so "
+                             "(repeat for more)")] = None) -> None:
+    """Replay a recorded episode, finding each target again on the live screen (with other values: --set)."""
     from deskpilot.core.controller import Controller
     from deskpilot.core.display import ensure_xauthority, has_display
     from deskpilot.core.episode import EpisodeWriter, read_episode
     from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
     from deskpilot.core.screen import Screen
     from deskpilot.recorder.replay import Replayer
+    from deskpilot.recorder.template import parse_assignments, with_values
 
     settings = load_settings(episodes_dir=episodes_dir, dry_run=dry_run or None)
-    recorded = read_episode(episode)
+    recorded, by_text_only = with_values(read_episode(episode), parse_assignments(set_values or []))
     if speed <= 0:
         raise UsageError("--speed must be above 0")
     if not has_display():
@@ -92,7 +95,7 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
                             writer, speed=speed, settle_timeout=settings.settle_timeout,
                             locate_timeout=settings.locate_timeout, secret=_ask_secret,
                             on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
-                                                        markup=False, highlight=False))
+                                                        markup=False, highlight=False), by_text_only=by_text_only)
         result = replayer.replay(recorded)
     out.print(f"{result.outcome}: {result.detail}", style="green" if result.ok else "red", markup=False)
     out.print(f"episode: {writer.directory}", markup=False)

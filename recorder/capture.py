@@ -237,9 +237,9 @@ class Recorder:
 
 
 def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReader) -> list[Element]:
-    """OCR of a strip around a point: the text under it, then the label to its left on the same line (or else the
-    nearest text), so a click into an empty field still says which field it was. Key- and token-shaped text is
-    redacted (a token beside a Copy button)."""
+    """OCR of a strip around a point: the text under it, then the two nearest texts to its left on the same line
+    (a dropdown's current value, then its label), or else the nearest text; so a click into an empty field or a
+    dropdown still says which one it was. Key- and token-shaped text is redacted (a token beside a Copy button)."""
     x, y = monitor.screen_to_image(*point)
     w, h = CLICK_CROP
     region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
@@ -256,7 +256,7 @@ def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReade
     labels = [line for line in lines
               if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
     near = sorted((line for line in lines if line not in under), key=lambda line: distance(line.box))
-    chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:1] or near[:1]))
+    chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:2] or near[:1]))
     return [Element(monitor.image_box_to_screen(line.box), "text", redact_tokens(line.text), line.score, "ocr")
             for line in chosen]
 

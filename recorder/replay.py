@@ -42,13 +42,15 @@ SecretSource = Callable[[Step], str | None]
 class Replayer:
     def __init__(self, screen: Screen, grounder: Grounder, controller: Controller, safety: Safety,
                  writer: EpisodeWriter, speed: float = 1.0, settle_timeout: float = 2.0, locate_timeout: float = 3.0,
-                 secret: SecretSource | None = None, on_step: Callable[[Step], None] | None = None):
+                 secret: SecretSource | None = None, on_step: Callable[[Step], None] | None = None,
+                 by_text_only: set[int] | None = None):
         self.screen, self.grounder, self.controller, self.safety = screen, grounder, controller, safety
         self.writer = writer
         self.speed = speed
         self.settle_timeout, self.locate_timeout = settle_timeout, locate_timeout
         self.secret = secret
         self.on_step = on_step
+        self.by_text_only = by_text_only or set()  # steps whose target has another value now: never by old pixels
 
     def replay(self, episode: Episode) -> RunResult:
         steps: list[Step] = []
@@ -145,6 +147,9 @@ class Replayer:
             found = _same_element(element, live)
             if found is not None:
                 return _same_place(point, element.box, found.box), [found]
+        if recorded.index in self.by_text_only:
+            raise GroundingError(f"step {recorded.index + 1}: could not find '{texts[0].text if texts else '?'}' "
+                                 "on the screen")
         rm = recorded.monitor or obs.monitor
         px, py = (round(v) for v in rm.screen_to_image(*point))
         hw, hh = PATCH_HALF

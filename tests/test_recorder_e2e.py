@@ -190,3 +190,44 @@ def test_sigkill_while_recording_leaves_a_readable_episode(demo_app, tmp_path):
     assert [s.action.kind.value for s in episode.steps][:4] == ["click", "type", "click", "double_click"]
     for step in episode.steps:
         episode.frame(step.before)
+
+
+def test_a_recording_replays_as_a_template_with_other_values(demo_app, tmp_path):
+    """Recorded: two text fields typed and a dropdown choice. Replayed with --set: other text in both fields (found
+    by their labels) and another option (found by the dropdown's label), then saved."""
+    boxes = read_state(demo_app.state_file)["boxes"]
+
+    def click(name: str) -> None:
+        x0, y0, x1, y1 = boxes[name]
+        xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+        time.sleep(0.5)
+
+    process = start_recording(tmp_path / "rec")
+    for field, text in (("Full name", "Ada Lovelace"), ("Email", "ada@example.com")):
+        click(field)
+        xdotool("type", "--delay", "30", text)
+        time.sleep(0.4)
+    click("Colour")
+    x0, y0, x1, y1 = boxes["Colour"]  # the open list shows Red, Green, Blue, Yellow below the box, one row each
+    xdotool("mousemove", str((x0 + x1) // 2), str(y1 + (y1 - y0) // 2 + 2), "click", "1")  # Green
+    time.sleep(0.5)
+    click("Save")
+    xdotool("key", "ctrl+shift+F10")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert read_state(demo_app.state_file)["colour"] == "Green"
+    recorded = list_episodes(tmp_path / "rec")[0]
+    wrong = deskpilot("replay", str(recorded), "--set", "Phone=123", "--dry-run")
+    assert wrong.returncode == 2 and "the recording has no field 'Phone' to set (its fields: Full name, Email, " \
+        "Colour" in wrong.stderr, wrong.stderr
+    demo_app.stop()
+    fresh = DemoApp(tmp_path / "fresh-state.json", geometry="200,120,900,560").start()
+    try:
+        result = deskpilot("replay", str(recorded), "--set", "Full name=Grace Hopper", "--set",
+                           "email=grace@navy.mil", "--set", "Colour=Blue", "--episodes-dir", str(tmp_path / "replays"))
+        state = read_state(fresh.state_file)
+    finally:
+        fresh.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (state["full_name"], state["email"], state["colour"], state["saved"]) == \
+        ("Grace Hopper", "grace@navy.mil", "Blue", 1)
