@@ -106,7 +106,11 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         episodes_dir: Annotated[Optional[Path], typer.Option(help="where the episode is written")] = None,
         demo: Annotated[bool, typer.Option("--demo", help="open the bundled demo app to work on")] = False,
         confirm: Annotated[Optional[str], typer.Option(help="ask before: never | risky | always")] = None,
-        yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False) -> None:
+        yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False,
+        demos: Annotated[Optional[Path], typer.Option(help="recorded demonstrations: one of the same task with "
+                                                      "other quoted values is replayed with them (offline "
+                                                      "planner); the most similar one goes into a "
+                                                      "vision-language model's prompt")] = None) -> None:
     """Let the agent do TASK on the screen. Without a display it starts a virtual one with the demo app."""
     if planner not in PLANNERS:
         raise UsageError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
@@ -120,13 +124,29 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         streamed[0] = True
         err.print(plain(piece), end="", style="dim", markup=False, highlight=False)
 
+    from deskpilot.recorder.demos import describe_demo, find_demo
+
+    shown = find_demo(task, demos) if demos is not None else None
+    reuse = shown is not None and shown.same_shape and settings.planner == "offline"
+    if shown is not None:
+        how = ", replayed with this task's values" if reuse else ", shown to the model" if planner != "offline" else ""
+        err.print(f"demonstration: {shown.episode.meta.task!r} ({shown.episode.meta.id}, similarity "
+                  f"{shown.similarity:.2f}){how}", style="dim", markup=False, highlight=False)
     grounder = build_grounder(settings)
-    planner_impl = planner_for(settings, task, grounder, on_text=stream_thought)
+    planner_impl = None if reuse else planner_for(settings, task, grounder, on_text=stream_thought,
+                                                  example=describe_demo(shown.episode) if shown else "")
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:
             err.print("no display: started a virtual one (Xvfb) with the demo app", style="dim")
-        result = _run_agent(task, planner_impl, grounder, settings, yes, stack, streamed)
+        if reuse:
+            from deskpilot.app.recording_cli import replay_recording
+            from deskpilot.recorder.template import with_substitutions
+
+            episode, by_text_only = with_substitutions(shown.episode, shown.values)  # type: ignore[union-attr]
+            result = replay_recording(episode, settings, yes, stack, by_text_only, task=task)
+        else:
+            result = _run_agent(task, planner_impl, grounder, settings, yes, stack, streamed)
         if demo_app is not None:
             out.print(f"demo app state: {demo_app.state_file.read_text()}", markup=False, highlight=False)
     style = "green" if result.ok else "red"

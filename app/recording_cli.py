@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import confirmer, err, out, recorder_for
+from deskpilot.app.common import confirmer, err, listen_for_stop, out, recorder_for
 from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import ScreenError, UsageError
 from deskpilot.core.settings import load_settings
@@ -67,12 +67,8 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
                "--set", help="NAME=VALUE: type or choose another value in the field the recording names so "
                              "(repeat for more)")] = None) -> None:
     """Replay a recorded episode, finding each target again on the live screen (with other values: --set)."""
-    from deskpilot.core.controller import Controller
     from deskpilot.core.display import ensure_xauthority, has_display
-    from deskpilot.core.episode import EpisodeWriter, read_episode
-    from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
-    from deskpilot.core.screen import Screen
-    from deskpilot.recorder.replay import Replayer
+    from deskpilot.core.episode import read_episode
     from deskpilot.recorder.template import parse_assignments, with_values
 
     settings = load_settings(episodes_dir=episodes_dir, dry_run=dry_run or None)
@@ -82,25 +78,35 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
     if not has_display():
         raise ScreenError("replay needs a display (DISPLAY is not set)")
     ensure_xauthority()
-    stop = EmergencyStop()
     with ExitStack() as stack:
-        stack.callback(stop.listen(settings.stop_hotkey).close)
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
-        writer = EpisodeWriter.create(settings.episodes_dir, f"replay: {recorded.meta.task}", source="agent",
-                                      model="replay", replay_of=recorded.meta.id)
-        replayer = Replayer(Screen(settings.monitor, settings.scale), build_grounder(settings), Controller(stop),
-                            Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
-                                   min_interval=settings.min_action_interval, dry_run=settings.dry_run),
-                            writer, speed=speed, settle_timeout=settings.settle_timeout,
-                            locate_timeout=settings.locate_timeout, secret=_ask_secret,
-                            on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
-                                                        markup=False, highlight=False), by_text_only=by_text_only)
-        result = replayer.replay(recorded)
+        result = replay_recording(recorded, settings, yes, stack, by_text_only, speed)
     out.print(f"{result.outcome}: {result.detail}", style="green" if result.ok else "red", markup=False)
-    out.print(f"episode: {writer.directory}", markup=False)
+    out.print(f"episode: {result.episode_dir}", markup=False)
     if not result.ok:
         raise typer.Exit(1)
+
+
+def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_only: set[int],  # noqa: ANN001, ANN201
+                     speed: float = 1.0, task: str | None = None):
+    """Replay `recorded` on the live screen as a new episode (its task `task`, else "replay: <recorded task>"),
+    with the stop hotkey, Ctrl+C and SIGTERM listened for; returns the RunResult."""
+    from deskpilot.core.controller import Controller
+    from deskpilot.core.episode import EpisodeWriter
+    from deskpilot.core.safety import ConfirmationPolicy, Safety
+    from deskpilot.core.screen import Screen
+    from deskpilot.recorder.replay import Replayer
+
+    stop = listen_for_stop(settings, stack)
+    writer = EpisodeWriter.create(settings.episodes_dir, task or f"replay: {recorded.meta.task}", source="agent",
+                                  model="replay", replay_of=recorded.meta.id)
+    replayer = Replayer(Screen(settings.monitor, settings.scale), build_grounder(settings), Controller(stop),
+                        Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
+                               min_interval=settings.min_action_interval, dry_run=settings.dry_run),
+                        writer, speed=speed, settle_timeout=settings.settle_timeout,
+                        locate_timeout=settings.locate_timeout, secret=_ask_secret,
+                        on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
+                                                    markup=False, highlight=False), by_text_only=by_text_only)
+    return replayer.replay(recorded)
 
 
 def _ask_secret(step):  # noqa: ANN001, ANN202

@@ -88,10 +88,11 @@ class PromptBuilder:
                                     coordinate_rule=rule, language=self.language, task=task)
 
     def messages(self, task: str, turns: list[Turn], current: Screenshot, space: CoordinateSpace,
-                 note: str = "") -> list[Message]:
-        """System prompt, then user(screenshot) / assistant(answer) pairs, then the current screenshot and `note`.
-        Older screenshots are dropped first, then the oldest turns, until the estimate fits the budget."""
-        system = self.system_prompt(task, current.width, current.height, space)
+                 note: str = "", example: str = "") -> list[Message]:
+        """System prompt (with `example`, a demonstration in words, at its end), then user(screenshot) /
+        assistant(answer) pairs, then the current screenshot and `note`. Older screenshots are dropped first, then
+        the oldest turns, until the estimate fits the budget."""
+        system = self.system_prompt(task, current.width, current.height, space) + (f"\n\n{example}" if example else "")
         keep_images = min(self.max_images - 1, len(turns))
         first_turn = 0
         while True:

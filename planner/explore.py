@@ -11,9 +11,10 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import task_secrets
+from deskpilot.core.task_text import task_values
 
 from .base import Decision, Planner
-from .task_phrases import named_phrase, task_values
+from .task_phrases import named_phrase
 
 CLICKABLE_ROLES = {"button", "input", "checkbox", "radio", "dropdown", "link", "icon", "tab", "menu_item",
                    "list_item", "slider"}

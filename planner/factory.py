@@ -29,7 +29,9 @@ def learned_model() -> Path:
 
 
 def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
-                  grounder: Grounder | None = None) -> Planner:
+                  grounder: Grounder | None = None, example: str = "") -> Planner:
+    """The planner the settings ask for; `example` (a demonstration in words) goes into a vision-language model's
+    prompt (the som-text models deskpilot trains read only what they were trained on)."""
     if settings.planner == "offline":
         from .offline import OfflinePlanner
 
@@ -50,7 +52,7 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
 
     chosen = resolve_family(settings.family, settings.model)
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
-                        token_budget=settings.token_budget, on_text=on_text)
+                        token_budget=settings.token_budget, on_text=on_text, example=example)
 
 
 def _language_model(settings: Settings) -> bool:

@@ -39,8 +39,9 @@ CORRECTION = ("Your last answer could not be used: {error}. Answer again with on
 
 class ModelPlanner:
     def __init__(self, backend: ChatBackend, family: ModelFamily, mode: PlanMode = "native", max_images: int = 3,
-                 token_budget: int = 16000, on_text: Callable[[str], None] | None = None):
+                 token_budget: int = 16000, on_text: Callable[[str], None] | None = None, example: str = ""):
         self.backend = backend
+        self.example = example  # a recorded demonstration of a similar task, in words (run --demos)
         self.family = family
         self.mode = mode
         self.name = f"{backend.name} ({family.name}, {mode})"
@@ -61,7 +62,8 @@ class ModelPlanner:
         # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
         secrets = task_secrets(task)
         note = mask_secrets("\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n), secrets)
-        messages = self.builder.messages(mask_secrets(task, secrets), self._turns, screenshot, space, note)
+        messages = self.builder.messages(mask_secrets(task, secrets), self._turns, screenshot, space, note,
+                                         mask_secrets(self.example, secrets))
         try:
             reply, (thought, action) = ask_with_one_correction(
                 self.backend, messages, lambda text: self._interpret(text, space, elements), ActionParseError,

@@ -1,21 +1,15 @@
-"""What a task names: its quoted values ('Type "Ada"' gives Ada) and the phrases of it that an element on the
-screen shows ('click Submit' and a Submit button give Submit). The explorer leans towards such elements, and the
-som-text prompt numbers them as the task's values."""
+"""What a task names on the screen: the phrases of it that an element shows ('click Submit' and a Submit button
+give Submit; its quoted values are core.task_text's). The explorer leans towards such elements, and the som-text
+prompt numbers them, after the quoted ones, as the task's values."""
 
 from __future__ import annotations
 
 import re
 
-QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
 MAX_PHRASE_WORDS = 6
 INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
 select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
 ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
-
-
-def task_values(task: str) -> list[str]:
-    """What the task gives to type: its quoted strings, in order."""
-    return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
 
 
 def normalised(text: str) -> str:

@@ -72,6 +72,24 @@ def with_values(episode: Episode, values: dict[str, str]) -> tuple[Episode, set[
     return Episode(episode.directory, episode.meta, steps), by_text
 
 
+def with_substitutions(episode: Episode, values: dict[str, str]) -> tuple[Episode, set[int]]:
+    """The episode with every typed text and every clicked option that was one of `values`' keys replaced by its
+    value (a demonstration reused for a task with other quoted values), and the indices of the steps whose targets
+    changed (to be found by text only)."""
+    steps = list(episode.steps)
+    by_text: set[int] = set()
+    for position, step in enumerate(steps):
+        text = step.action.text
+        if step.action.kind is ActionKind.TYPE and text is not None and text.rstrip("\n") in values:
+            new = values[text.rstrip("\n")] + ("\n" if text.endswith("\n") else "")
+            steps[position] = replace(step, action=step.action.model_copy(update={"text": new}))
+        elif step.action.kind in POINTER and step.elements and step.elements[0].text in values:
+            chosen = replace(step.elements[0], text=values[step.elements[0].text])
+            steps[position] = replace(step, elements=[chosen], action=step.action.model_copy(update={"target": None}))
+            by_text.add(step.index)
+    return Episode(episode.directory, episode.meta, steps), by_text
+
+
 def _field_of(steps: list[Step], position: int) -> str | None:
     """The name of the field a typing step went into: its own elements, else those of the click before it."""
     own = _named(steps[position].elements)

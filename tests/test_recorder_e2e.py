@@ -231,3 +231,44 @@ def test_a_recording_replays_as_a_template_with_other_values(demo_app, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (state["full_name"], state["email"], state["colour"], state["saved"]) == \
         ("Grace Hopper", "grace@navy.mil", "Blue", 1)
+
+
+def test_run_with_demos_reuses_a_demonstration_and_shows_one_to_a_model(demo_app, tmp_path):
+    """A demonstration of a task the offline planner cannot read is replayed for the same task with other quoted
+    values; a vision-language model gets the most similar demonstration in its prompt."""
+    from openai_server import ChatServer
+
+    boxes = read_state(demo_app.state_file)["boxes"]
+    demos = tmp_path / "demos"
+    process = start_recording(demos, "--task", 'sign up "Ada Lovelace" with "ada@example.com"')
+    for field, text in (("Full name", "Ada Lovelace"), ("Email", "ada@example.com")):
+        x0, y0, x1, y1 = boxes[field]
+        xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+        time.sleep(0.5)
+        xdotool("type", "--delay", "30", text)
+        time.sleep(0.4)
+    x0, y0, x1, y1 = boxes["Save"]
+    xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+    time.sleep(0.5)
+    xdotool("key", "ctrl+shift+F10")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    task = 'sign up "Grace Hopper" with "grace@navy.mil"'
+    assert deskpilot("run", task).returncode == 2  # the offline planner cannot read it on its own
+    demo_app.stop()
+    fresh = DemoApp(tmp_path / "fresh-state.json", geometry="160,100,900,560").start()
+    try:
+        reused = deskpilot("run", task, "--demos", str(demos), "--episodes-dir", str(tmp_path / "runs"))
+        state = read_state(fresh.state_file)
+        with ChatServer(["Thought: done.\nAction: finished(content='ok')"]) as server:
+            shown = deskpilot("run", 'sign up "Alan Turing"', "--planner", "openai", "--model", "vlm", "--base-url",
+                              server.base_url, "--demos", str(demos), "--episodes-dir", str(tmp_path / "runs"),
+                              env={"OPENAI_API_KEY": "sk-test"})
+    finally:
+        fresh.stop()
+    assert reused.returncode == 0, reused.stdout + reused.stderr
+    assert (state["full_name"], state["email"], state["saved"]) == ("Grace Hopper", "grace@navy.mil", 1)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    system = server.requests[0]["messages"][0]["content"]
+    assert 'A person did a similar task before: sign up "Ada Lovelace" with "ada@example.com"' in system
+    assert "type 'Ada Lovelace'" in system.replace('"', "'") and "on 'Full name'" in system
