@@ -3,8 +3,9 @@
 
 - typed text: the field is named by the text recorded under or beside the click that preceded the typing (an empty
   field's click keeps its label, "Full name"), or by the typing step's own elements;
-- a selection: a click on a control named so (a dropdown labelled "Colour") followed by a click on one of its
-  options; that option click is replayed on the new value's text instead (never by the old option's pixels).
+- a selection: a click on a control named so (a dropdown labelled "Colour") that made a list appear (the
+  recording's frames show it), followed by a click in that list; that click is replayed on the new value's text
+  instead (never by the old option's pixels).
 
 Names match without regard to case, spacing or punctuation; a name the recording has no field for is an error
 that lists the fields it has."""
@@ -16,8 +17,9 @@ from dataclasses import replace
 
 from deskpilot.core.actions import ActionKind
 from deskpilot.core.episode import Episode, Step
-from deskpilot.core.errors import RecorderError
+from deskpilot.core.errors import DeskpilotError, RecorderError
 from deskpilot.core.observation import Element
+from deskpilot.grounding.changes import changed_regions
 
 POINTER = (ActionKind.CLICK, ActionKind.DOUBLE_CLICK)
 
@@ -56,7 +58,8 @@ def with_values(episode: Episode, values: dict[str, str]) -> tuple[Episode, set[
     for position, (opener, option) in enumerate(zip(steps, steps[1:]), 1):
         name = _named(opener.elements)
         if opener.action.kind not in POINTER or option.action.kind not in POINTER or not option.elements \
-                or name is None or _key(name) in typed or _key(name) == _key(option.elements[0].text):
+                or name is None or _key(name) in typed or _key(name) == _key(option.elements[0].text) \
+                or not _opened_list(episode, opener, option):
             continue
         fields.append(name)
         if _key(name) in wanted:
@@ -88,6 +91,20 @@ def with_substitutions(episode: Episode, values: dict[str, str]) -> tuple[Episod
             steps[position] = replace(step, elements=[chosen], action=step.action.model_copy(update={"target": None}))
             by_text.add(step.index)
     return Episode(episode.directory, episode.meta, steps), by_text
+
+
+def _opened_list(episode: Episode, opener: Step, option: Step) -> bool:
+    """Whether the opener's click made something appear where the next click landed (a dropdown's list): the
+    screen before the opener against the screen just before the next click; where the frames were not kept, the
+    recording is taken at its word."""
+    if option.action.point is None or opener.monitor is None:
+        return True
+    try:
+        before, after = episode.frame(opener.before), episode.frame(option.before)
+    except DeskpilotError:
+        return True
+    x, y = opener.monitor.screen_to_image(*option.action.point)
+    return any(box.contains(int(x), int(y)) for box in changed_regions(before, after))
 
 
 def _field_of(steps: list[Step], position: int) -> str | None:
