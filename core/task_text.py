@@ -13,6 +13,11 @@ def task_values(task: str) -> list[str]:
     return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
 
 
+def normalised(text: str) -> str:
+    """Lower case, punctuation as spaces, single spaces: how names and phrases are compared."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
 def task_shape(task: str) -> str:
     """The task with every quoted value blanked, lower case, single spaces: equal shapes mean the same task with
     other values."""

@@ -25,10 +25,10 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import reading_order
 from deskpilot.core.observation import Element
-from deskpilot.core.task_text import task_values
+from deskpilot.core.task_text import normalised, task_values
 from deskpilot.grounding.phrasings import echoes_task
 
-from .task_phrases import holds_phrase, named_phrase, normalised
+from .task_phrases import holds_phrase, named_phrase
 
 MAX_ELEMENTS = 30
 MAX_HISTORY = 8

@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import re
 
+from deskpilot.core.task_text import normalised
+
 MAX_PHRASE_WORDS = 6
 INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
 select choose enter type check uncheck""".split())  # a phrase holding one is a piece of the instruction, not a name
 ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
-
-
-def normalised(text: str) -> str:
-    """Lower case, punctuation as spaces, single spaces: how phrases are compared."""
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
 def holds_phrase(text: str, phrase: str) -> bool:

@@ -12,13 +12,13 @@ that lists the fields it has."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from deskpilot.core.actions import ActionKind
 from deskpilot.core.episode import Episode, Step
 from deskpilot.core.errors import DeskpilotError, RecorderError
 from deskpilot.core.observation import Element
+from deskpilot.core.task_text import normalised
 from deskpilot.grounding.changes import changed_regions
 
 POINTER = (ActionKind.CLICK, ActionKind.DOUBLE_CLICK)
@@ -39,7 +39,7 @@ def with_values(episode: Episode, values: dict[str, str]) -> tuple[Episode, set[
     """The episode with each named field's value replaced, and the indices of the steps whose targets changed
     (to be found by text only)."""
     steps = list(episode.steps)
-    wanted = {_key(name): (name, value) for name, value in values.items()}
+    wanted = {normalised(name): (name, value) for name, value in values.items()}
     used: set[str] = set()
     by_text: set[int] = set()
     fields: list[str] = []
@@ -50,21 +50,21 @@ def with_values(episode: Episode, values: dict[str, str]) -> tuple[Episode, set[
         if name is None:
             continue
         fields.append(name)
-        if _key(name) in wanted:
-            used.add(_key(name))
-            text = wanted[_key(name)][1] + ("\n" if step.action.text.endswith("\n") else "")
+        if normalised(name) in wanted:
+            used.add(normalised(name))
+            text = wanted[normalised(name)][1] + ("\n" if step.action.text.endswith("\n") else "")
             steps[position] = replace(step, action=step.action.model_copy(update={"text": text}))
-    typed = {_key(name) for name in fields}
+    typed = {normalised(name) for name in fields}
     for position, (opener, option) in enumerate(zip(steps, steps[1:]), 1):
         name = _named(opener.elements)
         if opener.action.kind not in POINTER or option.action.kind not in POINTER or not option.elements \
-                or name is None or _key(name) in typed or _key(name) == _key(option.elements[0].text) \
-                or not _opened_list(episode, opener, option):
+                or name is None or normalised(name) in typed \
+                or normalised(name) == normalised(option.elements[0].text) or not _opened_list(episode, opener, option):
             continue
         fields.append(name)
-        if _key(name) in wanted:
-            used.add(_key(name))
-            chosen = replace(option.elements[0], text=wanted[_key(name)][1])
+        if normalised(name) in wanted:
+            used.add(normalised(name))
+            chosen = replace(option.elements[0], text=wanted[normalised(name)][1])
             steps[position] = replace(option, elements=[chosen], action=option.action.model_copy(
                 update={"target": None}))
             by_text.add(option.index)
@@ -125,7 +125,3 @@ def _named(elements: list[Element]) -> str | None:
     none, so the label beside it comes first and last)."""
     texts = [e.text for e in elements if e.text]
     return texts[-1] if texts else None
-
-
-def _key(name: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", name.lower()).split())
