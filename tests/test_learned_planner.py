@@ -234,8 +234,8 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     assert clash.returncode == 2 and "overlap the held-out seeds" in clash.stderr.strip().splitlines()[-1]
     improved = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--rounds", "1", "--method",
                          "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500", "--seed",
-                         "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4", "--config", str(config), "--out", str(out), "--json",
-                         str(tmp_path / "report.json"), timeout=600)
+                         "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4", "--config",
+                         str(config), "--out", str(out), "--json", str(tmp_path / "report.json"), timeout=600)
     assert improved.returncode == 0, improved.stdout + improved.stderr
     report = json.loads((tmp_path / "report.json").read_text())
     start_record, first = report["rounds"]
