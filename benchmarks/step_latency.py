@@ -1,33 +1,59 @@
-"""Step latency of the agent on a 1280x800 screen showing the demo app: screen grab, OCR parse (whole frame and
-incremental), locate, and a whole agent step. Prints one line per figure: the median of repeated runs, and for
-incremental parse its ratio to the whole-frame parse measured in the same process.
+"""Where an agent step's time goes, and how fast grounding parses a whole screen. Every figure is the median (and
+p95) of repeated runs, and a ratio to one plain full-frame PP-OCR pass (rapidocr-onnxruntime's defaults, warmed
+up) on the same image in the same run, a baseline that holds on any machine.
 
-    python benchmarks/step_latency.py [--repeats N]
+    python benchmarks/step_latency.py [--repeats N] [--miniwob]
 
-Starts its own Xvfb and demo app when no display is set.
-"""
+Screens: the demo app on a 1280x800 display; a busy 1920x1080 desktop (three demo-app windows, about 150 lines of
+text); with --miniwob, a MiniWoB++ page in Chromium at 200 %. For each: the plain OCR pass, `deskpilot parse
+--image` in a fresh process (its reported parse_ms), and a parse by a freshly loaded grounder in this process with
+its stages (OCR detection, OCR recognition, layout, detector). Then the agent on the demo app: a step and its
+stages (parse and its parts, plan, locate, input, settle wait, frame write). Starts its own Xvfb."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
+import sys
 import tempfile
-import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.resources.demo import prepare_screen
+import numpy as np
+
+from deskpilot.app.common import write_png
 from deskpilot.core.controller import Controller
+from deskpilot.core.display import VirtualDisplay
+from deskpilot.core.observation import Observation
 from deskpilot.core.safety import ConfirmationPolicy, Safety
 from deskpilot.core.screen import Screen
-from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.core.settings import load_settings
+from deskpilot.grounding.factory import build_grounder
 from deskpilot.planner.agent import Agent
 from deskpilot.planner.offline import OfflinePlanner
+from deskpilot.resources.demo import DemoApp
+
+STAGES = ("ocr_detect_ms", "ocr_recognise_ms", "layout_ms", "detector_ms")
+BUSY_WINDOWS = ("0,0,900,560", "940,60,940,600", "300,480,900,560")
 
 
-def timed_ms(fn, repeats: int) -> list[float]:  # noqa: ANN001
+def p95(samples: list[float]) -> float:
+    return float(np.percentile(samples, 95))
+
+
+def line(name: str, samples: list[float], baseline: float | None = None) -> None:
+    median = statistics.median(samples)
+    ratio = f"  ratio {median / baseline:.2f} of plain PP-OCR" if baseline else ""
+    print(f"{name:<44} median {median:7.1f} ms  p95 {p95(samples):7.1f} ms  (n={len(samples)}){ratio}", flush=True)
+
+
+def timed(fn: Callable[[], object], repeats: int) -> list[float]:
+    import time
+
+    fn()  # warm up
     samples = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -36,56 +62,101 @@ def timed_ms(fn, repeats: int) -> list[float]:  # noqa: ANN001
     return samples
 
 
-def report(name: str, samples: list[float], extra: str = "") -> float:
-    median = statistics.median(samples)
-    print(f"{name:<24} median {median:8.1f} ms  (n={len(samples)}){extra}", flush=True)
-    return median
+def plain_ocr(image: np.ndarray, repeats: int) -> list[float]:
+    from rapidocr_onnxruntime import RapidOCR
+
+    engine = RapidOCR()
+    bgr = np.ascontiguousarray(image[:, :, ::-1])
+    return timed(lambda: engine(bgr), repeats)
+
+
+def fresh_process_parse(shot: Path, repeats: int) -> list[float]:
+    samples = []
+    for _ in range(repeats):
+        done = subprocess.run([sys.executable, "-m", "deskpilot.app", "parse", "--image", str(shot), "--json"],
+                              capture_output=True, text=True, check=True)
+        samples.append(float(json.loads(done.stdout)["parse_ms"]))
+    return samples
+
+
+def in_process_parse(obs: Observation, repeats: int) -> tuple[list[float], dict[str, list[float]]]:
+    """Parses by a newly built (loaded, so cache-cold) grounder each time, with its stage timings."""
+    import time
+
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
+    for _ in range(repeats + 1):
+        grounder = build_grounder(load_settings())
+        grounder.engine.load()
+        started = time.perf_counter()
+        grounder.parse(obs)
+        totals.append((time.perf_counter() - started) * 1000)
+        for stage in STAGES:
+            stages[stage].append(grounder.timing.get(stage, 0.0))
+    return totals[1:], {stage: values[1:] for stage, values in stages.items()}
+
+
+def screen_figures(name: str, obs: Observation, folder: Path, repeats: int) -> float:
+    shot = folder / f"{name.replace(' ', '-')}.png"
+    write_png(shot, obs.image)
+    print(f"\n{name}: {obs.image.shape[1]}x{obs.image.shape[0]}")
+    plain = plain_ocr(obs.image, repeats)
+    baseline = statistics.median(plain)
+    line("plain PP-OCR pass (baseline)", plain)
+    line("deskpilot parse --image, fresh process", fresh_process_parse(shot, repeats), baseline)
+    totals, stages = in_process_parse(obs, repeats)
+    line("parse, freshly loaded grounder", totals, baseline)
+    for stage, values in stages.items():
+        line(f"  of which {stage.removesuffix('_ms').replace('_', ' ')}", values, baseline)
+    return baseline
+
+
+def capture(screen: Screen) -> Observation:
+    return Observation(image=screen.wait_until_settled(timeout=3.0), monitor=screen.monitor(), cursor=None)
+
+
+def agent_figures(screen: Screen, folder: Path, repeats: int, baseline: float) -> None:
+    agent = Agent(screen, build_grounder(load_settings()), OfflinePlanner(), Controller(),
+                  Safety(policy=ConfirmationPolicy("never")), folder / "episodes")
+    result = agent.run("; ".join(['click "OK"', 'click "Cancel"'] * (repeats + 2)), 4 * repeats + 10)
+    acting = [s for s in result.steps if not s.action.is_terminal][1:]  # the first step reads the whole frame
+    print(f"\nagent on the demo app: {len(acting)} steps (click OK, click Cancel, ...)")
+    line("agent step (whole)", [s.timing["step_ms"] for s in acting], baseline)
+    for stage in ("parse_ms", *STAGES, "plan_ms", "locate_ms", "act_ms", "settle_ms"):
+        line(f"  of which {stage.removesuffix('_ms').replace('_', ' ')}", [s.timing.get(stage, 0.0) for s in acting])
+    rest = [s.timing["step_ms"] - sum(s.timing.get(k, 0.0) for k in ("parse_ms", "plan_ms", "locate_ms", "act_ms",
+                                                                       "settle_ms")) for s in acting]
+    line("  of which frame write and the rest", rest)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--miniwob", action="store_true", help="also a MiniWoB++ page in Chromium")
     args = parser.parse_args()
-    with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
-        prepare_screen(stack, demo=True, state_file=Path(tmp) / "state.json")
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+        folder = Path(tmp)
+        display = VirtualDisplay(1280, 800).start()
+        stack.callback(display.stop)
+        display.activate()
+        demo = DemoApp(folder / "state.json").start()
+        stack.callback(demo.stop)
         screen = Screen()
-        engine = OcrEngine()
-        obs = screen.capture()
-        OcrGrounder(engine).parse(obs)  # load the models before timing
-        print(f"screen {obs.size[0]}x{obs.size[1]}, demo app")
+        baseline = screen_figures("demo app", capture(screen), folder, args.repeats)
+        agent_figures(screen, folder, args.repeats, baseline)
+        if args.miniwob:
+            from deskpilot.evaluation.miniwob_page import MiniWobBrowser
 
-        report("grab", timed_ms(screen.grab, args.repeats * 10))
-        full = report("parse (whole frame)", timed_ms(lambda: OcrGrounder(engine).parse(obs), args.repeats))
-
-        grounder = OcrGrounder(engine)
-        grounder.parse(obs)
-        incremental: list[float] = []
-        areas: list[float] = []
-        subprocess.run(["xdotool", "mousemove", "360", "198", "click", "1"], check=True)
-        for i in range(args.repeats):
-            subprocess.run(["xdotool", "type", "--delay", "0", f"w{i}"], check=True)
-            time.sleep(0.15)
-            changed = screen.capture()
-            started = time.perf_counter()
-            grounder.parse(changed)
-            incremental.append((time.perf_counter() - started) * 1000)
-            areas.append(grounder.last_read_area)
-        report("parse (incremental)", incremental,
-                     f"  ratio {statistics.median(incremental) / full:.3f} of whole frame, "
-                     f"{100 * statistics.median(areas):.1f}% of pixels read")
-        latest = screen.capture()
-        grounder.parse(latest)
-        report("locate (field by label)",
-               timed_ms(lambda: grounder.locate(latest, "Full name field"), args.repeats * 5))
-        report("locate (button text)", timed_ms(lambda: grounder.locate(latest, "the Save button"), args.repeats * 5))
-
-        agent = Agent(screen, OcrGrounder(engine), OfflinePlanner(), Controller(),
-                      Safety(policy=ConfirmationPolicy("never")), Path(tmp) / "episodes")
-        result = agent.run("; ".join(['click "OK"', 'click "Cancel"'] * ((args.repeats + 1) // 2 + 1)), 50)
-        acting = [s for s in result.steps if not s.action.is_terminal][1:]  # the first step reads the whole frame
-        report("agent step (whole)", [s.timing["step_ms"] for s in acting])
-        report("  of which settle wait", [s.timing["settle_ms"] for s in acting])
-        report("  of which parse", [s.timing["parse_ms"] for s in acting])
+            browser = stack.enter_context(MiniWobBrowser(scale=2.0).start("click-tab"))
+            browser.reset(7)
+            screen_figures("MiniWoB click-tab page", capture(screen), folder, args.repeats)
+        demo.stop()
+        busy = VirtualDisplay(1920, 1080).start()
+        stack.callback(busy.stop)
+        busy.activate()
+        for index, geometry in enumerate(BUSY_WINDOWS):
+            stack.callback(DemoApp(folder / f"busy-{index}.json", geometry=geometry).start().stop)
+        screen_figures("busy desktop", capture(Screen()), folder, args.repeats)
 
 
 if __name__ == "__main__":

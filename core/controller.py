@@ -70,7 +70,8 @@ class Controller:
             assert action.point is not None
             clicks = 2 if kind is ActionKind.DOUBLE_CLICK else 1
             button = "right" if kind is ActionKind.RIGHT_CLICK else action.button
-            gui.click(action.point.x, action.point.y, clicks=clicks, interval=0.05, button=button)
+            pause = 0.05 if clicks > 1 else 0.0  # pyautogui sleeps `interval` after every click, the last one too
+            gui.click(action.point.x, action.point.y, clicks=clicks, interval=pause, button=button)
         elif kind is ActionKind.MOVE:
             assert action.point is not None
             gui.moveTo(action.point.x, action.point.y)

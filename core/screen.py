@@ -18,6 +18,24 @@ from .geometry import Box, Monitor, Point
 from .observation import Observation
 
 
+SETTLE_POLL = 0.02  # seconds between grabs while waiting for the screen to settle
+SETTLE_QUIET = 0.05  # once something changed, this long without change is settled
+REACTION_WAIT = 0.1  # an action the screen has not answered within this long changed nothing
+ANIMATION_SHARE = 0.004  # a change this small (of the frame) that keeps coming back in place is an animation
+ANIMATION_REPEATS = 3
+
+
+def changed_box(before: np.ndarray, after: np.ndarray) -> Box | None:
+    """The box around every pixel that differs between two frames of one size (None when they are the same)."""
+    if before.shape != after.shape:
+        return Box(0, 0, after.shape[1], after.shape[0])
+    differs = np.any(before != after, axis=2)
+    rows, cols = np.flatnonzero(differs.any(axis=1)), np.flatnonzero(differs.any(axis=0))
+    if not len(rows):
+        return None
+    return Box(int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
+
+
 class Screen:
     """`monitor=0` is the whole virtual desktop (all monitors); 1..n pick one. `scale` is the HiDPI factor."""
 
@@ -100,18 +118,39 @@ class Screen:
             return None
         return result.stdout.strip() or None if result.returncode == 0 else None
 
-    def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0, interval: float = 0.05,
-                           quiet_frames: int = 2) -> np.ndarray:
-        """Capture until `quiet_frames` consecutive grabs are identical (or `timeout` passes); return the last grab.
-        Animations that never stop just run into the timeout."""
-        deadline = time.monotonic() + timeout
+    def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0) -> np.ndarray:
+        """Capture until the screen has stopped changing, or `timeout` passes; return the last grab. Settled means
+        two grabs SETTLE_QUIET apart are the same once something changed, or REACTION_WAIT seconds without any
+        change after `previous` (the frame before an action; without it, the first grab). A small area that keeps
+        changing in place (a blinking caret, a spinner) is an animation: once seen ANIMATION_REPEATS times running
+        it no longer counts as a change."""
+        started = time.monotonic()
+        deadline = started + timeout
         last = self.grab() if previous is None else previous
-        quiet = 0
+        changed_at: float | None = None if previous is not None else started
+        quiet_since = started
+        animated: Box | None = None
+        small: Box | None = None
+        repeats = 0
         while time.monotonic() < deadline:
-            time.sleep(interval)
+            time.sleep(SETTLE_POLL)
             frame = self.grab()
-            quiet = quiet + 1 if np.array_equal(frame, last) else 0
+            now = time.monotonic()
+            change = changed_box(last, frame)
             last = frame
-            if quiet >= quiet_frames:
+            if change is not None and animated is not None and change.share_in(animated) == 1.0:
+                change = None
+            if change is not None and change.area <= ANIMATION_SHARE * frame.shape[0] * frame.shape[1]:
+                repeats = repeats + 1 if small is not None and change.intersects(small) else 1
+                small = change if small is None or repeats == 1 else small.union(change)
+                if repeats >= ANIMATION_REPEATS:
+                    animated, change = small, None
+            elif change is not None:
+                repeats, small = 0, None
+            if change is not None:
+                changed_at = quiet_since = now
+            if changed_at is not None and now - quiet_since >= SETTLE_QUIET:
+                break
+            if changed_at is None and now - started >= REACTION_WAIT:
                 break
         return last

@@ -23,7 +23,7 @@ def default_config_file() -> Path:
 PlannerName = Literal["offline", "learned", "openai", "transformers"]
 PlanMode = Literal["native", "som", "som-text"]
 PLANNERS: tuple[str, ...] = get_args(PlannerName)
-DetectorDevice = Literal["auto", "cpu", "cuda"]
+ModelDevice = Literal["auto", "cpu", "cuda"]
 
 
 class Settings(BaseSettings):
@@ -60,10 +60,12 @@ class Settings(BaseSettings):
     locate_timeout: float = Field(3.0, ge=0, description="seconds to keep looking for a target that is not there yet")
     settle_timeout: float = Field(2.0, ge=0, description="longest wait for the screen to stop changing")
     ocr_threads: int = Field(0, ge=0, description="ONNX Runtime threads for OCR (0 = all cores)")
+    ocr_device: ModelDevice = Field("auto", description="where OCR runs: auto (CUDA when onnxruntime-gpu sees a "
+                                                          "GPU), cpu or cuda")
     detector: bool = Field(True, description="add the UI-element detector's boxes (fields, check boxes, icons, ...) "
                                              "to what OCR finds")
     detector_model: Path | None = Field(None, description="detector ONNX file (default: the bundled one)")
-    detector_device: DetectorDevice = Field("auto", description="where the detector runs: auto (CUDA when "
+    detector_device: ModelDevice = Field("auto", description="where the detector runs: auto (CUDA when "
                                                                "onnxruntime-gpu sees a GPU), cpu or cuda")
 
     @field_validator("stop_hotkey", "record_stop_hotkey", "record_pause_hotkey")

@@ -17,6 +17,8 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import ElementRole
 
+from .onnx_session import open_session, session_device
+
 UI_CLASSES: tuple[ElementRole, ...] = ("button", "input", "checkbox", "radio", "dropdown", "link", "tab", "icon",
                                        "slider", "menu_item", "list_item")
 STRIDE = 4  # output cells per input pixel side
@@ -37,19 +39,6 @@ class Detection:
 
 def bundled_model() -> Path:
     return Path(str(resources.files("deskpilot.resources") / "models" / BUNDLED))
-
-
-def providers(device: str = "auto") -> list[str]:
-    """ONNX Runtime execution providers for `device` (auto | cpu | cuda); CUDA only where it is really there."""
-    import onnxruntime as ort
-
-    available = ort.get_available_providers()
-    if device == "cuda" and "CUDAExecutionProvider" not in available:
-        raise GroundingError("the detector was asked to run on CUDA, but onnxruntime has no CUDA provider here "
-                             "(install onnxruntime-gpu on a machine with an NVIDIA GPU)")
-    if device in ("auto", "cuda") and "CUDAExecutionProvider" in available:
-        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
-    return ["CPUExecutionProvider"]
 
 
 def prepare(image: np.ndarray, scale: float) -> np.ndarray:
@@ -94,24 +83,17 @@ class UiDetector:
         self.threshold = threshold
         if not self.path.is_file():
             raise GroundingError(f"no detector model at {self.path} (train one with `deskpilot detector train`)")
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = open_session(self.path, device, threads, "detector")
         try:
-            self.session = ort.InferenceSession(str(self.path), options, providers=providers(device))
             meta = self.session.get_modelmeta().custom_metadata_map
             self.classes: tuple[ElementRole, ...] = tuple(json.loads(meta["classes"]))
             self.scale = float(meta["input_scale"])
-        except GroundingError:
-            raise
-        except Exception as exc:  # not an ONNX file, or not one of ours
-            raise GroundingError(f"cannot load the detector {self.path}: {str(exc).splitlines()[0]}") from None
+        except (KeyError, ValueError) as exc:  # an ONNX model, but not one of ours
+            raise GroundingError(f"cannot load the detector {self.path}: it carries no {exc} metadata") from None
 
     @property
     def device(self) -> str:
-        return "cuda" if self.session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"
+        return session_device(self.session)
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         """Elements on an RGB image, boxes in its pixels."""

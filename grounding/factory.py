@@ -12,4 +12,4 @@ def build_grounder(settings: Settings) -> OcrGrounder:
     from .ocr import OcrEngine
 
     detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
-    return OcrGrounder(OcrEngine(threads=settings.ocr_threads), detector=detector)
+    return OcrGrounder(OcrEngine(threads=settings.ocr_threads, device=settings.ocr_device), detector=detector)

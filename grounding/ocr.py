@@ -1,14 +1,36 @@
-"""OCR through RapidOCR's PP-OCR ONNX models (shipped inside the rapidocr-onnxruntime wheel): image -> text lines
-with their boxes and, where the recogniser gives them, per-character boxes."""
+"""OCR for screens with PP-OCR's ONNX models (shipped inside the rapidocr-onnxruntime wheel), run by a pipeline made
+for screenshots: text detection only where the frame has content (flat desktop, page and window backgrounds are
+skipped), at a resolution chosen from the height of the smallest text seen lately; recognition of axis-aligned
+crops in batches, each crop's result cached by its pixels (text that was on an earlier frame is not read again);
+per-character boxes from the recogniser's own column positions. CUDA when onnxruntime-gpu sees a GPU."""
 
 from __future__ import annotations
 
+import hashlib
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 
+import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
+
+from .onnx_session import open_session, session_device
+
+DET_MODEL, REC_MODEL = "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"
+TILE = 16  # content is found tile by tile
+FLAT_RANGE = 12  # a tile whose channels vary less than this holds no text
+CONTEXT = 8  # pixels of background kept around content given to detection
+DET_PAD = 32  # detection input sides are multiples of this
+DET_BOX_PX = 16  # detection finds text whose boxes are at least this tall at its input scale
+DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precision for almost no time
+REC_HEIGHT, REC_BATCH = 48, 6
+REC_CACHE_SIZE = 4096
+DUPLICATE_SHARE = 0.6  # a box this much inside a larger one (seen again at a region's edge) is the same text
 
 
 @dataclass(frozen=True)
@@ -37,48 +59,199 @@ class TextLine:
         return Box(round(self.box.x0 + start * width), self.box.y0, round(self.box.x0 + end * width), self.box.y1)
 
 
-def _to_box(points: list[list[float]]) -> Box:
-    xs, ys = [p[0] for p in points], [p[1] for p in points]
-    return Box(int(min(xs)), int(min(ys)), int(round(max(xs))), int(round(max(ys))))
+@dataclass(frozen=True)
+class _Reading:
+    """What the recogniser read in one crop: the text, its score, and each character's centre as a share of the
+    crop's width."""
+
+    text: str
+    score: float
+    centres: tuple[float, ...]
+
+
+def models_dir() -> Path:
+    return Path(str(resources.files("rapidocr_onnxruntime") / "models"))
+
+
+def content_regions(image: np.ndarray) -> list[Box]:
+    """Boxes around the parts of the frame that are not flat colour (with CONTEXT pixels of background), merged
+    where they overlap, their corners on the DET_PAD grid so detection sees the pixels as a whole-frame pass
+    would (the network is not translation-invariant below its coarsest stride)."""
+    height, width = image.shape[:2]
+    rows, cols = -(-height // TILE), -(-width // TILE)
+    padded = np.pad(image, ((0, rows * TILE - height), (0, cols * TILE - width), (0, 0)), mode="edge")
+    tiles = padded.reshape(rows, TILE, cols, TILE, -1)
+    spread = (tiles.max(axis=(1, 3)).astype(np.int16) - tiles.min(axis=(1, 3))).max(axis=-1)
+    mask = cv2.dilate((spread > FLAT_RANGE).astype(np.uint8), np.ones((3, 3), np.uint8))
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    frame = Box(0, 0, width, height)
+    boxes = [_on_grid(Box(int(x) * TILE, int(y) * TILE, int(x + w) * TILE, int(y + h) * TILE).padded(CONTEXT), frame)
+             for x, y, w, h, _ in stats[1:count]]
+    merged = True
+    while merged:
+        merged = False
+        for i, box in enumerate(boxes):
+            other = next((j for j in range(i + 1, len(boxes)) if box.intersects(boxes[j])), None)
+            if other is not None:
+                boxes[i] = box.union(boxes.pop(other))
+                merged = True
+                break
+    return boxes
+
+
+def _on_grid(box: Box, frame: Box) -> Box:
+    return Box(box.x0 - box.x0 % DET_PAD, box.y0 - box.y0 % DET_PAD, box.x1 + -box.x1 % DET_PAD,
+               box.y1 + -box.y1 % DET_PAD).clipped(frame)
+
+
+def detection_scale(box_height: float | None) -> float:
+    """How much to shrink the frame for detection so the smallest text seen lately still reads DET_BOX_PX tall."""
+    return next((scale for scale in DET_SCALES if box_height and box_height * scale >= DET_BOX_PX), 1.0)
 
 
 class OcrEngine:
-    """RapidOCR with settings for screens: no rotation classifier, no upscaling of small crops."""
+    """PP-OCR detection and recognition for screens. `threads` 0 lets ONNX Runtime choose; `device` is auto | cpu |
+    cuda. Models load on first use (or `load()`)."""
 
-    def __init__(self, threads: int = 0, min_score: float = 0.5):
+    def __init__(self, threads: int = 0, min_score: float = 0.5, device: str = "auto"):
         self.threads = threads
         self.min_score = min_score
-        self._engine: object | None = None
+        self.device_setting = device
+        self._det = self._rec = None
+        self._alphabet: list[str] = []
+        self._cache: OrderedDict[bytes, _Reading] = OrderedDict()
+        self._box_height: float | None = None  # the smallest text boxes on the last frames read whole
+        self.last_timing: dict[str, float] = {}  # milliseconds the last read spent detecting and recognising
+        self.crops_recognised = 0  # text crops run through the recogniser (cached ones are not)
 
-    def _load(self) -> object:
-        if self._engine is None:
-            try:
-                from rapidocr_onnxruntime import RapidOCR
+    def load(self) -> None:
+        if self._rec is not None:
+            return
+        models = models_dir()
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError as exc:
+            raise GroundingError(f"cannot load the OCR models: {exc}") from None
+        self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model")
+        rec = open_session(models / REC_MODEL, self.device_setting, self.threads, "OCR model")
+        characters = rec.get_modelmeta().custom_metadata_map.get("character")
+        if not characters:
+            raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")
+        self._alphabet = ["", *characters.splitlines(), " "]  # CTC blank first, space last (as PP-OCR trains)
+        self._rec = rec
+        # One small pass each, so the first frame does not pay for ONNX Runtime's first-run set-up.
+        self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, DET_PAD, DET_PAD), np.float32)})
+        rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 4 * REC_HEIGHT), np.float32)})
 
-                self._engine = RapidOCR(use_cls=False, det_limit_type="max", det_limit_side_len=2000,
-                                        intra_op_num_threads=self.threads or -1, text_score=self.min_score)
-            except Exception as exc:  # a broken wheel or ONNX Runtime install
-                raise GroundingError(f"cannot load the OCR models: {exc}") from None
-        return self._engine
+    @property
+    def device(self) -> str:
+        self.load()
+        return session_device(self._rec)
 
     def read(self, image: np.ndarray) -> list[TextLine]:
         """Text lines of an RGB image, in its pixel coordinates."""
         if image.size == 0 or min(image.shape[:2]) < 4:
             return []
-        engine = self._load()
-        bgr = np.ascontiguousarray(image[:, :, ::-1])
-        result, _ = engine(bgr, return_word_box=True, text_score=self.min_score)  # type: ignore[operator]
-        lines: list[TextLine] = []
-        for item in result or []:
-            points, text, score = item[0], str(item[1]), float(item[2])
-            if not text.strip():
-                continue
-            chars = None
-            if len(item) >= 5 and item[3] and len(item[4]) == len(text):
-                chars = tuple(_to_box(p) for p in item[3])
-            stripped = text.strip()
-            if stripped != text and chars:
-                lead = len(text) - len(text.lstrip())
-                chars = chars[lead:lead + len(stripped)]
-            lines.append(TextLine(_to_box(points), stripped, score, chars))
-        return lines
+        self.load()
+        started = time.perf_counter()
+        bgr = np.ascontiguousarray(image[:, :, ::-1])  # PP-OCR's models were trained on BGR images
+        scale = detection_scale(self._box_height)
+        boxes = _distinct([_bounds(q, image.shape) for q in self._detect(bgr, scale)])
+        detected = time.perf_counter()
+        readings = self._recognise([bgr[b.y0:b.y1, b.x0:b.x1] for b in boxes])
+        self.last_timing = {"detect_ms": (detected - started) * 1000,
+                            "recognise_ms": (time.perf_counter() - detected) * 1000}
+        if len(boxes) >= 3:  # the smallest text decides; a shrunk frame's boxes may only lower the estimate
+            smallest = float(np.percentile([b.height for b in boxes], 10))
+            self._box_height = smallest if scale == 1.0 else min(smallest, self._box_height or smallest)
+        return [_line(box, reading) for box, reading in zip(boxes, readings)
+                if reading.score >= self.min_score and reading.text.strip()]
+
+    def _detect(self, image: np.ndarray, scale: float) -> list[np.ndarray]:
+        from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
+
+        post = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
+        quads: list[np.ndarray] = []
+        for region in content_regions(image):
+            crop = image[region.y0:region.y1, region.x0:region.x1]
+            if scale != 1.0:
+                crop = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
+                                  interpolation=cv2.INTER_AREA)
+            height, width = crop.shape[:2]
+            background = tuple(int(v) for v in np.median(np.concatenate([crop[0], crop[-1]]), axis=0))
+            padded = cv2.copyMakeBorder(crop, 0, max(DET_PAD, height) - height + (-max(DET_PAD, height) % DET_PAD),
+                                        0, max(DET_PAD, width) - width + (-max(DET_PAD, width) % DET_PAD),
+                                        cv2.BORDER_CONSTANT, value=background)
+            tensor = ((padded.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+            prediction = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0]
+            found, _ = post(prediction[:, :, :height, :width], (height, width))
+            quads += [q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32) for q in found]
+        return quads
+
+    def _recognise(self, crops: list[np.ndarray]) -> list[_Reading]:
+        """Readings of text-line crops: cached ones from the cache, the rest in batches of similar width."""
+        keys = [hashlib.blake2b(np.ascontiguousarray(c).tobytes() + bytes(str(c.shape), "ascii"),
+                                digest_size=16).digest() for c in crops]
+        readings: list[_Reading | None] = [self._cache.get(k) for k in keys]
+        todo = [i for i, r in enumerate(readings) if r is None]
+        todo.sort(key=lambda i: crops[i].shape[1] / max(1, crops[i].shape[0]))
+        for start in range(0, len(todo), REC_BATCH):
+            batch = todo[start:start + REC_BATCH]
+            widths = [max(8, int(np.ceil(REC_HEIGHT * crops[i].shape[1] / max(1, crops[i].shape[0]))))
+                      for i in batch]
+            tensor = np.zeros((len(batch), 3, REC_HEIGHT, max(widths)), np.float32)
+            for row, (i, width) in enumerate(zip(batch, widths)):
+                resized = cv2.resize(crops[i], (width, REC_HEIGHT)).astype(np.float32) / 255.0
+                tensor[row, :, :, :width] = ((resized - 0.5) / 0.5).transpose(2, 0, 1)
+            probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
+            self.crops_recognised += len(batch)
+            for row, (i, width) in enumerate(zip(batch, widths)):
+                readings[i] = self._decode(probabilities[row], width / tensor.shape[3])
+                self._cache[keys[i]] = readings[i]  # type: ignore[assignment]
+        for key in keys:
+            self._cache.move_to_end(key)
+        while len(self._cache) > REC_CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return readings  # type: ignore[return-value]
+
+    def _decode(self, probabilities: np.ndarray, used: float) -> _Reading:
+        """CTC greedy decoding of one row; `used` is the share of the row's columns that hold the crop."""
+        best = probabilities.argmax(axis=1)
+        keep = best != 0
+        keep[1:] &= best[1:] != best[:-1]
+        columns = np.flatnonzero(keep)
+        if not len(columns):
+            return _Reading("", 0.0, ())
+        text = "".join(self._alphabet[k] for k in best[columns])
+        score = float(probabilities[columns, best[columns]].mean())
+        span = len(best) * used
+        return _Reading(text, score, tuple(float((c + 0.5) / span) for c in columns))
+
+
+def _bounds(quad: np.ndarray, shape: tuple[int, ...]) -> Box:
+    frame = Box(0, 0, shape[1], shape[0])
+    return Box(round(float(quad[:, 0].min())), round(float(quad[:, 1].min())), round(float(quad[:, 0].max())),
+               round(float(quad[:, 1].max()))).clipped(frame)
+
+
+def _distinct(boxes: list[Box]) -> list[Box]:
+    """Boxes without the ones found twice where content regions' margins overlap; larger ones first kept."""
+    kept: list[Box] = []
+    for box in sorted((b for b in boxes if b.width > 3 and b.height > 3), key=lambda b: -b.area):
+        if all(box.share_in(other) < DUPLICATE_SHARE for other in kept):
+            kept.append(box)
+    return kept
+
+
+def _line(box: Box, reading: _Reading) -> TextLine:
+    """A line with a box per character: each reaches halfway to its neighbours' centres."""
+    centres = [box.x0 + c * box.width for c in reading.centres]
+    gaps = np.diff(centres)
+    half = float(np.median(gaps)) / 2 if len(gaps) else box.height / 3
+    edges = [centres[0] - half, *((a + b) / 2 for a, b in zip(centres, centres[1:])), centres[-1] + half]
+    chars = [Box(max(box.x0, round(edges[i])), box.y0, min(box.x1, max(round(edges[i + 1]), round(edges[i]) + 1)),
+                 box.y1) for i in range(len(centres))]
+    text = reading.text
+    lead = len(text) - len(text.lstrip())
+    stripped = text.strip()
+    return TextLine(box, stripped, reading.score, tuple(chars[lead:lead + len(stripped)]))

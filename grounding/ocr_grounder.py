@@ -5,6 +5,7 @@ last frame, plus the controls drawn around and beside that text (grounding.layou
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import replace
 
 import cv2
@@ -46,6 +47,7 @@ class OcrGrounder:
         self._task = ""
         self._fresh: set[int] = set()
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
+        self.timing: dict[str, float] = {}
 
     def set_task(self, task: str) -> None:
         """Lines that repeat the task's own words (the task shown on the screen, in a chat or a note) are never
@@ -53,6 +55,7 @@ class OcrGrounder:
         self._task = task
 
     def parse(self, obs: Observation) -> list[Element]:
+        self.timing = {"ocr_detect_ms": 0.0, "ocr_recognise_ms": 0.0, "layout_ms": 0.0, "detector_ms": 0.0}
         self._update(obs.image)
         return [self._element(obs, line, line.box) for line in self._lines] + \
             [self._element(obs, TextLine(box, word, line.score), box, "link")
@@ -80,10 +83,14 @@ class OcrGrounder:
 
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
+            started = time.perf_counter()
             self._widgets = find_widgets(image, self._lines)
+            laid_out = time.perf_counter()
             if self.detector is not None:
                 detected = detected_widgets(image, self.detector.detect(image), self._lines)
                 self._widgets = merge_controls(self._widgets, detected)
+            self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + (laid_out - started) * 1000
+            self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (time.perf_counter() - laid_out) * 1000
         return self._widgets
 
     def _update(self, image: np.ndarray) -> None:
@@ -103,6 +110,8 @@ class OcrGrounder:
             crop = image[crop_box.y0:crop_box.y1, crop_box.x0:crop_box.x1]
             fresh_lines += [line.shifted(crop_box.x0, crop_box.y0) for line in self.engine.read(crop)
                             if not _mostly_inside_any(line.box.shifted(crop_box.x0, crop_box.y0), kept)]
+            for stage, spent in self.engine.last_timing.items():
+                self.timing[f"ocr_{stage}"] = self.timing.get(f"ocr_{stage}", 0.0) + spent
         self._lines = sorted(kept + fresh_lines, key=lambda ln: reading_order(ln.box))
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}

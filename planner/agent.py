@@ -120,6 +120,7 @@ class Agent:
         started = time.perf_counter()
         elements = self.grounder.parse(obs)
         timing["parse_ms"] = _ms(started)
+        timing.update({stage: round(spent, 1) for stage, spent in self.grounder.timing.items()})
         mark = time.perf_counter()
         decision = self._decide(task, history, obs, elements)
         timing["plan_ms"] = _ms(mark)

@@ -14,7 +14,7 @@ from deskpilot.core.geometry import Box, Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.ocr import OcrEngine, TextLine
+from deskpilot.grounding.ocr import OcrEngine, TextLine, content_regions, detection_scale
 from deskpilot.grounding.text_match import match_text
 
 
@@ -114,3 +114,29 @@ def test_check_box_state_is_read_from_pixels(demo_app, engine):
     time.sleep(0.4)
     assert OcrGrounder(engine).locate(screen.capture(), '"Remember me" checkbox').checked is True
     assert OcrGrounder(engine).locate(screen.capture(), "Medium radio").checked is False
+
+
+def test_ocr_detects_only_where_there_is_content_and_never_reads_the_same_text_twice(screen_and_boxes):
+    screen, boxes = screen_and_boxes
+    shot = screen.capture().image
+    x0, y0, x1, y1 = boxes["Save"]
+    canvas = np.full((800, 1280, 3), (40, 90, 160), np.uint8)  # a flat desktop with one patch of the app on it
+    canvas[500:500 + (y1 - y0) + 40, 700:700 + (x1 - x0) + 40] = shot[y0 - 20:y1 + 20, x0 - 20:x1 + 20]
+    regions = content_regions(canvas)
+    assert len(regions) == 1 and regions[0].area < 0.06 * 1280 * 800
+    assert regions[0].contains(700 + 20, 500 + 20) and regions[0].contains(700 + (x1 - x0) + 20, 500 + (y1 - y0) + 20)
+    assert content_regions(np.full((800, 1280, 3), 200, np.uint8)) == []
+
+    engine = OcrEngine()
+    first = engine.read(canvas)
+    assert "Save" in [line.text for line in first]
+    recognised = engine.crops_recognised
+    again = engine.read(canvas.copy())
+    assert again == first and engine.crops_recognised == recognised  # the same pixels: read from the cache
+
+
+def test_detection_shrinks_the_frame_only_as_far_as_the_smallest_text_allows():
+    assert detection_scale(None) == 1.0
+    assert detection_scale(17) == 1.0  # 100 % desktop text: full resolution
+    assert detection_scale(24) == 0.75  # MiniWoB at 200 %
+    assert detection_scale(40) == 0.5

@@ -193,6 +193,8 @@ def test_keys_pressed_by_the_agent_are_let_go_when_its_run_ends(xdisplay):
 
 
 class NoGrounder:
+    timing: dict[str, float] = {}
+
     def set_task(self, task):  # noqa: ANN001, ANN201
         pass
 

@@ -13,12 +13,13 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineE
 
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.safety import ConfirmMode
-from deskpilot.core.settings import (PLANNERS, DetectorDevice, PlanMode, Settings, default_config_file,
+from deskpilot.core.settings import (PLANNERS, ModelDevice, PlanMode, Settings, default_config_file,
                                      save_settings, store_api_key)
 from deskpilot.planner.families import FAMILIES
 
 CHOICES = {"planner": PLANNERS, "plan_mode": get_args(PlanMode), "confirm": get_args(ConfirmMode),
-           "family": ("", *FAMILIES), "detector_device": get_args(DetectorDevice)}
+           "family": ("", *FAMILIES), "detector_device": get_args(ModelDevice),
+           "ocr_device": get_args(ModelDevice)}
 RUNNING_CHECKS: set[QThread] = set()
 atexit.register(lambda: [check.wait(30_000) for check in list(RUNNING_CHECKS)])  # Qt aborts on a running QThread
 TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey",

@@ -1,0 +1,41 @@
+"""ONNX Runtime sessions for grounding's models (OCR and the UI detector): the execution providers a device setting
+means (CUDA only where onnxruntime-gpu really has it), threads, and one-line errors for files that are not models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from deskpilot.core.errors import GroundingError
+
+
+def providers(device: str = "auto") -> list[str]:
+    """ONNX Runtime execution providers for `device` (auto | cpu | cuda); CUDA only where it is really there."""
+    import onnxruntime as ort
+
+    available = ort.get_available_providers()
+    if device == "cuda" and "CUDAExecutionProvider" not in available:
+        raise GroundingError("CUDA was asked for, but onnxruntime has no CUDA provider here (install "
+                             "onnxruntime-gpu on a machine with an NVIDIA GPU)")
+    if device in ("auto", "cuda") and "CUDAExecutionProvider" in available:
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
+def open_session(path: Path, device: str = "auto", threads: int = 0, what: str = "model"):  # noqa: ANN201
+    """An inference session on `path` with all graph optimisations; `threads` 0 lets ONNX Runtime choose."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
+    chosen = providers(device)
+    try:
+        return ort.InferenceSession(str(path), options, providers=chosen)
+    except Exception as exc:  # not an ONNX file, a truncated one, or a broken install
+        raise GroundingError(f"cannot load the {what} {path}: {str(exc).splitlines()[0]}") from None
+
+
+def session_device(session) -> str:  # noqa: ANN001
+    """'cuda' when the session runs on the GPU, else 'cpu'."""
+    return "cuda" if session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"

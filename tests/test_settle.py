@@ -1,0 +1,74 @@
+"""The screen's settle wait on a real X display: an endless spinner does not hold it to its timeout, and an app
+that answers a click a little later is still waited for."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import TESTS_DIR, wait_for_state
+
+from deskpilot.core.screen import Screen, changed_box
+
+
+@pytest.fixture
+def animated(xdisplay, tmp_path: Path) -> Iterator[None]:  # noqa: ANN001
+    state = tmp_path / "animated.json"
+    process = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "animated.py"), "--state", str(state)])
+    try:
+        wait_for_state(state)
+        time.sleep(0.3)
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _panel(frame: np.ndarray) -> tuple[int, int, int]:
+    """The large panel's centre and bottom row: the rows and columns where it is 300 by 150 pixels of grey or
+    green."""
+    inside = np.all(np.abs(frame.astype(int) - (136, 136, 136)) < 4, axis=2) | \
+        np.all(np.abs(frame.astype(int) - (0, 204, 0)) < 4, axis=2)
+    rows, cols = np.flatnonzero(inside.sum(axis=1) >= 250), np.flatnonzero(inside.sum(axis=0) >= 120)
+    assert len(rows) and len(cols), "the panel is not on the screen"
+    return int(cols.mean()), int(rows.mean()), int(rows.max())
+
+
+def _panel_colour(frame: np.ndarray) -> tuple[int, ...]:
+    """Grey before the click, green after."""
+    x, y, _ = _panel(frame)
+    return tuple(int(v) for v in frame[y, x])
+
+
+def test_an_endless_spinner_does_not_hold_the_wait_to_its_timeout(animated):
+    screen = Screen()
+    started = time.monotonic()
+    screen.wait_until_settled(timeout=3.0)
+    assert time.monotonic() - started < 1.0
+
+
+def test_a_late_answer_to_a_click_is_waited_for(animated):
+    screen = Screen()
+    before = screen.wait_until_settled(timeout=3.0)
+    assert _panel_colour(before) == (136, 136, 136)
+    x, _, bottom = _panel(before)
+    subprocess.run(["xdotool", "mousemove", str(x), str(bottom + 37), "click", "1"], check=True)  # Go, below it
+    started = time.monotonic()
+    after = screen.wait_until_settled(before, timeout=3.0)
+    assert _panel_colour(after) == (0, 204, 0)
+    assert time.monotonic() - started < 1.0
+
+
+def test_changed_box_bounds_every_differing_pixel():
+    before = np.zeros((50, 80, 3), np.uint8)
+    after = before.copy()
+    after[10, 20] = 255
+    after[30, 60, 1] = 9
+    box = changed_box(before, after)
+    assert box is not None and tuple(box) == (20, 10, 61, 31)
+    assert changed_box(before, before) is None
