@@ -36,6 +36,8 @@ from deskpilot.planner.agent import Agent
 from deskpilot.planner.offline import OfflinePlanner
 from deskpilot.resources.demo import DemoApp
 
+# benchmarks/miniwob.py beside this script would shadow the miniwob package that MiniWobBrowser imports.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 STAGES = ("ocr_detect_ms", "ocr_recognise_ms", "layout_ms", "detector_ms")
 BUSY_WINDOWS = ("0,0,900,560", "940,60,940,600", "300,480,900,560")
 

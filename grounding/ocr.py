@@ -80,8 +80,10 @@ def content_regions(image: np.ndarray) -> list[Box]:
     height, width = image.shape[:2]
     rows, cols = -(-height // TILE), -(-width // TILE)
     padded = np.pad(image, ((0, rows * TILE - height), (0, cols * TILE - width), (0, 0)), mode="edge")
-    tiles = padded.reshape(rows, TILE, cols, TILE, -1)
-    spread = (tiles.max(axis=(1, 3)).astype(np.int16) - tiles.min(axis=(1, 3))).max(axis=-1)
+    whole_tile = np.ones((TILE, TILE), np.uint8)  # max and min filters anchored at each tile's corner
+    highest = cv2.dilate(padded, whole_tile, anchor=(0, 0))[::TILE, ::TILE]
+    lowest = cv2.erode(padded, whole_tile, anchor=(0, 0))[::TILE, ::TILE]
+    spread = (highest.astype(np.int16) - lowest).max(axis=-1)
     mask = cv2.dilate((spread > FLAT_RANGE).astype(np.uint8), np.ones((3, 3), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     frame = Box(0, 0, width, height)
@@ -139,9 +141,10 @@ class OcrEngine:
             raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")
         self._alphabet = ["", *characters.splitlines(), " "]  # CTC blank first, space last (as PP-OCR trains)
         self._rec = rec
-        # One small pass each, so the first frame does not pay for ONNX Runtime's first-run set-up.
-        self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, DET_PAD, DET_PAD), np.float32)})
-        rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 4 * REC_HEIGHT), np.float32)})
+        # One pass each at a window's size, so the first frame does not pay for ONNX Runtime's first-run set-up
+        # (its memory arena grows to what such inputs need).
+        self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
+        rec.run(None, {rec.get_inputs()[0].name: np.zeros((REC_BATCH, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
 
     @property
     def device(self) -> str:
