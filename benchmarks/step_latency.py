@@ -8,7 +8,8 @@ Screens: the demo app on a 1280x800 display; a busy 1920x1080 desktop (three dem
 text); with --miniwob, a MiniWoB++ page in Chromium at 200 %. For each: the plain OCR pass, `deskpilot parse
 --image` in a fresh process (its reported parse_ms), and a parse by a freshly loaded grounder in this process with
 its stages (OCR detection, OCR recognition, layout, detector). Then the agent on the demo app: a step and its
-stages (parse and its parts, plan, locate, input, settle wait, frame write). Starts its own Xvfb."""
+stages (parse and its parts, plan, locate, input, settle wait and the look-ahead parse inside it, frame
+write). Starts its own Xvfb."""
 
 from __future__ import annotations
 
@@ -22,9 +23,9 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from deskpilot.app.common import write_png
 from deskpilot.core.controller import Controller
 from deskpilot.core.display import VirtualDisplay
 from deskpilot.core.observation import Observation
@@ -100,7 +101,7 @@ def in_process_parse(obs: Observation, repeats: int) -> tuple[list[float], dict[
 
 def screen_figures(name: str, obs: Observation, folder: Path, repeats: int) -> float:
     shot = folder / f"{name.replace(' ', '-')}.png"
-    write_png(shot, obs.image)
+    cv2.imwrite(str(shot), np.ascontiguousarray(obs.image[:, :, ::-1]))
     print(f"\n{name}: {obs.image.shape[1]}x{obs.image.shape[0]}")
     plain = plain_ocr(obs.image, repeats)
     baseline = statistics.median(plain)
@@ -124,7 +125,7 @@ def agent_figures(screen: Screen, folder: Path, repeats: int, baseline: float) -
     acting = [s for s in result.steps if not s.action.is_terminal][1:]  # the first step reads the whole frame
     print(f"\nagent on the demo app: {len(acting)} steps (click OK, click Cancel, ...)")
     line("agent step (whole)", [s.timing["step_ms"] for s in acting], baseline)
-    for stage in ("parse_ms", *STAGES, "plan_ms", "locate_ms", "act_ms", "settle_ms"):
+    for stage in ("parse_ms", *STAGES, "plan_ms", "locate_ms", "act_ms", "settle_ms", "look_ahead_ms"):
         line(f"  of which {stage.removesuffix('_ms').replace('_', ' ')}", [s.timing.get(stage, 0.0) for s in acting])
     rest = [s.timing["step_ms"] - sum(s.timing.get(k, 0.0) for k in ("parse_ms", "plan_ms", "locate_ms", "act_ms",
                                                                        "settle_ms")) for s in acting]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import cv2
 import mss
@@ -118,12 +119,14 @@ class Screen:
             return None
         return result.stdout.strip() or None if result.returncode == 0 else None
 
-    def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0) -> np.ndarray:
+    def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0,
+                           on_change: Callable[[np.ndarray], object] | None = None) -> np.ndarray:
         """Capture until the screen has stopped changing, or `timeout` passes; return the last grab. Settled means
         two grabs SETTLE_QUIET apart are the same once something changed, or REACTION_WAIT seconds without any
         change after `previous` (the frame before an action; without it, the first grab). A small area that keeps
         changing in place (a blinking caret, a spinner) is an animation: once seen ANIMATION_REPEATS times running
-        it no longer counts as a change."""
+        it no longer counts as a change. `on_change(frame)` is called with each changed frame, so work on it (the
+        next parse) overlaps the wait instead of following it."""
         started = time.monotonic()
         deadline = started + timeout
         last = self.grab() if previous is None else previous
@@ -149,6 +152,8 @@ class Screen:
                 repeats, small = 0, None
             if change is not None:
                 changed_at = quiet_since = now
+                if on_change is not None:
+                    on_change(frame)
             if changed_at is not None and now - quiet_since >= SETTLE_QUIET:
                 break
             if changed_at is None and now - started >= REACTION_WAIT:

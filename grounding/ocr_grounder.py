@@ -96,8 +96,7 @@ class OcrGrounder:
     def _update(self, image: np.ndarray) -> None:
         previous = self._image
         if previous is not None and previous.shape == image.shape and np.array_equal(previous, image):
-            self.last_read_area = 0.0
-            self._fresh = set()
+            self.last_read_area = 0.0  # lines that appeared with the last change stay fresh
             return
         frame = Box(0, 0, image.shape[1], image.shape[0])
         regions = changed_regions(previous, image) if (self.incremental and previous is not None) else [frame]

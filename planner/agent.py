@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
+
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
@@ -51,6 +53,7 @@ class Agent:
         self.controller, self.safety = controller, safety
         self.episodes_dir = episodes_dir
         self.locate_timeout, self.settle_timeout = locate_timeout, settle_timeout
+        self._looked_ahead_ms = 0.0  # time the current step's settle wait spent parsing frames that changed
         self.decide_timeout = decide_timeout
         self.on_step = on_step
         self._secrets: list[TaskSecret] = []
@@ -146,8 +149,11 @@ class Agent:
         self._follow_focus(executed, seen)
         timing["act_ms"] = _ms(mark)
         mark = time.perf_counter()
-        after_image = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout)
+        self._looked_ahead_ms = 0.0
+        after_image = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout,
+                                                     on_change=self._look_ahead)
         timing["settle_ms"] = _ms(mark)
+        timing["look_ahead_ms"] = round(self._looked_ahead_ms, 1)
         after = writer.add_frame(after_image)
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
@@ -156,6 +162,16 @@ class Agent:
         log.info("step %d: %s", index + 1, action.redacted().describe())
         self._report(step, obs, elements)
         return step, self._observe(after_image), after
+
+    def _look_ahead(self, frame: np.ndarray) -> None:
+        """Parse a frame that changed while the screen settles: the wait overlaps the next step's reading, whose
+        own parse then finds the settled frame (mostly) read already."""
+        started = time.perf_counter()
+        try:
+            self.grounder.parse(Observation(image=frame, monitor=self.screen.monitor(), cursor=None))
+        except DeskpilotError:
+            log.debug("parsing a frame while the screen settled failed", exc_info=True)  # the next parse will say
+        self._looked_ahead_ms += _ms(started)
 
     def _decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         """The planner's Decision, asked in a thread of its own: the stop ends the wait at once, and a planner

@@ -32,6 +32,9 @@ def test_fills_checks_selects_and_saves_on_the_demo_app(demo_app, tmp_path):
     assert kinds == ["click", "type", "click", "click", "click", "click", "finished"]
     for step in episode.steps[:-1]:
         assert (episode.directory / step.before).is_file() and (episode.directory / step.after).is_file()
+        assert {"parse_ms", "ocr_detect_ms", "layout_ms", "settle_ms", "look_ahead_ms"} <= set(step.timing)
+    # Every action here changes the screen: the settle wait parsed the changed frames while it waited.
+    assert all(step.timing["look_ahead_ms"] > 0 for step in episode.steps[:-1])
     assert (episode.directory / "annotated.png").is_file()
 
 
