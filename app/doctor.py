@@ -136,10 +136,17 @@ def _monitors() -> Check:
 def _ocr() -> Check:
     import onnxruntime as ort
 
+    from deskpilot.core.errors import DeskpilotError
+    from deskpilot.core.settings import load_settings
     from deskpilot.grounding.ocr import OcrEngine
 
-    OcrEngine(threads=1)
-    return Check("OCR models", "ok", f"PP-OCR loads on ONNX Runtime {ort.__version__} "
+    engine = OcrEngine(threads=1, device=load_settings().ocr_device)
+    try:
+        engine.load()
+    except DeskpilotError as exc:
+        return Check("OCR models", "fail", str(exc), 'reinstall rapidocr-onnxruntime, or set ocr_device = "cpu"',
+                     required=True)
+    return Check("OCR models", "ok", f"PP-OCR loads on ONNX Runtime {ort.__version__} and runs on {engine.device} "
                  f"(providers: {', '.join(ort.get_available_providers())})", required=True)
 
 

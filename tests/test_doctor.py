@@ -45,9 +45,20 @@ def test_every_check_is_reported_and_x11_features_are_read_from_the_display(xdis
     assert checks["input injection"]["status"] == "ok" and "XTEST" in checks["input injection"]["detail"]
     assert checks["global stop hotkey"]["status"] == "ok" and "RECORD" in checks["global stop hotkey"]["detail"]
     assert "1280x800 at (0, 0)" in checks["monitors"]["detail"]
-    assert "CPUExecutionProvider" in checks["OCR models"]["detail"]
+    assert "CPUExecutionProvider" in checks["OCR models"]["detail"] and "runs on cpu" in checks["OCR models"]["detail"]
     assert checks["UI-element detector"]["status"] == "ok" and "cpu" in checks["UI-element detector"]["detail"]
     assert checks["episodes folder"]["status"] == "ok"
+
+
+def test_ocr_asked_onto_a_gpu_that_is_not_there_fails_the_check(xdisplay, tmp_path):
+    import onnxruntime
+
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        pytest.skip("this machine has CUDA: the check would pass")
+    code, report = doctor(tmp_path, DESKPILOT_OCR_DEVICE="cuda")
+    ocr = by_name(report)["OCR models"]
+    assert ocr["status"] == "fail" and "no CUDA provider" in ocr["detail"] and ocr["fix"]
+    assert code == 1 and report["can_run"] is False
 
 
 def test_no_display_is_a_warning_when_a_virtual_one_can_be_made(tmp_path):
