@@ -20,8 +20,8 @@ from .observation import Observation
 
 
 SETTLE_POLL = 0.02  # seconds between grabs while waiting for the screen to settle
-SETTLE_QUIET = 0.05  # once something changed, this long without change is settled
-REACTION_WAIT = 0.1  # an action the screen has not answered within this long changed nothing
+SETTLE_QUIET = 0.1  # once something changed, this long without change is settled
+REACTION_WAIT = 0.15  # an action the screen has not answered within this long changed nothing
 ANIMATION_SHARE = 0.004  # a change this small (of the frame) that keeps coming back in place is an animation
 ANIMATION_REPEATS = 3
 

@@ -192,8 +192,12 @@ class Recorder:
                 action = self._scrubbed(action)
                 if action.secret and self._secret_since is None:
                     self._secret_since = item.started
-            time.sleep(max(0.0, item.events[-1].t + AFTER_DELAY - time.monotonic()))
-            after_image = self.screen.grab()
+            due = item.events[-1].t + AFTER_DELAY
+            time.sleep(max(0.0, due - time.monotonic()))
+            # Running late (the OCR of a click target, its models loading) the writer takes the frame grabbed when
+            # the step's effect was due, not a newer one that already shows the next actions (typed text).
+            late = time.monotonic() - due > 2 * GRAB_INTERVAL
+            after_image = self._frames.before(due) if late else self.screen.grab()
             after = self._frame_name(after_image)
             if action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and "tab" in action.keys:
                 self._secret_field = self._tabbed_into_secret(before, after_image)
