@@ -19,6 +19,7 @@ import numpy as np
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
 
+from .changes import merge_boxes
 from .onnx_session import open_session, session_device
 
 DET_MODEL, REC_MODEL = "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"
@@ -89,16 +90,7 @@ def content_regions(image: np.ndarray) -> list[Box]:
     frame = Box(0, 0, width, height)
     boxes = [_on_grid(Box(int(x) * TILE, int(y) * TILE, int(x + w) * TILE, int(y + h) * TILE).padded(CONTEXT), frame)
              for x, y, w, h, _ in stats[1:count]]
-    merged = True
-    while merged:
-        merged = False
-        for i, box in enumerate(boxes):
-            other = next((j for j in range(i + 1, len(boxes)) if box.intersects(boxes[j])), None)
-            if other is not None:
-                boxes[i] = box.union(boxes.pop(other))
-                merged = True
-                break
-    return boxes
+    return merge_boxes(boxes)
 
 
 def _on_grid(box: Box, frame: Box) -> Box:
@@ -119,7 +111,7 @@ class OcrEngine:
         self.threads = threads
         self.min_score = min_score
         self.device_setting = device
-        self._det = self._rec = None
+        self._det = self._rec = self._boxes = None  # sessions and DB box post-processing, made by load()
         self._alphabet: list[str] = []
         self._cache: OrderedDict[bytes, _Reading] = OrderedDict()
         self._box_height: float | None = None  # the smallest text boxes on the last frames read whole
@@ -134,7 +126,10 @@ class OcrEngine:
             import onnxruntime  # noqa: F401
         except ImportError as exc:
             raise GroundingError(f"cannot load the OCR models: {exc}") from None
+        from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
+
         self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model")
+        self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
         rec = open_session(models / REC_MODEL, self.device_setting, self.threads, "OCR model")
         characters = rec.get_modelmeta().custom_metadata_map.get("character")
         if not characters:
@@ -171,9 +166,6 @@ class OcrEngine:
                 if reading.score >= self.min_score and reading.text.strip()]
 
     def _detect(self, image: np.ndarray, scale: float) -> list[np.ndarray]:
-        from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
-
-        post = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
         quads: list[np.ndarray] = []
         for region in content_regions(image):
             crop = image[region.y0:region.y1, region.x0:region.x1]
@@ -182,12 +174,11 @@ class OcrEngine:
                                   interpolation=cv2.INTER_AREA)
             height, width = crop.shape[:2]
             background = tuple(int(v) for v in np.median(np.concatenate([crop[0], crop[-1]]), axis=0))
-            padded = cv2.copyMakeBorder(crop, 0, max(DET_PAD, height) - height + (-max(DET_PAD, height) % DET_PAD),
-                                        0, max(DET_PAD, width) - width + (-max(DET_PAD, width) % DET_PAD),
+            padded = cv2.copyMakeBorder(crop, 0, -height % DET_PAD, 0, -width % DET_PAD,  # sides up to a multiple
                                         cv2.BORDER_CONSTANT, value=background)
             tensor = ((padded.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
             prediction = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0]
-            found, _ = post(prediction[:, :, :height, :width], (height, width))
+            found, _ = self._boxes(prediction[:, :, :height, :width], (height, width))
             quads += [q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32) for q in found]
         return quads
 
