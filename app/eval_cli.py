@@ -1,5 +1,6 @@
-"""`deskpilot eval steps|miniwob|grounding-miniwob`: a model on held-out labelled steps, the whole agent on the
-MiniWoB++ benchmark from pixels, and grounding alone on real MiniWoB screenshots."""
+"""`deskpilot eval steps|miniwob|desktop|grounding-miniwob`: a model on held-out labelled steps, the whole agent on
+the MiniWoB++ benchmark and on the desktop-apps suite from pixels, and grounding alone on real MiniWoB
+screenshots."""
 
 from __future__ import annotations
 
@@ -120,6 +121,64 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     report.update({"planner": planner, "mode": settings.plan_mode if planner != "offline" else None, "model": model,
                    "seed": seed, "episodes_dir": str(settings.episodes_dir)})
     _print_miniwob(report)
+    write_json(json_file, report)
+
+
+@eval_app.command("desktop")
+def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separated desktop tasks (default: all)")]
+                 = None,
+                 repeats: Annotated[int, typer.Option(help="episodes per task")] = 1,
+                 scale: Annotated[int, typer.Option(help="1, or 2 for a HiDPI desktop twice as large with the "
+                                                         "toolkits' scale factor 2")] = 1,
+                 planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
+                 model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
+                 = None,
+                 base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
+                 family: FamilyOption = None,
+                 mode: Annotated[Optional[str], typer.Option(help="native | som | som-text")] = None,
+                 json_file: JsonOption = None,
+                 episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
+                                                                      "(default: <episodes>/desktop)")] = None,
+                 list_tasks: Annotated[bool, typer.Option("--list", help="list the tasks and exit")] = False) -> None:
+    """The agent on real Debian applications (Mousepad, FeatherPad, Galculator, PCManFM, Zenity, xterm, Gnumeric,
+    AbiWord) on its own virtual desktop with Openbox; each task's checker reads the app's own output."""
+    from deskpilot.core.settings import load_settings
+    from deskpilot.evaluation.desktop import DesktopScore, choose_tasks, evaluate_desktop
+    from deskpilot.evaluation.desktop_session import DesktopSession
+    from deskpilot.planner.factory import build_planner
+
+    chosen = choose_tasks([t.strip() for t in tasks.split(",") if t.strip()] if tasks else None)
+    if list_tasks:
+        for task in chosen:
+            out.print(f"{task.name:<28} {task.app:<11} {task.text}", markup=False, highlight=False)
+        return
+    if planner not in PLANNERS:
+        raise UsageError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
+    if repeats < 1:
+        raise UsageError("--repeats must be at least 1")
+    settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
+                             confirm="never")
+    settings.episodes_dir = episodes_dir or settings.episodes_dir / "desktop"
+    with ExitStack() as stack:
+        session = stack.enter_context(DesktopSession(scale=scale))  # its own display: started before any X client
+        grounder = build_grounder(settings)
+        stop = listen_for_stop(settings, stack)
+        agent = build_agent(settings, grounder, build_planner(settings, grounder=grounder), stop, confirmer(True),
+                            None, no_go=lambda: [])
+
+        def show(score: DesktopScore) -> None:
+            mark = "ok  " if score.success else "FAIL"
+            err.print(f"{mark} {score.task:<28} {score.steps:>2} steps {score.seconds:5.1f} s  {score.text}"
+                      + ("" if score.success else f"  [{score.outcome}: {score.detail}; found: {score.found}]"),
+                      markup=False, highlight=False)
+
+        report = evaluate_desktop(agent, session, chosen, repeats, on_episode=show)
+    report.update({"planner": planner, "model": model, "episodes_dir": str(settings.episodes_dir)})
+    out.print(f"{'task':<28} {'app':<11} {'success':>8} {'steps':>6} {'s/step':>7}", markup=False)
+    for name, row in report["tasks"].items():
+        out.print(f"{name:<28} {row['app']:<11} {row['success_rate']:>8.2f} {row['mean_steps']:>6.1f} "
+                  f"{row['seconds_per_step']:>7.2f}", markup=False, highlight=False)
+    out.print(f"mean success rate {report['mean_success_rate']:.3f} (scale {scale})", markup=False, highlight=False)
     write_json(json_file, report)
 
 

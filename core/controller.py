@@ -17,6 +17,9 @@ from .geometry import Point
 from .safety import EmergencyStop
 
 TYPE_CHUNK = 8  # characters typed between two checks of the emergency stop
+# Apps that show a key as a pressed button (Galculator, on-screen keyboards) ignore that key again until the button
+# is released, about 100 ms later: "100" arrived as "10". The same key waits this long; other keys go at once.
+SAME_KEY_GAP = 0.11
 SCROLL_TICK_SECONDS = 0.01  # between two wheel clicks (each one a check of the emergency stop)
 PASTE_SETTLE_SECONDS = 0.15
 
@@ -138,9 +141,17 @@ class Controller:
         pasted through the clipboard in one go, as UI-TARS does: key-by-key Unicode on X11 needs keymap remapping
         that apps read late under load, and drops characters. A final newline is pressed as Enter."""
         if all(ch.isascii() and (ch.isprintable() or ch in "\n\t") for ch in text):
+            pressed: dict[str, float] = {}
             for start in range(0, len(text), TYPE_CHUNK):
                 self.stop.check()
-                self.gui.write(text[start:start + TYPE_CHUNK], interval=self.type_interval)
+                for ch in text[start:start + TYPE_CHUNK]:
+                    gap = pressed.get(ch, -SAME_KEY_GAP) + SAME_KEY_GAP - time.monotonic()
+                    if gap > 0:
+                        time.sleep(gap)
+                    self.gui.write(ch, _pause=False)
+                    pressed[ch] = time.monotonic()
+                    if self.type_interval:
+                        time.sleep(self.type_interval)
             return
         self.stop.check()
         body = text[:-1] if text.endswith("\n") else text

@@ -25,6 +25,9 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last"
             "4th": 4, "5th": 5}
 _ROLE_PATTERN = "|".join(sorted((re.escape(w) for w in ROLE_WORDS), key=len, reverse=True))
 _QUOTED = re.compile(r"[\"“”']([^\"“”']+)[\"“”']")
+_ROW_OF = re.compile(r"^(?:row|line|entry|item)\s+(?:of|for|with|showing|that\s+says)\s+(?P<name>.+)$", re.I)
+_LOCATIVE = re.compile(r"\s+(?:in|on|inside|within|of)\s+(?:the|this|that)\s+[\w-]+"
+                       r"(?:\s+(?:list|table|view|dialog|window|box|bar|panel|pane|menu|calendar))?$", re.I)
 
 
 @dataclass(frozen=True)
@@ -44,9 +47,17 @@ def parse_description(description: str) -> TargetSpec:
     ordinal: int | None = None
     rest = _QUOTED.sub(" ", text) if quoted else text
     rest = re.sub(r"^(on|at|in|into)\s+", "", rest.strip(), flags=re.I)
+    had_article = bool(re.match(r"^(the|a|an)\s+", rest, flags=re.I))
     rest = re.sub(r"^(the|a|an)\s+", "", rest, flags=re.I)
+    row = _ROW_OF.match(rest)
+    if row:  # "the row of Lisbon": the row that shows Lisbon
+        rest = row.group("name")
+    where = _LOCATIVE.search(rest)
+    if where and where.start() > 0:  # "Cherry in the list", "15 in the calendar": the place only narrows it down
+        rest = rest[:where.start()]
+    named = rest
     first = rest.split(" ", 1)[0].lower() if rest else ""
-    if first in ORDINALS:
+    if first in ORDINALS and _is_ordinal(rest):
         ordinal = ORDINALS[first]
         rest = rest[len(first):].strip()
     role_match = re.search(rf"(?:^|\s)({_ROLE_PATTERN})s?\s*$", rest, flags=re.I)
@@ -65,9 +76,22 @@ def parse_description(description: str) -> TargetSpec:
         role = ROLE_WORDS[role_match.group(1).lower()]
         rest = rest[: role_match.start()]
     rest = re.sub(r"\s+(labell?ed|named|called)$", "", rest.strip(), flags=re.I)
+    if not rest and not had_article and named[:1].isupper() and " " not in named.strip():
+        return TargetSpec(named.strip(), None, ordinal, False)  # "choose Folder": a name that is also a role word
     if quoted:
         return TargetSpec(quoted.group(1).strip(), role, ordinal, True)
     return TargetSpec(rest.strip(" .,:"), role, ordinal, False)
+
+
+def _is_ordinal(text: str) -> bool:
+    """Whether the leading "first"/"2nd" picks one of several ("the first text field", "the 2nd link", "the second
+    Submit button") rather than being part of a label ("First name field", "first name")."""
+    word, _, after = text.partition(" ")
+    if word[:1].isdigit():
+        return True
+    if re.fullmatch(rf"(?:{_ROLE_PATTERN})s?", after.strip(), flags=re.I):
+        return True
+    return word.islower() and after[:1].isupper()
 
 
 def nth(items: list, ordinal: int | None):  # noqa: ANN201 - an item of `items`

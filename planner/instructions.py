@@ -5,6 +5,7 @@
     Enter the username "x" and the password "y" into the text fields and press login.
     Focus into the 2nd text field; type "ADA" in lower case into the text field; enter "pw" into both text fields;
     close the dialog by clicking "x"; expand the section; switch between the tabs to find and click the link "x".
+    Save the file as "notes.txt" in Documents; select all the text with ctrl+a; press Down twice; answer No.
 
 Clauses are joined by `then`, `and`, commas, semicolons or full stops; a clause with no verb of its own
 ("... and the password "y" ...") continues the previous verb. Anything else is a PlannerError, never a guess.
@@ -25,14 +26,14 @@ from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECT
                                           TAB_SEARCH)
 
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
-        'press KEYS, select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
-        'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, joined by "then", "and", '
-        'commas or semicolons')
+        'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
+        'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, save as "NAME" [in FOLDER], '
+        'save/copy/paste/undo, DO X with KEYS, close the dialog, joined by "then", "and", commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
           "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
-          "search")
+          "search", "save", "answer", "copy", "paste", "cut", "undo", "redo")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -162,12 +163,50 @@ def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None)
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action] | list[PlannedAction]]]
 
 
+_REPEAT = re.compile(r"\s+(?:(?P<word>once|twice|thrice)|(?P<n>\d+)\s*(?:times|x))$", re.I)
+_REPEAT_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+
+
 def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Press keys ("press Down twice", "press Tab 3 times"), or click the button the words name."""
     what = _value(match.group("what"), quoted)
+    repeat = _REPEAT.search(what)
+    times = 1
+    if repeat and is_key_combo(what[:repeat.start()]):
+        times = _REPEAT_WORDS[repeat.group("word").lower()] if repeat.group("word") else int(repeat.group("n"))
+        what = what[:repeat.start()]
     if is_key_combo(what):
-        keys = split_combo(what)
-        return [Action(kind=ActionKind.HOTKEY, keys=keys)]
+        return [Action(kind=ActionKind.HOTKEY, keys=split_combo(what)) for _ in range(min(times, MAX_REPEAT))]
     return [_click(ActionKind.CLICK, _target(match.group("what"), quoted))]
+
+
+def _by_keys(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """"Select all the text with ctrl+a", "save it using ctrl+s": the keys say how, and are the action."""
+    return [Action(kind=ActionKind.HOTKEY, keys=split_combo(_value(match.group("keys"), quoted)))]
+
+
+def _save_as(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Save as NAME [in FOLDER]: the Save As shortcut (ctrl+shift+s in GTK, Qt, LibreOffice and AbiWord alike), then
+    the name, with the folder as a path from home (file dialogs of both toolkits read "~/Documents/notes.txt"),
+    into the dialog's name field, which has the focus with its old name selected; Enter saves."""
+    name = _value(match.group("name"), quoted)
+    folder = match.group("folder")
+    path = name
+    if folder:
+        folder = _value(re.sub(r"^(?:the|my|your)\s+|\s+(?:folder|directory)$", "", folder.strip(), flags=re.I), quoted)
+        home_relative = folder if folder.startswith(("/", "~")) else f"~/{folder}"
+        path = f"{home_relative.rstrip('/')}/{name}"
+    return [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "shift", "s")), Action(kind=ActionKind.TYPE, text=path),
+            Action(kind=ActionKind.HOTKEY, keys=("enter",))]
+
+
+_EDIT_KEYS = {"save": ("ctrl", "s"), "copy": ("ctrl", "c"), "paste": ("ctrl", "v"), "cut": ("ctrl", "x"),
+              "undo": ("ctrl", "z"), "redo": ("ctrl", "shift", "z")}
+
+
+def _edit_command(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """"Save the file", "copy it", "paste": the standard shortcut of the command."""
+    return [Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS[match.group("verb").lower()])]
 
 
 def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
@@ -210,8 +249,20 @@ def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("what")), quoted))]
 
 
+MAX_REPEAT = 20  # "press Down 500 times" is not a plan
 _TYPE_VERBS = r"(?:type|enter|write|input|put|fill in)"
+_IT = r"(?:it|this|that|the\s+(?:file|document|text|sheet|spreadsheet|page|selection|result)|everything|your\s+work)"
 _RULES: list[Rule] = [
+    (re.compile(r"^(?!fill\b)(?P<what>.+?)\s+(?:with|using|by\s+pressing|via)\s+(?:the\s+)?(?:keys?\s+|shortcut\s+)?"
+                r"(?P<keys>[\w+\-]+)(?:\s+(?:keys?|shortcut))?$", re.I),
+     lambda m, q: _by_keys(m, q) if is_key_combo(_value(m.group("keys"), q)) else _parse_rest(m.group(0), q)),
+    (re.compile(rf"^save\s+(?:{_IT}\s+)?as\s+(?:a\s+file\s+(?:named|called)\s+)?(?P<name>«\d+»|\S+)"
+                r"(?:\s+(?:in|into|to|under|on)\s+(?P<folder>.+))?$", re.I), _save_as),
+    (re.compile(rf"^(?P<verb>save|copy|paste|cut|undo|redo)(?:\s+{_IT})?$", re.I), _edit_command),
+    (re.compile(r"^(?:close|dismiss)\s+(?:the\s+|this\s+)?(?:dialog|dialogue|pop-?up)(?:\s+box|\s+window)?$", re.I),
+     lambda m, q: [Action(kind=ActionKind.HOTKEY, keys=("escape",))]),
+    (re.compile(r"^answer\s+(?:with\s+)?(?P<what>.+)$", re.I),
+     lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
     (re.compile(r"^(?:double[- ]?click|doubleclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.DOUBLE_CLICK, _target(m.group("what"), q))]),
     (re.compile(r"^(?:right[- ]?click|rightclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
@@ -225,7 +276,7 @@ _RULES: list[Rule] = [
     (re.compile(r"^(?:press|hit|push)\s+(?:the\s+)?(?:keys?\s+)?(?P<what>.+?)(?:\s+keys?)?$", re.I), _press),
     (re.compile(r"^(?:click|tap|select|choose|pick|go to|switch to)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
-    (re.compile(rf"^{_TYPE_VERBS}\s+(?:the\s+|your\s+|an?\s+)?(?P<field>[^«]+?)\s+(?:as\s+)?(?P<text>«\d+»)"
+    (re.compile(rf"^{_TYPE_VERBS}\s+(?:the\s+|your\s+|an?\s+)?(?P<field>[^«]+?)\s+(?:as\s+|with\s+)?(?P<text>«\d+»)"
                 r"(?:\s+(?:in|into|to)\s+(?P<where>.+))?$", re.I),
      lambda m, q: _type_into(m.group("field"), m.group("text"), q, m.group("where"))),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+(?:in|into|to|in the|on)\s+(?P<field>.+)$", re.I),
@@ -246,9 +297,14 @@ _RULES: list[Rule] = [
 ]
 
 
-def _parse_clause(clause: str, quoted: _Quoted) -> list[PlannedAction]:
-    for pattern, build in _RULES:
+def _parse_clause(clause: str, quoted: _Quoted, rules: list[Rule] | None = None) -> list[PlannedAction]:
+    for pattern, build in _RULES if rules is None else rules:
         match = pattern.match(clause)
         if match:
             return [a if isinstance(a, PlannedAction) else PlannedAction(a) for a in build(match, quoted)]
     raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
+
+
+def _parse_rest(clause: str, quoted: _Quoted) -> list[PlannedAction]:
+    """The clause read by the rules after the first (the "with KEYS" rule, when its last word names no keys)."""
+    return _parse_clause(clause, quoted, _RULES[1:])

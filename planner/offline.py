@@ -61,12 +61,34 @@ class OfflinePlanner:
                         PlannedAction(Action(kind=ActionKind.HOTKEY, keys=("enter",)))]
                     note += f"{planned.action.target} is not in sight, so it is typed; "
                     planned = plan[self._next]
+            joined = self._joined_name(planned, obs, elements)
+            if joined is not None:  # "choose Find and Replace" was split at its "and": the screen shows one item
+                plan[self._next:self._next + 2] = [PlannedAction(planned.action.model_copy(update={"target": joined}))]
+                note += f"the screen shows {joined!r} as one item; "
+                planned = plan[self._next]
             self._next += 1
             return Decision(f"{note}step {self._next} of {len(plan)}: {planned.action.redacted().describe()}",
                             planned.action)
         note = "; ".join(skipped) + (": " if skipped else "")
         return Decision(f"{note}every instruction has been carried out",
                         Action(kind=ActionKind.FINISHED, text=f"done: {len(plan)} step(s)"))
+
+    def _joined_name(self, planned: PlannedAction, obs: Observation, elements: list[Element]) -> str | None:
+        """When this click and the next were one name with "and" in it ("Find and Replace", "Terms and
+        Conditions"), that name, if an element on screen shows it; else None."""
+        plan = self._run
+        if self._next + 1 >= len(plan) or planned.action.kind is not ActionKind.CLICK or not planned.action.target:
+            return None
+        following = plan[self._next + 1].action
+        if following.kind is not ActionKind.CLICK or not following.target:
+            return None
+        first, second = planned.action.target.strip(), following.target.strip()
+        wanted = {f"{first} {joint} {second}".lower() for joint in ("and", "&")}
+        for element in elements:
+            shown = " ".join((element.text or "").replace("…", "").replace("...", "").split()).lower().rstrip(".:")
+            if shown in wanted:
+                return element.text.strip()
+        return None
 
     def _in_sight(self, planned: PlannedAction, obs: Observation) -> bool:
         if self.grounder is None or not planned.action.target:

@@ -1,0 +1,145 @@
+"""The agent on the desktop-apps suite: for each task a fresh home, the task's application started on its files
+under a real window manager, the agent acting with real input from pixels, and the task's checker reading the
+outcome from the application's own output. Every run is kept as an Episode with the checker's verdict as its
+reward (the `env` verifier labels its steps), so these runs also feed training and verification."""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
+from deskpilot.core.errors import EvaluationError
+from deskpilot.core.secrets import scrub, task_secrets
+from deskpilot.planner.agent import Agent
+from deskpilot.training.verify import EnvVerifier
+
+from .desktop_checks import TaskRun
+from .desktop_session import DesktopSession
+from .desktop_tasks import TASKS, DesktopTask
+
+SETTLE_AFTER_START = 2.0  # seconds the first look may wait for a freshly started application to finish drawing
+CHECK_GRACE = 1.0  # seconds an application may take to write its output after the agent's last step
+
+
+@dataclass(frozen=True)
+class DesktopScore:
+    task: str
+    app: str
+    repeat: int
+    text: str
+    success: bool
+    found: str  # what the checker read
+    steps: int
+    seconds: float
+    outcome: str
+    detail: str
+    episode_dir: Path
+
+
+def choose_tasks(names: list[str] | None) -> list[DesktopTask]:
+    """The named tasks (all when None), or an EvaluationError naming an unknown one."""
+    if not names:
+        return list(TASKS)
+    known = {task.name: task for task in TASKS}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise EvaluationError(f"unknown desktop task(s): {', '.join(unknown)}; see `deskpilot eval desktop --list`")
+    return [known[name] for name in names]
+
+
+def prepare(session: DesktopSession, task: DesktopTask) -> TaskRun:
+    """The task's start state: a fresh home with its files, and its application showing its window."""
+    home = session.new_home(task.name)
+    for relative, text in task.files.items():
+        path = home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for argv in task.prepare:
+        made = subprocess.run(list(argv), cwd=home, env=session.app_env(home), capture_output=True, timeout=60)
+        if made.returncode != 0:
+            raise EvaluationError(f"{task.name}: preparing with {argv[0]} failed (exit code {made.returncode})")
+    argv = [part.replace("{home}", str(home)) for part in task.launch]
+    process = session.start_app(argv, task.window, capture_output=task.prints)
+    return TaskRun(home, session, [process])
+
+
+def run_task(agent: Agent, session: DesktopSession, task: DesktopTask, repeat: int = 0) -> DesktopScore:
+    """One episode of one task, scored by its checker; the episode on disk gets the reward and env labels."""
+    run = prepare(session, task)
+    try:
+        agent.screen.wait_until_settled(timeout=SETTLE_AFTER_START)
+        passed_at: list[int] = []
+
+        def task_done(step: Step) -> bool:
+            if task.check(run)[0]:
+                passed_at.append(step.index)
+                return True
+            return False
+
+        started = time.perf_counter()
+        result = agent.run(task.text, max_steps=task.max_steps, app=f"desktop/{task.name}", until=task_done)
+        seconds = time.perf_counter() - started
+        success, found = task.check(run)
+        deadline = time.monotonic() + CHECK_GRACE
+        while not success and time.monotonic() < deadline:  # a save or a clipboard copy may land a moment later
+            time.sleep(0.2)
+            success, found = task.check(run)
+    finally:
+        session.close_apps()
+    _store_verdict(result.episode_dir, task, repeat, success, found, passed_at)
+    shown = scrub(task.text, [secret.value for secret in task_secrets(task.text)])
+    return DesktopScore(task.name, task.app, repeat, shown, success, found, len(result.steps), seconds,
+                        result.outcome, result.detail, result.episode_dir)
+
+
+def _store_verdict(directory: Path, task: DesktopTask, repeat: int, success: bool, found: str,
+                   passed_at: list[int]) -> None:
+    episode = read_episode(directory)
+    episode.meta.extra.update({"benchmark": "desktop", "desktop_task": task.name, "desktop_app": task.app,
+                               "repeat": repeat, "reward": 1.0 if success else -1.0, "reward_reason": found})
+    rewrite_meta(directory, episode.meta)
+    steps = list(episode.steps)
+    for step in steps:
+        if step.index in passed_at:
+            step.reward = 1.0
+    for step, verdict in zip(steps, EnvVerifier().judge_episode(episode)):
+        if verdict is not None:
+            step.verification = verdict.as_dict()
+    episode.steps = steps
+    rewrite_steps(episode, steps)
+
+
+def evaluate_desktop(agent: Agent, session: DesktopSession, tasks: list[DesktopTask], repeats: int,
+                     on_episode: Callable[[DesktopScore], None] | None = None) -> dict[str, Any]:
+    """Every task `repeats` times; the report JSON the CLI writes."""
+    scores: dict[str, list[DesktopScore]] = {}
+    for task in tasks:
+        for repeat in range(repeats):
+            score = run_task(agent, session, task, repeat)
+            scores.setdefault(task.name, []).append(score)
+            if on_episode is not None:
+                on_episode(score)
+    return summarize(scores, session.scale)
+
+
+def summarize(scores: dict[str, list[DesktopScore]], scale: int) -> dict[str, Any]:
+    table: dict[str, dict[str, Any]] = {}
+    for name, runs in scores.items():
+        steps = sum(r.steps for r in runs)
+        table[name] = {"app": runs[0].app, "success_rate": sum(r.success for r in runs) / len(runs),
+                       "episodes": len(runs), "mean_steps": steps / len(runs),
+                       "seconds_per_step": sum(r.seconds for r in runs) / steps if steps else 0.0,
+                       "failures": [{"repeat": r.repeat, "found": r.found, "outcome": r.outcome, "detail": r.detail,
+                                     "episode": str(r.episode_dir)} for r in runs if not r.success]}
+    apps: dict[str, list[float]] = {}
+    for row in table.values():
+        apps.setdefault(row["app"], []).append(row["success_rate"])
+    mean = statistics.fmean(t["success_rate"] for t in table.values()) if table else 0.0
+    return {"tasks": table, "apps": {app: statistics.fmean(rates) for app, rates in sorted(apps.items())},
+            "mean_success_rate": mean, "scale": scale}
