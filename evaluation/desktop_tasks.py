@@ -62,7 +62,7 @@ TASKS: tuple[DesktopTask, ...] = (
                 'ctrl+s', _mousepad("{home}/Documents/todo.txt"), "Mousepad",
                 file_text("Documents/todo.txt", "done"), files=TODO, skills=("shortcut", "typing")),
     DesktopTask("mousepad-find-replace", "Mousepad", 'Open the Search menu and choose Find and Replace, type "milk" '
-                'into the Search for field, type "bread" into the Replace with field, click Replace All, close the '
+                'into the Search for field, type "bread" into the Replace with field, click Replace, close the '
                 'dialog and press ctrl+s', _mousepad("{home}/Documents/todo.txt"), "Mousepad",
                 file_text("Documents/todo.txt", "buy bread"), files=TODO, skills=("menu", "dialog", "typing"),
                 max_steps=20),
@@ -104,6 +104,10 @@ TASKS: tuple[DesktopTask, ...] = (
                 ("pcmanfm", "{home}/Documents"), "pcmanfm",
                 all_of(is_file("Documents/groceries.txt"), is_gone("Documents/todo.txt")), files=TODO,
                 skills=("icon view", "shortcut", "dialog")),
+    DesktopTask("pcmanfm-rename-sentence", "PCManFM", 'Rename todo.txt to "shopping.txt"',
+                ("pcmanfm", "{home}/Documents"), "pcmanfm",
+                all_of(is_file("Documents/shopping.txt"), is_gone("Documents/todo.txt")), files=TODO,
+                skills=("icon view", "dialog")),
     DesktopTask("pcmanfm-copy-into-folder", "PCManFM", "Click todo.txt and press ctrl+c, then double-click the "
                 "Archive folder and press ctrl+v", ("pcmanfm", "{home}/Documents"), "pcmanfm",
                 all_of(is_file("Documents/Archive/todo.txt"), is_file("Documents/todo.txt")), files=ARCHIVE,
@@ -202,7 +206,7 @@ TASKS: tuple[DesktopTask, ...] = (
                 skills=("shortcut", "formatting")),
 )
 
-SMOKE_TASKS = ("zenity-entry", "mousepad-append", "galculator-type-sum")
+SMOKE_TASKS = ("zenity-entry", "mousepad-append", "galculator-multiply", "featherpad-edit-menu-copy")
 
 
 def task_named(name: str) -> DesktopTask:

@@ -64,6 +64,8 @@ def parse_description(description: str) -> TargetSpec:
     if role_match is None:
         role_match = re.match(rf"^({_ROLE_PATTERN})s?\b\s*(?:labell?ed|named|called|saying|with text)?\s*", rest,
                               flags=re.I)
+        if role_match and rest[:1].isupper() and not quoted and re.search(r"[A-Z]", rest[role_match.end():][:1]):
+            role_match = None  # "Select All", "Check Spelling": a name that starts with a role word
         if role_match and re.match(r"[#\d]", rest[role_match.end():]):
             role = ROLE_WORDS[role_match.group(1).lower()]  # "Tab #2", "Step 3": the role word is in the name
         elif role_match and (quoted or rest[role_match.end():]):
@@ -76,7 +78,7 @@ def parse_description(description: str) -> TargetSpec:
         role = ROLE_WORDS[role_match.group(1).lower()]
         rest = rest[: role_match.start()]
     rest = re.sub(r"\s+(labell?ed|named|called)$", "", rest.strip(), flags=re.I)
-    if not rest and not had_article and named[:1].isupper() and " " not in named.strip():
+    if not rest and not quoted and not had_article and named[:1].isupper() and " " not in named.strip():
         return TargetSpec(named.strip(), None, ordinal, False)  # "choose Folder": a name that is also a role word
     if quoted:
         return TargetSpec(quoted.group(1).strip(), role, ordinal, True)

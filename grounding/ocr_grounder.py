@@ -29,6 +29,7 @@ FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of 
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
+WHOLE_LINE_SHARE = 0.6  # of a line's characters a phrase must cover to stand for the control around the line
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
@@ -156,7 +157,7 @@ class OcrGrounder:
                 return None if detected is None else self._widget_element(obs, replace(detected, role=role),
                                                                           line.text)
             return self._element(obs, line, field, role)
-        if spec.role in (None, "button", "tab", "menu_item", "list_item"):
+        if spec.role in (None, "button", "tab", "menu_item", "list_item") and _names_whole_line(spec.phrase, line):
             holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
                            and w.box.contains(*box.center)), None)
             if holder is not None:
@@ -217,6 +218,13 @@ class OcrGrounder:
         best = [s for s in scored if s[0] >= top - 0.02]
         chosen = nth(best, spec.ordinal)
         return None if chosen is None else (chosen[2], chosen[3])
+
+
+def _names_whole_line(phrase: str, line: TextLine) -> bool:
+    """Whether the phrase is (nearly) all of the line. A word inside a longer line ("Edit" in a menu bar that OCR read
+    as "FileEditOptionsSearchHelp") is clicked on its own characters, not at the middle of the control holding the
+    whole line."""
+    return len(phrase.replace(" ", "")) >= WHOLE_LINE_SHARE * len(line.text.replace(" ", ""))
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs deskpilot on Debian/Ubuntu: the system packages a real screen needs (Xvfb, xdotool, Qt's X11 libraries,
 # fonts), then a virtual environment in .venv with deskpilot in it. `--bench` adds the MiniWoB++ benchmark (Debian's
-# Chromium and chromedriver, miniwob, selenium); `--dev` adds the test tools and the benchmark.
+# Chromium and chromedriver, miniwob, selenium) and the desktop-apps suite (Openbox and the applications it drives);
+# `--dev` adds the test tools and the benchmarks.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,9 @@ extras=""
 apt_packages=(xvfb xdotool xclip x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
   libxcb-render-util0 libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 libegl1 libgl1 libfontconfig1
   libdbus-1-3 fonts-dejavu-core fonts-liberation fonts-wqy-microhei)
-[[ -n "$extras" ]] && apt_packages+=(chromium chromium-driver)
+# The benchmarks: MiniWoB++ runs in Chromium; the desktop-apps suite runs real Debian applications under Openbox.
+[[ -n "$extras" ]] && apt_packages+=(chromium chromium-driver openbox dbus-daemon mousepad featherpad galculator
+  pcmanfm zenity xterm gnumeric abiword)
 python3 -c "import ensurepip, venv" 2>/dev/null || apt_packages+=(python3-venv python3-pip)
 
 missing=()

@@ -28,12 +28,13 @@ from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECT
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
         'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
         'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, save as "NAME" [in FOLDER], '
+        'rename X to "NAME", '
         'save/copy/paste/undo, DO X with KEYS, close the dialog, joined by "then", "and", commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
           "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
-          "search", "save", "answer", "copy", "paste", "cut", "undo", "redo")
+          "search", "save", "rename", "answer", "copy", "paste", "cut", "undo", "redo")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -196,8 +197,21 @@ def _save_as(match: re.Match[str], quoted: _Quoted) -> list[Action]:
         folder = _value(re.sub(r"^(?:the|my|your)\s+|\s+(?:folder|directory)$", "", folder.strip(), flags=re.I), quoted)
         home_relative = folder if folder.startswith(("/", "~")) else f"~/{folder}"
         path = f"{home_relative.rstrip('/')}/{name}"
-    return [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "shift", "s")), Action(kind=ActionKind.TYPE, text=path),
+    return [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "shift", "s")), *_replace_field_text(path)]
+
+
+def _replace_field_text(text: str) -> list[Action]:
+    """Type into the focused field in place of all it holds: name fields select only the old name's stem
+    ("Book1" of "Book1.gnumeric"), so typing alone would keep the old extension."""
+    return [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), Action(kind=ActionKind.TYPE, text=text),
             Action(kind=ActionKind.HOTKEY, keys=("enter",))]
+
+
+def _rename(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Rename X to Y, in a file manager: select X, F2 (the rename key of every desktop's file manager), the new
+    name in place of the old."""
+    return [_click(ActionKind.CLICK, _target(match.group("what"), quoted)),
+            Action(kind=ActionKind.HOTKEY, keys=("f2",)), *_replace_field_text(_value(match.group("name"), quoted))]
 
 
 _EDIT_KEYS = {"save": ("ctrl", "s"), "copy": ("ctrl", "c"), "paste": ("ctrl", "v"), "cut": ("ctrl", "x"),
@@ -259,6 +273,8 @@ _RULES: list[Rule] = [
     (re.compile(rf"^save\s+(?:{_IT}\s+)?as\s+(?:a\s+file\s+(?:named|called)\s+)?(?P<name>«\d+»|\S+)"
                 r"(?:\s+(?:in|into|to|under|on)\s+(?P<folder>.+))?$", re.I), _save_as),
     (re.compile(rf"^(?P<verb>save|copy|paste|cut|undo|redo)(?:\s+{_IT})?$", re.I), _edit_command),
+    (re.compile(r"^rename\s+(?:the\s+(?:file|folder)\s+)?(?P<what>.+?)\s+(?:to|as)\s+(?P<name>«\d+»|\S+)$", re.I),
+     _rename),
     (re.compile(r"^(?:close|dismiss)\s+(?:the\s+|this\s+)?(?:dialog|dialogue|pop-?up)(?:\s+box|\s+window)?$", re.I),
      lambda m, q: [Action(kind=ActionKind.HOTKEY, keys=("escape",))]),
     (re.compile(r"^answer\s+(?:with\s+)?(?P<what>.+)$", re.I),

@@ -108,3 +108,49 @@ def test_typed_secrets_stay_secret_in_both_fields():
     secrets = [p.action for p in parse_instructions('Enter the password "pw1" into both text fields')
                if p.action.kind.value == "type"]
     assert len(secrets) == 2 and all(a.secret for a in secrets)
+
+
+@pytest.mark.parametrize("task, expected", [
+    ('save the file as "notes.txt" in Documents',
+     ['{"kind": "hotkey", "keys": ["ctrl", "shift", "s"]}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "type", "text": "~/Documents/notes.txt"}', '{"kind": "hotkey", "keys": ["enter"]}']),
+    ("save it as report.csv in the Desktop folder",
+     ['{"kind": "hotkey", "keys": ["ctrl", "shift", "s"]}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "type", "text": "~/Desktop/report.csv"}', '{"kind": "hotkey", "keys": ["enter"]}']),
+    ("save the document", ['{"kind": "hotkey", "keys": ["ctrl", "s"]}']),
+    ("select all the text with ctrl+a", ['{"kind": "hotkey", "keys": ["ctrl", "a"]}']),
+    ("save it using the ctrl+s shortcut", ['{"kind": "hotkey", "keys": ["ctrl", "s"]}']),
+    ("press Down twice", ['{"kind": "hotkey", "keys": ["down"]}'] * 2),
+    ("press Tab 3 times", ['{"kind": "hotkey", "keys": ["tab"]}'] * 3),
+    ("answer No", ['{"kind": "click", "target": "No"}']),
+    ("close the dialog", ['{"kind": "hotkey", "keys": ["escape"]}']),
+    ('rename todo.txt to "list.txt"',
+     ['{"kind": "click", "target": "todo.txt"}', '{"kind": "hotkey", "keys": ["f2"]}',
+      '{"kind": "hotkey", "keys": ["ctrl", "a"]}', '{"kind": "type", "text": "list.txt"}',
+      '{"kind": "hotkey", "keys": ["enter"]}']),
+    ('fill in First name with "Ada", Last name with "Lovelace"',
+     ['{"kind": "click", "target": "First name field"}', '{"kind": "type", "text": "Ada"}',
+      '{"kind": "click", "target": "Last name field"}', '{"kind": "type", "text": "Lovelace"}']),
+    ("click the button with the mouse", ['{"kind": "click", "target": "the button with the mouse"}']),
+])
+def test_desktop_phrasings(task, expected):
+    assert plan(task) == expected
+
+
+@pytest.mark.parametrize("description, phrase, role, ordinal", [
+    ("Cherry in the list", "Cherry", None, None),
+    ("15 in the calendar", "15", None, None),
+    ("the row of Lisbon", "Lisbon", None, None),
+    ("Folder", "Folder", None, None),  # a menu item's name that is also a role word
+    ("Select All", "Select All", None, None),
+    ("select Country", "Country", "dropdown", None),
+    ("First name field", "First name", "input", None),  # a label, not an ordinal
+    ("the first text field", "", "input", 1),
+    ("the second Submit button", "Submit", "button", 2),
+    ('Button "OK"', "OK", "button", None),
+])
+def test_desktop_target_descriptions(description, phrase, role, ordinal):
+    from deskpilot.grounding.description import parse_description
+
+    spec = parse_description(description)
+    assert (spec.phrase, spec.role, spec.ordinal) == (phrase, role, ordinal)

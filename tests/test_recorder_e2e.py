@@ -60,15 +60,21 @@ def drive_script(boxes: dict) -> None:
     time.sleep(0.6)
 
 
-@pytest.fixture
-def recording(demo_app, tmp_path):
-    boxes = read_state(demo_app.state_file)["boxes"]
-    process = start_recording(tmp_path / "rec")
-    drive_script(boxes)
-    xdotool("key", "ctrl+shift+F10")
-    out, err = process.communicate(timeout=60)
-    assert process.returncode == 0, out + err
-    return read_episode(list_episodes(tmp_path / "rec")[0]), read_state(demo_app.state_file)
+@pytest.fixture(scope="module")
+def recording(xdisplay, tmp_path_factory):
+    """One demonstration on its own demo app, recorded once for the tests that read or replay it."""
+    folder = tmp_path_factory.mktemp("recording")
+    app = DemoApp(folder / "demo-state.json").start()
+    try:
+        boxes = read_state(app.state_file)["boxes"]
+        process = start_recording(folder / "rec")
+        drive_script(boxes)
+        xdotool("key", "ctrl+shift+F10")
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 0, out + err
+        return read_episode(list_episodes(folder / "rec")[0]), read_state(app.state_file)
+    finally:
+        app.stop()
 
 
 def test_a_recording_merges_again_from_its_raw_events(recording):
