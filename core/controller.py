@@ -147,7 +147,7 @@ class Controller:
                 for ch in text[start:start + TYPE_CHUNK]:
                     gap = pressed.get(ch, -SAME_KEY_GAP) + SAME_KEY_GAP - time.monotonic()
                     if gap > 0:
-                        time.sleep(gap)
+                        self.stop.sleep(gap)  # a stop during the wait ends the typing there
                     self.gui.write(ch, _pause=False)
                     pressed[ch] = time.monotonic()
                     if self.type_interval:
