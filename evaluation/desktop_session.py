@@ -20,6 +20,7 @@ from deskpilot.core.errors import EvaluationError
 BASE_SIZE = (1280, 800)  # the screen at scale 1; scale 2 doubles both sides
 WINDOW_TIMEOUT = 20.0  # seconds an application may take to show its window
 WM_TIMEOUT = 15.0
+QT_LEFTOVERS = ("QT_QPA_PLATFORM", "QT_QPA_PLATFORM_PLUGIN_PATH", "QT_QPA_FONTDIR", "QT_PLUGIN_PATH")
 
 
 class DesktopSession:
@@ -92,7 +93,8 @@ class DesktopSession:
                     "XDG_STATE_HOME": str(home / ".local/state"), "GDK_SCALE": str(self.scale),
                     "QT_SCALE_FACTOR": str(self.scale), "QT_AUTO_SCREEN_SCALE_FACTOR": "0",
                     "GTK_THEME": "Adwaita", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "NO_AT_BRIDGE": "1"})
-        env.pop("QT_QPA_PLATFORM", None)
+        for key in QT_LEFTOVERS:  # opencv-python's import points Qt at its own bundled plugins: Qt 5 apps abort
+            env.pop(key, None)
         return env
 
     def start_app(self, argv: list[str], window_class: str, cwd: Path | None = None,

@@ -127,6 +127,9 @@ TASKS: tuple[DesktopTask, ...] = (
     DesktopTask("zenity-entry", "Zenity", 'Type "Ada" into the name field and click OK',
                 _zenity("--entry", "--text=Your name:"), "zenity", printed("Ada"), prints=True,
                 skills=("field", "button")),
+    DesktopTask("zenity-entry-prefilled", "Zenity", 'Set the name field to "Grace" and click OK',
+                _zenity("--entry", "--text=Your name:", "--entry-text=Ada Lovelace"), "zenity", printed("Grace"),
+                prints=True, skills=("field", "prefilled")),
     DesktopTask("zenity-form", "Zenity", 'Fill in First name with "Ada", Last name with "Lovelace" and City with '
                 '"London", then click OK', _zenity("--forms", "--text=Contact", "--add-entry=First name",
                                                    "--add-entry=Last name", "--add-entry=City"), "zenity",

@@ -25,6 +25,9 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last"
             "4th": 4, "5th": 5}
 _ROLE_PATTERN = "|".join(sorted((re.escape(w) for w in ROLE_WORDS), key=len, reverse=True))
 _QUOTED = re.compile(r"[\"“”']([^\"“”']+)[\"“”']")
+# "the location bar", "the URL field"; not "the Address field" or "the Location field" (form labels).
+_ADDRESS = re.compile(r"^(?:the\s+)?(?:(?:location|address|path|url|uri)\s+bar|(?:url|uri)\s+(?:field|box|entry))$",
+                      re.I)
 _ROW_OF = re.compile(r"^(?:row|line|entry|item)\s+(?:of|for|with|showing|that\s+says)\s+(?P<name>.+)$", re.I)
 _LOCATIVE = re.compile(r"\s+(?:in|on|inside|within|of)\s+(?:the|this|that)\s+[\w-]+"
                        r"(?:\s+(?:list|table|view|dialog|window|box|bar|panel|pane|menu|calendar))?$", re.I)
@@ -38,10 +41,13 @@ class TargetSpec:
     role: ElementRole | None = None
     ordinal: int | None = None
     quoted: bool = False
+    address: bool = False  # the field that shows the current path or URL ("the location bar")
 
 
 def parse_description(description: str) -> TargetSpec:
     text = " ".join(description.split())
+    if _ADDRESS.match(text):
+        return TargetSpec("", "input", address=True)
     quoted = _QUOTED.search(text)
     role: ElementRole | None = None
     ordinal: int | None = None

@@ -29,6 +29,7 @@ FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of 
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
+ADDRESS_TEXT = re.compile(r"^(?:/|~/|[a-z][a-z0-9+.-]*://|www\.|file:)", re.I)  # a path or a URL, as address bars show
 WHOLE_LINE_SHARE = 0.6  # of a line's characters a phrase must cover to stand for the control around the line
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
@@ -143,6 +144,8 @@ class OcrGrounder:
                                  "text (e.g. 'the \"Remember me\" checkbox') or by its kind and place (e.g. 'the "
                                  "second text field')")
         self._update(obs.image)
+        if spec.address:
+            return self._address_field(obs)
         if not spec.phrase:
             return self._unnamed(obs, spec)
         label = self._best_text(spec, obs.image)
@@ -183,6 +186,16 @@ class OcrGrounder:
             if any(match_text(spec.phrase, line.text) for line in self.engine.read(zoomed)):
                 return self._widget_element(obs, widget, spec.phrase)
         return None
+
+    def _address_field(self, obs: Observation) -> Element | None:
+        """The location / address bar: the topmost field whose text is a path or a URL."""
+        shown = sorted((line for line in self._lines if ADDRESS_TEXT.match(line.text.strip())),
+                       key=lambda line: (line.box.y0, line.box.x0))
+        for line in shown:
+            field = find_field(obs.image, line.box)
+            if field is not None:
+                return self._element(obs, line, field, "input")
+        return self._element(obs, shown[0], shown[0].box, "input") if shown else None
 
     def _unnamed(self, obs: Observation, spec: TargetSpec) -> Element | None:
         """'the text field', 'the 2nd input', 'the button': the control of that kind (in reading order)."""

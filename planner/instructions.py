@@ -28,13 +28,13 @@ from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECT
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
         'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
         'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, save as "NAME" [in FOLDER], '
-        'rename X to "NAME", '
+        'rename X to "NAME", set FIELD to VALUE, '
         'save/copy/paste/undo, DO X with KEYS, close the dialog, joined by "then", "and", commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
           "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
-          "search", "save", "rename", "answer", "copy", "paste", "cut", "undo", "redo")
+          "search", "save", "rename", "set", "change", "answer", "copy", "paste", "cut", "undo", "redo")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -207,6 +207,14 @@ def _replace_field_text(text: str) -> list[Action]:
             Action(kind=ActionKind.HOTKEY, keys=("enter",))]
 
 
+def _set_field(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Set FIELD to VALUE: click the field, select what it holds, type the value in its place (a spin box, a
+    prefilled entry). Typing alone would add to the old value."""
+    target = _field_target(match.group("field"), quoted)
+    typed = Action(kind=ActionKind.TYPE, text=_value(match.group("value"), quoted), secret=is_secret_label(target))
+    return [_click(ActionKind.CLICK, target), Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), typed]
+
+
 def _rename(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Rename X to Y, in a file manager: select X, F2 (the rename key of every desktop's file manager), the new
     name in place of the old."""
@@ -273,6 +281,7 @@ _RULES: list[Rule] = [
     (re.compile(rf"^save\s+(?:{_IT}\s+)?as\s+(?:a\s+file\s+(?:named|called)\s+)?(?P<name>«\d+»|\S+)"
                 r"(?:\s+(?:in|into|to|under|on)\s+(?P<folder>.+))?$", re.I), _save_as),
     (re.compile(rf"^(?P<verb>save|copy|paste|cut|undo|redo)(?:\s+{_IT})?$", re.I), _edit_command),
+    (re.compile(r"^(?:set|change)\s+(?:the\s+)?(?P<field>.+?)\s+to\s+(?P<value>«\d+»|\S+)$", re.I), _set_field),
     (re.compile(r"^rename\s+(?:the\s+(?:file|folder)\s+)?(?P<what>.+?)\s+(?:to|as)\s+(?P<name>«\d+»|\S+)$", re.I),
      _rename),
     (re.compile(r"^(?:close|dismiss)\s+(?:the\s+|this\s+)?(?:dialog|dialogue|pop-?up)(?:\s+box|\s+window)?$", re.I),

@@ -131,6 +131,9 @@ def test_typed_secrets_stay_secret_in_both_fields():
     ('fill in First name with "Ada", Last name with "Lovelace"',
      ['{"kind": "click", "target": "First name field"}', '{"kind": "type", "text": "Ada"}',
       '{"kind": "click", "target": "Last name field"}', '{"kind": "type", "text": "Lovelace"}']),
+    ('set the Size field to 14',
+     ['{"kind": "click", "target": "Size field"}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "type", "text": "14"}']),
     ("click the button with the mouse", ['{"kind": "click", "target": "the button with the mouse"}']),
 ])
 def test_desktop_phrasings(task, expected):
@@ -154,3 +157,17 @@ def test_desktop_target_descriptions(description, phrase, role, ordinal):
 
     spec = parse_description(description)
     assert (spec.phrase, spec.role, spec.ordinal) == (phrase, role, ordinal)
+
+
+@pytest.mark.parametrize("description", ["the location bar", "address bar", "the URL field", "the path bar"])
+def test_address_bar_descriptions_ask_for_the_field_showing_a_path(description):
+    from deskpilot.grounding.description import parse_description
+
+    assert parse_description(description).address
+
+
+@pytest.mark.parametrize("description", ["the Location field", "Address field", "the address"])
+def test_form_labels_that_sound_like_an_address_bar_are_labels(description):
+    from deskpilot.grounding.description import parse_description
+
+    assert not parse_description(description).address
