@@ -71,7 +71,7 @@ def test_a_run_finishes_through_real_loading_and_generation(demo_app, taught_mod
 def test_random_output_is_retried_then_fails_cleanly_without_acting(demo_app, random_model, tmp_path):
     before = read_state(demo_app.state_file)
     result = deskpilot("run", "click Save", "--planner", "transformers", "--model", str(random_model),
-                       "--episodes-dir", str(tmp_path / "ep"))
+                       "--episodes-dir", str(tmp_path / "ep"), env={"DESKPILOT_MAX_NEW_TOKENS": "24"})
     assert result.returncode == 1
     assert "could not be used twice" in result.stdout and "Traceback" not in result.stdout + result.stderr
     assert read_state(demo_app.state_file) == before

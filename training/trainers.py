@@ -59,15 +59,19 @@ class TrainResult:
 def train(request: TrainRequest) -> TrainResult | None:
     """Train, save the adapter (or weights) and processor to `request.out`, and describe the run; None on the
     non-main processes of a distributed run."""
+    if (Path(request.model) / "adapter_config.json").is_file():
+        raise TrainingError(f"{request.model} is a LoRA adapter; train from its base model (adapters are trained "
+                            "fresh on the base for each method)")
     file_settings = read_config_file(request.config)
     text_mode = request.mode == "som-text"
+    # The data first: a folder with nothing to learn is reported before the seconds TRL takes to import.
+    samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
+    dataset = build_dataset(samples, request.method)
     arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
                               from_scratch=text_mode and not request.lora)
     rewards = reward_weights(file_settings, text_mode) if request.method == "grpo" else {}
     if rewards:
         arguments["reward_weights"] = list(rewards.values())
-    samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
-    dataset = build_dataset(samples, request.method)
     described = summary(samples)
     if request.method == "kto":
         if not {"desirable_weight", "undesirable_weight"} & set(file_settings):
@@ -116,9 +120,6 @@ def load_trainable(model_path: str, dtype: Any) -> tuple[Any, Any]:
 
     from deskpilot.planner.transformers_backend import is_causal_lm, load_processor
 
-    if (Path(model_path) / "adapter_config.json").is_file():
-        raise TrainingError(f"{model_path} is a LoRA adapter; train from its base model (adapters are trained "
-                             "fresh on the base for each method)")
     try:
         if is_causal_lm(model_path):
             model = transformers.AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype)
