@@ -53,6 +53,17 @@ def file_text(path: str, expected: str) -> Check:
     return check
 
 
+def file_has_line(path: str, line: str) -> Check:
+    """The file (relative to home) has this line among its lines (a command's output, say)."""
+    def check(run: TaskRun) -> tuple[bool, str]:
+        target = run.home / path
+        if not target.is_file():
+            return False, f"no file {path}"
+        lines = target.read_text(errors="replace").splitlines()
+        return line in lines, f"{path} has {len(lines)} lines{'' if line in lines else f', none of them {line!r}'}"
+    return check
+
+
 def saved_somewhere(name: str, expected: str) -> Check:
     """A file called `name` anywhere under home (wherever the save dialog put it) holds `expected`."""
     def check(run: TaskRun) -> tuple[bool, str]:

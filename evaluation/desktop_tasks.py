@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .desktop_checks import (Check, all_of, clipboard_is, document_text, exit_code, file_text, is_file, is_folder,
-                             is_gone, printed, saved_somewhere, spreadsheet_cells)
+from .desktop_checks import (Check, all_of, clipboard_is, document_text, exit_code, file_has_line, file_text, is_file,
+                             is_folder, is_gone, printed, saved_somewhere, spreadsheet_cells)
 
 
 @dataclass(frozen=True)
@@ -208,6 +208,34 @@ TASKS: tuple[DesktopTask, ...] = (
                 files={"Documents/memo.txt": "Memo:"}, prepare=(("abiword", "--to=abw", "Documents/memo.txt"),),
                 skills=("shortcut", "formatting")),
 )
+
+# Written after the planner and grounding fixes of the first sitting, run as they are: phrasings nobody tuned for.
+UNTUNED_TASKS: tuple[DesktopTask, ...] = (
+    DesktopTask("mousepad-memo-untuned", "Mousepad", 'Write "Dear team" and then save it as "memo.txt" in the '
+                "Documents folder", _mousepad(), "Mousepad", file_text("Documents/memo.txt", "Dear team"),
+                skills=("typing", "file dialog")),
+    DesktopTask("featherpad-copy-untuned", "FeatherPad", "Open the Edit menu, click Select All, and press ctrl+c",
+                ("featherpad", "{home}/Documents/todo.txt"), "featherpad", clipboard_is("buy milk"), files=TODO,
+                skills=("menu", "shortcut")),
+    DesktopTask("galculator-press-untuned", "Galculator", "Press 9, press *, press 9, press = and copy the result "
+                "with ctrl+c", ("galculator",), "galculator", clipboard_is("81"), skills=("buttons",)),
+    DesktopTask("zenity-pick-untuned", "Zenity", "Pick Durian from the list, then press OK",
+                _zenity("--list", "--height=320", "--column=Fruit", "Apple", "Banana", "Cherry", "Durian"), "zenity",
+                printed("Durian"), prints=True, skills=("list",)),
+    DesktopTask("zenity-calendar-untuned", "Zenity", "Pick 20 in the calendar and click OK",
+                _zenity("--calendar", "--day=1", "--month=6", "--year=2026", "--date-format=%Y-%m-%d"), "zenity",
+                printed("2026-06-20"), prints=True, skills=("calendar",)),
+    DesktopTask("pcmanfm-folder-untuned", "PCManFM", 'Make a new folder called "Photos"',
+                ("pcmanfm", "{home}/Documents"), "pcmanfm", is_folder("Documents/Photos"), files=TODO,
+                skills=("icon view",)),
+    DesktopTask("zenity-form-untuned", "Zenity", 'Put "Turing" in the Last name field and "Alan" in the First name '
+                "field, then hit OK", _zenity("--forms", "--text=Contact", "--add-entry=First name",
+                                              "--add-entry=Last name"), "zenity", printed("Alan|Turing"),
+                prints=True, skills=("form", "fields")),
+    DesktopTask("xterm-list-untuned", "xterm", 'Run the command "ls -a > all.txt" in the terminal', ("xterm",),
+                "xterm", file_has_line("all.txt", "Documents"), files=TODO, skills=("terminal",)),
+)
+TASKS = TASKS + UNTUNED_TASKS
 
 SMOKE_TASKS = ("zenity-entry", "mousepad-append", "galculator-multiply", "featherpad-edit-menu-copy")
 

@@ -115,6 +115,7 @@ class OcrEngine:
         self._alphabet: list[str] = []
         self._cache: OrderedDict[bytes, _Reading] = OrderedDict()
         self._box_height: float | None = None  # the smallest text boxes on the last frames read whole
+        self.last_scale = 1.0  # the detection scale of the last read
         self.last_timing: dict[str, float] = {}  # milliseconds the last read spent detecting and recognising
         self.crops_recognised = 0  # text crops run through the recogniser (cached ones are not)
 
@@ -146,6 +147,10 @@ class OcrEngine:
         self.load()
         return session_device(self._rec)
 
+    def forget_text_size(self) -> None:
+        """Detect at full size again until new text is seen: small text beside tall text can be missed shrunk."""
+        self._box_height = None
+
     def read(self, image: np.ndarray) -> list[TextLine]:
         """Text lines of an RGB image, in its pixel coordinates."""
         if image.size == 0 or min(image.shape[:2]) < 4:
@@ -154,6 +159,7 @@ class OcrEngine:
         started = time.perf_counter()
         bgr = np.ascontiguousarray(image[:, :, ::-1])  # PP-OCR's models were trained on BGR images
         scale = detection_scale(self._box_height)
+        self.last_scale = scale
         boxes = _distinct([_bounds(q, image.shape) for q in self._detect(bgr, scale)])
         detected = time.perf_counter()
         readings = self._recognise([bgr[b.y0:b.y1, b.x0:b.x1] for b in boxes])

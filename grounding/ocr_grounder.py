@@ -149,6 +149,11 @@ class OcrGrounder:
         if not spec.phrase:
             return self._unnamed(obs, spec)
         label = self._best_text(spec, obs.image)
+        if label is None and self.engine.last_scale < 1.0:  # a short word ("AU") shrunk detection missed: read again
+            self.engine.forget_text_size()
+            self._image, self._lines = None, []
+            self._update(obs.image)
+            label = self._best_text(spec, obs.image)
         if label is None:
             return self._icon_button(obs, spec)
         line, box = label
@@ -162,7 +167,7 @@ class OcrGrounder:
             return self._element(obs, line, field, role)
         if spec.role in (None, "button", "tab", "menu_item", "list_item") and _names_whole_line(spec.phrase, line):
             holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
-                           and w.box.contains(*box.center)), None)
+                           and w.box.contains(*box.center) and not self._holds_other_text(w.box, line)), None)
             if holder is not None:
                 return self._widget_element(obs, holder, line.text)
         if spec.role in ("checkbox", "radio"):
@@ -173,6 +178,12 @@ class OcrGrounder:
             element = self._element(obs, line, toggle or box, spec.role)
             return replace(element, checked=toggle_checked(obs.image, toggle)) if toggle else element
         return self._element(obs, line, box, spec.role or "text")
+
+    def _holds_other_text(self, box: Box, line: TextLine) -> bool:
+        """Whether a control's box holds other text lines than this one: then it is a container (a calendar's
+        grid, a list) and clicking its middle would hit another item."""
+        return any(other is not line and box.contains(*other.box.center) and not line.box.contains(*other.box.center)
+                   for other in self._lines)
 
     def _icon_button(self, obs: Observation, spec: TargetSpec) -> Element | None:
         """A small button whose glyph OCR skipped at screen size (a close "x", a "+"), read again enlarged."""

@@ -28,13 +28,14 @@ from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECT
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
         'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
         'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, save as "NAME" [in FOLDER], '
-        'rename X to "NAME", set FIELD to VALUE, '
+        'rename X to "NAME", set FIELD to VALUE, create a new folder named "NAME", run the command "CMD", '
         'save/copy/paste/undo, DO X with KEYS, close the dialog, joined by "then", "and", commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
           "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
-          "search", "save", "rename", "set", "change", "answer", "copy", "paste", "cut", "undo", "redo")
+          "search", "save", "rename", "set", "change", "create", "make", "add", "run", "execute", "answer",
+          "copy", "paste", "cut", "undo", "redo")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -61,12 +62,14 @@ class PlannedAction(NamedTuple):
     """One action of the plan. `ensure_checked` makes it conditional: skipped when the check box or radio button
     it clicks already shows that state. `look_in` ("tabs") says where to look when the target is not in sight.
     `or_type` is text to type, then press Enter, when the target is not in sight (an option further down a long
-    dropdown list)."""
+    dropdown list). `unless_seen` skips the action when no element it names is found but that target is in sight
+    (a list box that shows its options: nothing to open)."""
 
     action: Action
     ensure_checked: bool | None = None
     look_in: str | None = None
     or_type: str | None = None
+    unless_seen: str | None = None
 
 
 def parse_instructions(task: str) -> list[PlannedAction]:
@@ -169,8 +172,11 @@ _REPEAT_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 
 
 def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
-    """Press keys ("press Down twice", "press Tab 3 times"), or click the button the words name."""
+    """Press keys ("press Down twice", "press Tab 3 times", "press 9", "press *"), or click the button the words
+    name."""
     what = _value(match.group("what"), quoted)
+    if len(what) == 1 and what.isprintable() and not what.isspace():  # a character's key
+        return [Action(kind=ActionKind.TYPE, text=what)]
     repeat = _REPEAT.search(what)
     times = 1
     if repeat and is_key_combo(what[:repeat.start()]):
@@ -215,6 +221,19 @@ def _set_field(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, target), Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), typed]
 
 
+def _new_folder(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Create a new folder named X, in a file manager: ctrl+shift+n (PCManFM, Nautilus, Thunar, Nemo, Dolphin,
+    Windows Explorer), then the name in place of the suggested one."""
+    return [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "shift", "n")),
+            *_replace_field_text(_value(match.group("name"), quoted))]
+
+
+def _run_command(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Run the command "X" (in a terminal that has the focus): type it, press Enter."""
+    return [Action(kind=ActionKind.TYPE, text=_value(match.group("command"), quoted)),
+            Action(kind=ActionKind.HOTKEY, keys=("enter",))]
+
+
 def _rename(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Rename X to Y, in a file manager: select X, F2 (the rename key of every desktop's file manager), the new
     name in place of the old."""
@@ -235,10 +254,15 @@ def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
     option = _target(match.group("option"), quoted)
     if match.group("list"):
         box = _target(re.sub(r"^(the|a|an)\s+", "", match.group("list"), flags=re.I), quoted)
+        if _CONTAINERS.fullmatch(box):  # "pick 20 in the calendar": the place it is in, nothing to open
+            return [PlannedAction(_click(ActionKind.CLICK, option))]
         has_role = any(re.search(rf"\b{re.escape(w)}s?$", box, re.I) for w in ROLE_WORDS)
-        return [PlannedAction(_click(ActionKind.CLICK, box if has_role else f"{box} dropdown")),
+        return [PlannedAction(_click(ActionKind.CLICK, box if has_role else f"{box} dropdown"), unless_seen=option),
                 PlannedAction(_click(ActionKind.CLICK, option), or_type=_value(match.group("option"), quoted))]
     return [PlannedAction(_click(ActionKind.CLICK, option))]
+
+
+_CONTAINERS = re.compile(r"(?:calendar|table|grid|tree|window|dialog|dialogue|panel|page|screen|form)", re.I)
 
 
 def _toggle(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
@@ -281,6 +305,10 @@ _RULES: list[Rule] = [
     (re.compile(rf"^save\s+(?:{_IT}\s+)?as\s+(?:a\s+file\s+(?:named|called)\s+)?(?P<name>«\d+»|\S+)"
                 r"(?:\s+(?:in|into|to|under|on)\s+(?P<folder>.+))?$", re.I), _save_as),
     (re.compile(rf"^(?P<verb>save|copy|paste|cut|undo|redo)(?:\s+{_IT})?$", re.I), _edit_command),
+    (re.compile(r"^(?:create|make|add)\s+(?:a\s+)?(?:new\s+)?(?:folder|directory)\s+(?:named|called)\s+"
+                r"(?P<name>«\d+»|\S+)$", re.I), _new_folder),
+    (re.compile(r"^(?:run|execute)\s+(?:the\s+command\s+)?(?P<command>«\d+»)(?:\s+(?:in|on)\s+(?:the\s+|a\s+)?"
+                r"(?:terminal|shell|console|command line))?$", re.I), _run_command),
     (re.compile(r"^(?:set|change)\s+(?:the\s+)?(?P<field>.+?)\s+to\s+(?P<value>«\d+»|\S+)$", re.I), _set_field),
     (re.compile(r"^rename\s+(?:the\s+(?:file|folder)\s+)?(?P<what>.+?)\s+(?:to|as)\s+(?P<name>«\d+»|\S+)$", re.I),
      _rename),

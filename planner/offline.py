@@ -43,6 +43,10 @@ class OfflinePlanner:
         skipped: list[str] = []
         while self._next < len(plan):
             planned = plan[self._next]
+            if planned.unless_seen and self._nothing_to_open(planned, obs):
+                self._next += 1
+                skipped.append(f"{planned.unless_seen} is in sight already")
+                continue
             if self._already(planned, obs):
                 self._next += 1
                 skipped.append(f"{planned.action.target} is already {'on' if planned.ensure_checked else 'off'}")
@@ -89,6 +93,13 @@ class OfflinePlanner:
             if shown in wanted:
                 return element.text.strip()
         return None
+
+    def _nothing_to_open(self, planned: PlannedAction, obs: Observation) -> bool:
+        """No dropdown named so on the screen, but the option is in sight (a list box showing its items)."""
+        if self.grounder is None or not planned.action.target or not planned.unless_seen:
+            return False
+        return self.grounder.locate(obs, planned.action.target) is None and \
+            self.grounder.locate(obs, planned.unless_seen) is not None
 
     def _in_sight(self, planned: PlannedAction, obs: Observation) -> bool:
         if self.grounder is None or not planned.action.target:

@@ -140,3 +140,15 @@ def test_detection_shrinks_the_frame_only_as_far_as_the_smallest_text_allows():
     assert detection_scale(17) == 1.0  # 100 % desktop text: full resolution
     assert detection_scale(24) == 0.75  # MiniWoB at 200 %
     assert detection_scale(40) == 0.5
+
+
+def test_a_word_the_shrunk_detection_misses_is_read_again_at_full_size(screen_and_boxes):
+    """Tall text seen earlier makes detection run shrunk; small text it then misses is looked for at full size."""
+    screen, _ = screen_and_boxes
+    engine = OcrEngine()
+    engine.load()
+    grounder = OcrGrounder(engine)
+    for word in ("Remember me", "Report.txt", "Subscribe to newsletter", "Medium"):  # missed at half size
+        engine._box_height = 60.0  # as after a screen of large text: detection at half size
+        element = grounder.locate(screen.capture(), word)
+        assert element is not None and match_text(word, element.text), word

@@ -171,3 +171,21 @@ def test_form_labels_that_sound_like_an_address_bar_are_labels(description):
     from deskpilot.grounding.description import parse_description
 
     assert not parse_description(description).address
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("press 9, press *", ['{"kind": "type", "text": "9"}', '{"kind": "type", "text": "*"}']),
+    ('make a new folder called "Photos"',
+     ['{"kind": "hotkey", "keys": ["ctrl", "shift", "n"]}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "type", "text": "Photos"}', '{"kind": "hotkey", "keys": ["enter"]}']),
+    ('run the command "ls -a > all.txt" in the terminal',
+     ['{"kind": "type", "text": "ls -a > all.txt"}', '{"kind": "hotkey", "keys": ["enter"]}']),
+    ("pick 20 in the calendar", ['{"kind": "click", "target": "20"}']),
+])
+def test_phrasings_first_missed_by_the_untuned_desktop_tasks(task, expected):
+    assert plan(task) == expected
+
+
+def test_a_list_is_opened_only_when_it_is_a_dropdown():
+    planned = parse_instructions("pick Durian from the list, then press OK")
+    assert planned[0].action.target == "list" and planned[0].unless_seen == '"Durian"'
