@@ -155,7 +155,7 @@ class Controller:
             return
         self.stop.check()
         body = text[:-1] if text.endswith("\n") else text
-        previous = self._get_clipboard()
+        previous = read_clipboard()
         self._set_clipboard(body)
         try:
             self.gui.hotkey(*self.paste_keys)
@@ -164,21 +164,6 @@ class Controller:
             self._set_clipboard(previous)  # what was typed (a secret, perhaps) does not stay on the clipboard
         if body != text:
             self.gui.press("enter")
-
-    def _get_clipboard(self) -> str:
-        """The clipboard's text now ("" when it holds none)."""
-        if sys.platform.startswith("linux"):
-            xclip = shutil.which("xclip")
-            if xclip is None:
-                return ""
-            held = subprocess.run([xclip, "-selection", "clipboard", "-out"], capture_output=True, timeout=5)
-            return held.stdout.decode(errors="replace") if held.returncode == 0 else ""
-        import pyperclip
-
-        try:
-            return pyperclip.paste() or ""
-        except pyperclip.PyperclipException:
-            return ""
 
     def _set_clipboard(self, text: str) -> None:
         if sys.platform.startswith("linux"):
@@ -202,3 +187,19 @@ class Controller:
             pyperclip.copy(text)
         except pyperclip.PyperclipException as exc:
             raise ControllerError(f"cannot use the clipboard to type non-ASCII text: {exc}") from None
+
+
+def read_clipboard() -> str:
+    """The clipboard's text now ("" when it holds none)."""
+    if sys.platform.startswith("linux"):
+        xclip = shutil.which("xclip")
+        if xclip is None:
+            return ""
+        held = subprocess.run([xclip, "-selection", "clipboard", "-out"], capture_output=True, timeout=5)
+        return held.stdout.decode(errors="replace") if held.returncode == 0 else ""
+    import pyperclip
+
+    try:
+        return pyperclip.paste() or ""
+    except pyperclip.PyperclipException:
+        return ""

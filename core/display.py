@@ -139,14 +139,14 @@ class ProtectedWindow:
         when deskpilot started), or None when there is no terminal or no way to tell."""
         if not sys.stdin.isatty() or not has_display() or shutil.which("xdotool") is None:
             return None
-        window = os.environ.get("WINDOWID") or _xdotool_output("getactivewindow")
+        window = os.environ.get("WINDOWID") or xdotool_output("getactivewindow")
         if not window or not window.isdigit():
             return None
         return cls(int(window), "the terminal deskpilot was started from")
 
     def box(self) -> Box | None:
         """Where the window is now (it may have moved), in screen pixels."""
-        shell = _xdotool_output("getwindowgeometry", "--shell", str(self.window_id))
+        shell = xdotool_output("getwindowgeometry", "--shell", str(self.window_id))
         values = dict(line.split("=", 1) for line in shell.splitlines() if "=" in line)
         try:
             x, y, width, height = (int(values[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
@@ -155,11 +155,11 @@ class ProtectedWindow:
         return Box(x, y, x + width, y + height)
 
     def has_focus(self) -> bool:
-        return _xdotool_output("getwindowfocus") == str(self.window_id) or \
-            _xdotool_output("getactivewindow") == str(self.window_id)
+        return xdotool_output("getwindowfocus") == str(self.window_id) or \
+            xdotool_output("getactivewindow") == str(self.window_id)
 
 
-def _xdotool_output(*args: str) -> str:
+def xdotool_output(*args: str) -> str:
     try:
         result = subprocess.run([shutil.which("xdotool") or "xdotool", *args], capture_output=True, text=True,
                                 timeout=2)

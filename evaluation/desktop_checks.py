@@ -76,14 +76,17 @@ def saved_somewhere(name: str, expected: str) -> Check:
 
 
 def is_folder(path: str) -> Check:
-    def check(run: TaskRun) -> tuple[bool, str]:
-        return (run.home / path).is_dir(), f"{path} {'is' if (run.home / path).is_dir() else 'is not'} a folder"
-    return check
+    return _is(path, Path.is_dir, "a folder")
 
 
 def is_file(path: str) -> Check:
+    return _is(path, Path.is_file, "a file")
+
+
+def _is(path: str, test: Callable[[Path], bool], kind: str) -> Check:
     def check(run: TaskRun) -> tuple[bool, str]:
-        return (run.home / path).is_file(), f"{path} {'is' if (run.home / path).is_file() else 'is not'} a file"
+        found = test(run.home / path)
+        return found, f"{path} {'is' if found else 'is not'} {kind}"
     return check
 
 

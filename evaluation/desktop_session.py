@@ -14,7 +14,8 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from deskpilot.core.display import VirtualDisplay, end_process
+from deskpilot.core.controller import read_clipboard
+from deskpilot.core.display import VirtualDisplay, end_process, xdotool_output
 from deskpilot.core.errors import EvaluationError
 
 BASE_SIZE = (1280, 800)  # the screen at scale 1; scale 2 doubles both sides
@@ -119,18 +120,14 @@ class DesktopSession:
 
     def window_ids(self, window_class: str) -> list[str]:
         """The visible top-level windows whose WM_CLASS matches."""
-        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--class", window_class], capture_output=True,
-                               text=True, env=self._base_env, timeout=5)
-        return found.stdout.split()
+        return xdotool_output("search", "--onlyvisible", "--class", window_class).split()
 
     def clipboard(self) -> str:
-        """The clipboard's text, as an application put it there ("" when empty)."""
+        """The clipboard's text, as an application put it there ("" when empty or when its owner does not answer)."""
         try:
-            result = subprocess.run(["xclip", "-selection", "clipboard", "-o"], capture_output=True, text=True,
-                                    env=self._base_env, timeout=3)
+            return read_clipboard()
         except subprocess.TimeoutExpired:
             return ""
-        return result.stdout if result.returncode == 0 else ""
 
     def close_apps(self) -> None:
         """End every application of the task (and what they started), so the next task starts on a clear desktop."""

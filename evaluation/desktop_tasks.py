@@ -35,6 +35,7 @@ class DesktopTask:
 TODO = {"Documents/todo.txt": "buy milk"}
 ARCHIVE = {"Documents/todo.txt": "buy milk", "Documents/Archive/old.txt": "old notes"}
 SHEET = {"Documents/budget.csv": "Item,Cost\nRent,900\nFood,250\n"}
+FRUITS = ("--list", "--height=320", "--column=Fruit", "Apple", "Banana", "Cherry", "Durian")  # a Zenity list
 GNUMERIC_SHEET = (("ssconvert", "Documents/budget.csv", "Documents/budget.gnumeric"),)
 
 
@@ -139,10 +140,10 @@ TASKS: tuple[DesktopTask, ...] = (
                         "--combo-values=Small|Medium|Large"), "zenity", printed("Grace|Large"), prints=True,
                 skills=("form", "dropdown")),
     DesktopTask("zenity-list", "Zenity", "Click Cherry in the list and click OK",
-                _zenity("--list", "--height=320", "--column=Fruit", "Apple", "Banana", "Cherry", "Durian"), "zenity",
+                _zenity(*FRUITS), "zenity",
                 printed("Cherry"), prints=True, skills=("list",)),
     DesktopTask("zenity-list-double-click", "Zenity", "Double-click Banana",
-                _zenity("--list", "--height=320", "--column=Fruit", "Apple", "Banana", "Cherry", "Durian"), "zenity",
+                _zenity(*FRUITS), "zenity",
                 printed("Banana"), prints=True, skills=("list",)),
     DesktopTask("zenity-table", "Zenity", "Select the row of Lisbon and click OK",
                 _zenity("--list", "--height=320", "--column=City", "--column=Country", "Paris", "France", "Lisbon",
@@ -220,7 +221,7 @@ UNTUNED_TASKS: tuple[DesktopTask, ...] = (
     DesktopTask("galculator-press-untuned", "Galculator", "Press 9, press *, press 9, press = and copy the result "
                 "with ctrl+c", ("galculator",), "galculator", clipboard_is("81"), skills=("buttons",)),
     DesktopTask("zenity-pick-untuned", "Zenity", "Pick Durian from the list, then press OK",
-                _zenity("--list", "--height=320", "--column=Fruit", "Apple", "Banana", "Cherry", "Durian"), "zenity",
+                _zenity(*FRUITS), "zenity",
                 printed("Durian"), prints=True, skills=("list",)),
     DesktopTask("zenity-calendar-untuned", "Zenity", "Pick 20 in the calendar and click OK",
                 _zenity("--calendar", "--day=1", "--month=6", "--year=2026", "--date-format=%Y-%m-%d"), "zenity",

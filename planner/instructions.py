@@ -216,9 +216,8 @@ def _replace_field_text(text: str) -> list[Action]:
 def _set_field(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Set FIELD to VALUE: click the field, select what it holds, type the value in its place (a spin box, a
     prefilled entry). Typing alone would add to the old value."""
-    target = _field_target(match.group("field"), quoted)
-    typed = Action(kind=ActionKind.TYPE, text=_value(match.group("value"), quoted), secret=is_secret_label(target))
-    return [_click(ActionKind.CLICK, target), Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), typed]
+    click, typed = _type_into(match.group("field"), match.group("value"), quoted)
+    return [click, Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), typed]
 
 
 def _new_folder(match: re.Match[str], quoted: _Quoted) -> list[Action]:
