@@ -58,7 +58,7 @@ def parse(image: Annotated[Optional[Path], typer.Option(help="a screenshot to pa
     obs = _observe(image, settings)
     loading = time.perf_counter()
     grounder = build_grounder(settings)
-    grounder.engine.load()
+    grounder.load()
     started = time.perf_counter()
     elements = grounder.parse(obs)
     elapsed = (time.perf_counter() - started) * 1000

@@ -64,6 +64,8 @@ class Settings(BaseSettings):
                                                           "GPU), cpu or cuda")
     detector: bool = Field(True, description="add the UI-element detector's boxes (fields, check boxes, icons, ...) "
                                              "to what OCR finds")
+    accessibility: bool = Field(True, description="use the accessibility tree (AT-SPI on Linux) where an app exposes "
+                                                  "it: exact boxes, names and states; pixels otherwise")
     detector_model: Path | None = Field(None, description="detector ONNX file (default: the bundled one)")
     detector_device: ModelDevice = Field("auto", description="where the detector runs: auto (CUDA when "
                                                                "onnxruntime-gpu sees a GPU), cpu or cuda")

@@ -1,10 +1,11 @@
 """The desktop the desktop-apps suite runs on: its own Xvfb (twice as large at scale 2), a private D-Bus session
-bus, the Openbox window manager, and for every task a fresh home folder (its own config, Documents, clipboard
-owner) in which the task's applications start with their toolkit's scale factor. Nothing of the user's own desktop
-or home is touched."""
+bus with the accessibility (AT-SPI) bus behind it, the Openbox window manager, and for every task a fresh home
+folder (its own config, Documents, clipboard owner) in which the task's applications start with their toolkit's
+scale factor. Nothing of the user's own desktop or home is touched."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
@@ -14,10 +15,15 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from jeepney import DBusAddress, new_method_call
+from jeepney.io.blocking import open_dbus_connection
+
 from deskpilot.core.controller import read_clipboard
 from deskpilot.core.display import VirtualDisplay, end_process, xdotool_output
 from deskpilot.core.errors import EvaluationError
 
+log = logging.getLogger(__name__)
+A11Y_BUS = DBusAddress("/org/a11y/bus", bus_name="org.a11y.Bus", interface="org.a11y.Bus")
 BASE_SIZE = (1280, 800)  # the screen at scale 1; scale 2 doubles both sides
 WINDOW_TIMEOUT = 20.0  # seconds an application may take to show its window
 WM_TIMEOUT = 15.0
@@ -77,6 +83,9 @@ class DesktopSession:
             if wm.poll() is not None or time.monotonic() > deadline:
                 raise EvaluationError(f"{self.window_manager} did not start on {display.display}")
             time.sleep(0.05)
+        # After the window manager: Xvfb resets (and forgets root properties) when its last client leaves, and the
+        # bus launcher leaves as soon as it has marked the display.
+        _start_accessibility_bus(address)
         self._stack.callback(self.close_apps)
 
     def new_home(self, name: str) -> Path:
@@ -93,7 +102,7 @@ class DesktopSession:
                     "XDG_DATA_HOME": str(home / ".local/share"), "XDG_CACHE_HOME": str(home / ".cache"),
                     "XDG_STATE_HOME": str(home / ".local/state"), "GDK_SCALE": str(self.scale),
                     "QT_SCALE_FACTOR": str(self.scale), "QT_AUTO_SCREEN_SCALE_FACTOR": "0",
-                    "GTK_THEME": "Adwaita", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "NO_AT_BRIDGE": "1"})
+                    "GTK_THEME": "Adwaita", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
         for key in QT_LEFTOVERS:  # opencv-python's import points Qt at its own bundled plugins: Qt 5 apps abort
             env.pop(key, None)
         return env
@@ -156,6 +165,17 @@ def _window_manager_running(env: dict[str, str]) -> bool:
     probe = subprocess.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"], capture_output=True, text=True, env=env,
                            timeout=5)
     return "window id" in probe.stdout
+
+
+def _start_accessibility_bus(session_bus: str) -> None:
+    """Ask the session bus for the accessibility bus before any application starts: that launches AT-SPI's bus and
+    registry and marks the display (the AT_SPI_BUS root property), so GTK and Qt apps register their trees. Without
+    at-spi2-core the suite still runs, from pixels alone."""
+    try:
+        with open_dbus_connection(session_bus, auth_timeout=2.0) as connection:
+            connection.send_and_get_reply(new_method_call(A11Y_BUS, "GetAddress"), timeout=10)
+    except (OSError, ConnectionError, TimeoutError, ValueError) as exc:
+        log.warning("no accessibility bus (%s): grounding uses pixels only", exc)
 
 
 def _kill_pid(pid: int) -> None:

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 class Grounder(Protocol):
     timing: dict[str, float]  # milliseconds the last parse spent in each of its stages (for step timings and logs)
 
+    def load(self) -> None:
+        """Load the models now (otherwise the first parse does), so timings of a parse leave loading out."""
+        ...
+
     def set_task(self, task: str) -> None:
         """The task the agent is working on: text on the screen that merely repeats it is never a target."""
         ...

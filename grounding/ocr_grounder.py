@@ -51,6 +51,9 @@ class OcrGrounder:
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
         self.timing: dict[str, float] = {}
 
+    def load(self) -> None:
+        self.engine.load()
+
     def set_task(self, task: str) -> None:
         """Lines that repeat the task's own words (the task shown on the screen, in a chat or a note) are never
         targets: 'Select Iceland from the list' on the screen is not the Iceland option."""

@@ -14,9 +14,10 @@ extras=""
 apt_packages=(xvfb xdotool xclip x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
   libxcb-render-util0 libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 libegl1 libgl1 libfontconfig1
   libdbus-1-3 fonts-dejavu-core fonts-liberation fonts-wqy-microhei)
-# The benchmarks: MiniWoB++ runs in Chromium; the desktop-apps suite runs real Debian applications under Openbox.
+# The benchmarks: MiniWoB++ runs in Chromium; the desktop-apps suite runs real Debian applications under Openbox,
+# with AT-SPI's accessibility bus (at-spi2-core) so their elements can also be read from the accessibility tree.
 [[ -n "$extras" ]] && apt_packages+=(chromium chromium-driver openbox dbus-daemon mousepad featherpad galculator
-  pcmanfm zenity xterm gnumeric abiword)
+  pcmanfm zenity xterm gnumeric abiword at-spi2-core)
 python3 -c "import ensurepip, venv" 2>/dev/null || apt_packages+=(python3-venv python3-pip)
 
 missing=()

@@ -40,6 +40,9 @@ def test_eval_desktop_scores_real_apps_and_keeps_labelled_episodes(tmp_path):
         acting = [s for s in episode.steps if not s.action.is_terminal]
         assert acting and all(s.verification["label"] == "good" for s in acting)
         assert acting[-1].reward == 1.0  # the step after which the checker passed
+    # GTK and Qt apps expose their trees: targets came from the accessibility source, with exact boxes
+    used = [e for episode in saved for step in episode.steps for e in step.elements]
+    assert any(e.source == "accessibility" for e in used)
 
 
 def test_every_task_is_well_formed_and_the_suite_spans_the_apps():

@@ -51,6 +51,9 @@ class SettingsView(QWidget):
         self.detector = QCheckBox("find controls with the UI-element detector, besides OCR")
         self.detector.setChecked(settings.detector)
         form.addRow("Detector", self.detector)
+        self.accessibility = QCheckBox("read the accessibility tree where an app exposes it (AT-SPI)")
+        self.accessibility.setChecked(settings.accessibility)
+        form.addRow("Accessibility", self.accessibility)
         self.api_key = QLineEdit()
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         self.api_key.setPlaceholderText("stored in the OS keyring; leave empty to keep the current one")
@@ -92,7 +95,8 @@ class SettingsView(QWidget):
         return name.replace("_", " ").capitalize()
 
     def values(self) -> dict[str, object]:
-        values: dict[str, object] = {"max_steps": self.max_steps.value(), "detector": self.detector.isChecked()}
+        values: dict[str, object] = {"max_steps": self.max_steps.value(), "detector": self.detector.isChecked(),
+                                     "accessibility": self.accessibility.isChecked()}
         for name, options in CHOICES.items():
             values[name] = options[self.fields[name].currentIndex()] or None  # type: ignore[attr-defined]
         for name in TEXTS:

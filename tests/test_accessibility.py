@@ -1,0 +1,166 @@
+"""The accessibility tree as a source of elements, on real applications: AT-SPI's bus started the way the desktop
+suite starts it, GTK dialogs read over D-Bus, boxes checked against the screenshot (at scale 1 and at GDK_SCALE=2,
+where the toolkit reports half-size boxes), and the fallbacks: no accessibility bus, an application that never
+answers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+
+from deskpilot.core.geometry import Box
+from deskpilot.core.screen import Screen
+from deskpilot.grounding.accessibility import (AccessibilityTree, AccessibleNode, _calls, _method,
+                                               _nearest_scale, bus_address)
+from deskpilot.grounding.accessible_grounder import AccessibleGrounder, _label_of
+from deskpilot.grounding.ocr_grounder import OcrGrounder
+
+APPS = ("openbox", "zenity", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
+needs_apps = pytest.mark.skipif(any(shutil.which(a) is None and not os.path.exists(a) for a in APPS),
+                                reason="installers/setup.sh --bench installs Openbox, zenity and at-spi2-core")
+FORM = ["zenity", "--forms", "--title", "Order", "--text", "Order details", "--add-entry", "Street",
+        "--add-password", "Secret", "--add-combo", "Size", "--combo-values", "S|M|L"]
+
+
+@contextmanager
+def _desktop(scale: int) -> Iterator[object]:
+    from deskpilot.evaluation.desktop_session import DesktopSession
+
+    saved = dict(os.environ)
+    try:
+        with DesktopSession(scale=scale) as session:
+            session.new_home("a11y")
+            session.start_app(FORM, "zenity")
+            yield session
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def form_desktop() -> Iterator[object]:
+    with _desktop(1) as session:
+        yield session
+
+
+def _read_until(tree: AccessibilityTree, wanted: str, timeout: float = 10.0):  # noqa: ANN202 - a screen read
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = tree.read()
+        if any(node.name == wanted for node in screen.nodes) or time.monotonic() > deadline:
+            return screen
+        time.sleep(0.2)
+
+
+def _ink_inside(image: np.ndarray, box: Box) -> bool:
+    """Whether the screenshot shows something (text, a frame) inside `box`: it is not a blank stretch of window."""
+    crop = image[box.y0:box.y1, box.x0:box.x1]
+    return crop.size > 0 and int(crop.max()) - int(crop.min()) > 80
+
+
+@pytest.mark.display
+@needs_apps
+def test_a_gtk_form_is_read_with_roles_labels_and_boxes_that_match_the_screen(form_desktop):
+    tree = AccessibilityTree()
+    screen = _read_until(tree, "OK")
+    assert screen.complete and screen.read_ms < 1500
+    (window,) = screen.windows
+    assert window.active and window.name == "Order" and window.pid
+    by_role = {(node.role, node.name) for node in screen.nodes}
+    assert {("button", "OK"), ("button", "Cancel"), ("text", "Street"), ("dropdown", "")} <= by_role
+    fields = [node for node in screen.nodes if node.role == "input"]
+    assert len(fields) == 2 and sum(node.focused for node in fields) == 1  # the first field has the focus
+
+    grounder = AccessibleGrounder(OcrGrounder(), tree)
+    obs = Screen().capture()
+    secret = grounder.locate(obs, "the Secret field")
+    assert secret is not None and secret.source == "accessibility" and secret.role == "input"
+    assert secret.text == "Secret"  # zenity's fields have no names: the label on their left names them
+    street = grounder.locate(obs, "the Street field")
+    assert street is not None and street.box.y1 <= secret.box.y0  # the form's rows, in order
+    size = grounder.locate(obs, "the Size dropdown")
+    assert size is not None and size.role == "dropdown" and size.box.y0 >= secret.box.y1
+    ok = grounder.locate(obs, "the OK button")
+    assert ok is not None and ok.source == "accessibility" and obs.monitor.box.contains(*ok.center)
+    label = next(node for node in screen.nodes if node.name == "Street")
+    assert _ink_inside(obs.image, ok.box) and _ink_inside(obs.image, label.box)  # text, where the tree says
+    elements = grounder.parse(obs)
+    assert sum(e.source == "accessibility" and e.text == "OK" for e in elements) == 1
+    assert not any(e.source != "accessibility" and e.text == "OK" for e in elements)  # not twice: once from the tree
+
+    # the tree's box is where the app takes the click: typing after clicking it fills that field
+    subprocess.run(["xdotool", "mousemove", str(street.center.x), str(street.center.y), "click", "1", "type",
+                    "Elm Road"], check=True)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not any(n.focused and n.role == "input" and n.box == street.box
+                                                  for n in tree.read().nodes):
+        time.sleep(0.1)
+    assert any(n.focused and n.role == "input" and n.box == street.box for n in tree.read().nodes)
+
+
+@pytest.mark.display
+@needs_apps
+def test_at_scale_2_the_toolkits_half_size_boxes_come_out_in_screen_pixels():
+    with _desktop(2):
+        tree = AccessibilityTree()
+        screen = _read_until(tree, "OK")
+        ok = next(node for node in screen.nodes if node.name == "OK")
+        image = Screen().grab()
+        assert image.shape[1] == 2560
+        # GTK reports the button about 86x34 at GDK_SCALE=2; on the screen it is twice that, where the tree says
+        assert ok.box.width > 120 and ok.box.height > 50
+        assert _ink_inside(image, ok.box)
+        words = OcrGrounder().engine.read(image[ok.box.y0:ok.box.y1, ok.box.x0:ok.box.x1])
+        assert any(line.text.strip() == "OK" for line in words)
+
+
+def test_a_display_without_an_accessibility_bus_falls_back_to_pixels(xdisplay):
+    assert bus_address(xdisplay.display) is None
+    tree = AccessibilityTree(xdisplay.display)
+    started = time.perf_counter()
+    screen = tree.read()
+    assert screen.nodes == [] and not screen.complete and time.perf_counter() - started < 0.5
+
+
+@needs_apps
+def test_an_application_that_never_answers_cannot_stall_a_read(tmp_path):
+    from jeepney.io.blocking import open_dbus_connection
+
+    bus = subprocess.run(["dbus-daemon", "--session", "--fork", "--print-address=1", "--print-pid=1"],
+                         capture_output=True, text=True, timeout=10).stdout.split()
+    try:
+        with open_dbus_connection(bus[0]) as asker, open_dbus_connection(bus[0]) as silent:
+            calls = [_method(silent.unique_name, "/org/a11y/atspi/accessible/root", "org.a11y.atspi.Accessible",
+                             "GetChildren") for _ in range(3)]
+            started = time.monotonic()
+            replies = _calls(asker, calls, started + 0.3)
+            assert replies == [None, None, None] and time.monotonic() - started < 1.0
+    finally:
+        os.kill(int(bus[1]), 15)
+
+
+def test_a_window_size_rounds_to_the_toolkit_scale():
+    assert _nearest_scale([1280 / 642]) == 2.0  # a GTK frame's box includes the title bar
+    assert _nearest_scale([640 / 642, 300 / 900]) == 1.0
+    assert _nearest_scale([1.49]) == 1.5
+    assert _nearest_scale([]) == 1.0 and _nearest_scale([7.0]) == 1.0
+
+
+def test_a_nameless_field_takes_the_label_on_its_left_else_the_one_above():
+    label = AccessibleNode(Box(10, 10, 60, 30), "text", "Street", 0)
+    above = AccessibleNode(Box(100, 40, 160, 55), "text", "Notes", 0)
+    field = AccessibleNode(Box(70, 8, 300, 32), "input", "", 0)
+    lower = AccessibleNode(Box(100, 58, 300, 80), "input", "", 0)
+    far = AccessibleNode(Box(900, 8, 1000, 32), "input", "", 0)
+    nodes = [label, above, field, lower, far]
+    assert _label_of(field, nodes) == "Street"
+    assert _label_of(lower, nodes) == "Notes"
+    assert _label_of(far, nodes) == ""  # too far from any label to be its field
+    assert _label_of(AccessibleNode(Box(70, 8, 90, 32), "button", "", 0), nodes) == ""
