@@ -189,13 +189,15 @@ class Controller:
             raise ControllerError(f"cannot use the clipboard to type non-ASCII text: {exc}") from None
 
 
-def read_clipboard() -> str:
-    """The clipboard's text now ("" when it holds none)."""
+def read_clipboard(target: str | None = None) -> str:
+    """The clipboard's text now ("" when it holds none); on X11 `target` asks for another form of what it holds
+    ("text/uri-list": the files a file manager copied, which it offers as no plain text)."""
     if sys.platform.startswith("linux"):
         xclip = shutil.which("xclip")
         if xclip is None:
             return ""
-        held = subprocess.run([xclip, "-selection", "clipboard", "-out"], capture_output=True, timeout=5)
+        held = subprocess.run([xclip, "-selection", "clipboard", "-out", *(["-t", target] if target else [])],
+                              capture_output=True, timeout=5)
         return held.stdout.decode(errors="replace") if held.returncode == 0 else ""
     import pyperclip
 

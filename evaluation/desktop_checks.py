@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from .desktop_session import DesktopSession
 
@@ -108,6 +109,16 @@ def clipboard_is(expected: str) -> Check:
     def check(run: TaskRun) -> tuple[bool, str]:
         found = run.session.clipboard()
         return _normal(found) == _normal(expected), f"the clipboard holds {found[:80]!r}"
+    return check
+
+
+def clipboard_files(*paths: str) -> Check:
+    """A file manager copied exactly these files (relative to home): it offers them as a list of file URIs."""
+    def check(run: TaskRun) -> tuple[bool, str]:
+        held = run.session.clipboard("text/uri-list").replace("\x00", "")  # PCManFM ends the list with a NUL
+        listed = [line.strip() for line in held.splitlines() if line.strip() and not line.startswith("#")]
+        found = {Path(unquote(urlparse(uri).path)) for uri in listed if uri.startswith("file://")}
+        return found == {run.home / path for path in paths}, f"the clipboard holds files {sorted(map(str, found))}"
     return check
 
 

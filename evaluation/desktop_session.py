@@ -131,10 +131,11 @@ class DesktopSession:
         """The visible top-level windows whose WM_CLASS matches."""
         return xdotool_output("search", "--onlyvisible", "--class", window_class).split()
 
-    def clipboard(self) -> str:
-        """The clipboard's text, as an application put it there ("" when empty or when its owner does not answer)."""
+    def clipboard(self, target: str | None = None) -> str:
+        """The clipboard's text, as an application put it there ("" when empty or when its owner does not answer);
+        `target` asks for another form ("text/uri-list")."""
         try:
-            return read_clipboard()
+            return read_clipboard(target)
         except subprocess.TimeoutExpired:
             return ""
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .desktop_checks import (Check, all_of, clipboard_is, document_text, exit_code, file_has_line, file_text, is_file,
-                             is_folder, is_gone, printed, saved_somewhere, spreadsheet_cells)
+from .desktop_checks import (Check, all_of, clipboard_files, clipboard_is, document_text, exit_code, file_has_line,
+                             file_text, is_file, is_folder, is_gone, printed, saved_somewhere, spreadsheet_cells)
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,10 @@ TASKS: tuple[DesktopTask, ...] = (
     DesktopTask("featherpad-overwrite", "FeatherPad", 'Press ctrl+a, type "all done" and press ctrl+s',
                 ("featherpad", "{home}/Documents/todo.txt"), "featherpad", file_text("Documents/todo.txt", "all done"),
                 files=TODO, skills=("shortcut", "typing")),
+    # A tool-bar icon has no text on the screen: its name is its tooltip, which the accessibility tree gives
+    DesktopTask("featherpad-toolbar-save", "FeatherPad", 'Press ctrl+End, type " today" and click the Save button',
+                ("featherpad", "{home}/Documents/todo.txt"), "featherpad",
+                file_text("Documents/todo.txt", "buy milk today"), files=TODO, skills=("tool bar", "typing")),
     # Galculator (GTK 3 calculator): the result is read from the clipboard after the task copies it
     DesktopTask("galculator-type-sum", "Galculator", 'Type "78+5=" then press ctrl+c', ("galculator",), "galculator",
                 clipboard_is("83"), skills=("typing", "shortcut")),
@@ -122,7 +126,7 @@ TASKS: tuple[DesktopTask, ...] = (
                 is_file("Documents/Archive/index.txt"), files=ARCHIVE, skills=("icon view", "menu", "submenu")),
     DesktopTask("pcmanfm-location-bar", "PCManFM", 'Click the location bar, type "~/Documents/Archive" and press '
                 'Enter, then press ctrl+a and press ctrl+c', ("pcmanfm", "{home}"), "pcmanfm",
-                lambda run: clipboard_is(str(run.home / "Documents/Archive/old.txt"))(run), files=ARCHIVE,
+                clipboard_files("Documents/Archive/old.txt"), files=ARCHIVE,
                 skills=("path field", "shortcut")),
     # Zenity (GTK dialogs): the dialog prints the answer when it closes with OK
     DesktopTask("zenity-entry", "Zenity", 'Type "Ada" into the name field and click OK',
@@ -208,6 +212,11 @@ TASKS: tuple[DesktopTask, ...] = (
                 document_text("Documents/memo.abw", "Memo: Important", bold="Important"),
                 files={"Documents/memo.txt": "Memo:"}, prepare=(("abiword", "--to=abw", "Documents/memo.txt"),),
                 skills=("shortcut", "formatting")),
+    DesktopTask("abiword-toolbar-bold", "AbiWord", 'Press ctrl+End, click the Bold button, type " Urgent" and press '
+                "ctrl+s", ("abiword", "{home}/Documents/memo.abw"), "abiword",
+                document_text("Documents/memo.abw", "Memo: Urgent", bold="Urgent"),
+                files={"Documents/memo.txt": "Memo:"}, prepare=(("abiword", "--to=abw", "Documents/memo.txt"),),
+                skills=("tool bar", "formatting")),
 )
 
 # Written after the planner and grounding fixes of the first sitting, run as they are: phrasings nobody tuned for.

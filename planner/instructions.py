@@ -21,7 +21,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.keys import is_key_combo, split_combo
 from deskpilot.core.secrets import is_secret_label
-from deskpilot.grounding.description import ROLE_WORDS
+from deskpilot.grounding.description import ROLE_WORDS, parse_description
 from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
                                           TAB_SEARCH)
 
@@ -109,7 +109,27 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         actions.extend(planned)
     if not actions:
         raise PlannerError(f"the task has no instruction in it. {HELP}")
-    return actions
+    return _replacing_held_text(actions)
+
+
+def _replacing_held_text(actions: list[PlannedAction]) -> list[PlannedAction]:
+    """Text typed right after clicking an address bar, or right after the rename key, replaces what the field
+    holds. Browsers select a whole address on click and many file managers do not ("~/Documents" typed there
+    would be added to the path shown); rename fields select only the old name's stem ("todo" of "todo.txt"), so a
+    whole new name typed after F2 would keep the old extension. Selecting all first gives what the person meant."""
+    result: list[PlannedAction] = []
+    for planned in actions:
+        before = result[-1].action if result else None
+        if planned.action.kind is ActionKind.TYPE and before is not None and _holds_text_to_replace(before):
+            result.append(PlannedAction(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a"))))
+        result.append(planned)
+    return result
+
+
+def _holds_text_to_replace(action: Action) -> bool:
+    if action.kind is ActionKind.HOTKEY:
+        return action.keys == ("f2",)
+    return action.kind is ActionKind.CLICK and bool(action.target) and parse_description(action.target).address
 
 
 def _in_case(action: Action, case: str) -> Action:

@@ -49,7 +49,7 @@ def test_every_task_is_well_formed_and_the_suite_spans_the_apps():
     assert len(TASKS) >= 40 and len({t.name for t in TASKS}) == len(TASKS)
     assert len({t.app for t in TASKS}) >= 6
     skills = {skill for task in TASKS for skill in task.skills}
-    assert {"menu", "file dialog", "list", "shortcut", "calendar", "slider", "dialog"} <= skills
+    assert {"menu", "file dialog", "list", "shortcut", "calendar", "slider", "dialog", "tool bar"} <= skills
     with pytest.raises(EvaluationError, match="unknown desktop task"):
         choose_tasks(["no-such-task"])
 

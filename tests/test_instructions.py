@@ -135,6 +135,15 @@ def test_typed_secrets_stay_secret_in_both_fields():
      ['{"kind": "click", "target": "Size field"}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
       '{"kind": "type", "text": "14"}']),
     ("click the button with the mouse", ['{"kind": "click", "target": "the button with the mouse"}']),
+    # an address bar's text and a rename field's old name are replaced by what is typed, not added to
+    ('click the location bar and type "~/Music"',
+     ['{"kind": "click", "target": "the location bar"}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "type", "text": "~/Music"}']),
+    ('click notes.md, press F2 and type "ideas.md"',
+     ['{"kind": "click", "target": "notes.md"}', '{"kind": "hotkey", "keys": ["f2"]}',
+      '{"kind": "hotkey", "keys": ["ctrl", "a"]}', '{"kind": "type", "text": "ideas.md"}']),
+    ('click the Location field and type "Paris"',  # a form's field: typing there is left as it is
+     ['{"kind": "click", "target": "the Location field"}', '{"kind": "type", "text": "Paris"}']),
 ])
 def test_desktop_phrasings(task, expected):
     assert plan(task) == expected
