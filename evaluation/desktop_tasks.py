@@ -244,6 +244,27 @@ UNTUNED_TASKS: tuple[DesktopTask, ...] = (
                 prints=True, skills=("form", "fields")),
     DesktopTask("xterm-list-untuned", "xterm", 'Run the command "ls -a > all.txt" in the terminal', ("xterm",),
                 "xterm", file_has_line("all.txt", "Documents"), files=TODO, skills=("terminal",)),
+    # Written in the second sitting, with the accessibility source built, before their first run.
+    DesktopTask("mousepad-tab-untuned", "Mousepad", 'Go to the todo.txt tab, press ctrl+End, type " and bread" and '
+                "save it", _mousepad("{home}/Documents/todo.txt", "{home}/Documents/notes.txt"), "Mousepad",
+                all_of(file_text("Documents/todo.txt", "buy milk and bread"),
+                       file_text("Documents/notes.txt", "meeting at 10")),
+                files={**TODO, "Documents/notes.txt": "meeting at 10"}, skills=("tabs", "typing")),
+    DesktopTask("abiword-toolbar-untuned", "AbiWord", "Select everything with ctrl+a, hit the Bold button and save "
+                "the document with ctrl+s", ("abiword", "{home}/Documents/memo.abw"), "abiword",
+                document_text("Documents/memo.abw", "Memo: call Bob", bold="Memo: call Bob"),
+                files={"Documents/memo.txt": "Memo: call Bob"},
+                prepare=(("abiword", "--to=abw", "Documents/memo.txt"),), skills=("tool bar", "formatting")),
+    DesktopTask("featherpad-choose-untuned", "FeatherPad", "Choose Select All from the Edit menu, then choose Copy "
+                "from the Edit menu", ("featherpad", "{home}/Documents/todo.txt"), "featherpad",
+                clipboard_is("buy milk"), files=TODO, skills=("menu",)),
+    DesktopTask("galculator-click-untuned", "Galculator", "Click the 7 button, click the + button, click 8, click "
+                "the = button, then copy the result using ctrl+c", ("galculator",), "galculator", clipboard_is("15"),
+                skills=("buttons",)),
+    DesktopTask("pcmanfm-rename-untuned", "PCManFM", 'Rename notes.txt as "minutes.txt"',
+                ("pcmanfm", "{home}/Documents"), "pcmanfm",
+                all_of(is_file("Documents/minutes.txt"), is_gone("Documents/notes.txt")),
+                files={"Documents/notes.txt": "meeting at 10"}, skills=("icon view", "rename")),
 )
 TASKS = TASKS + UNTUNED_TASKS
 
