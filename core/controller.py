@@ -18,8 +18,9 @@ from .safety import EmergencyStop
 
 TYPE_CHUNK = 8  # characters typed between two checks of the emergency stop
 # Apps that show a key as a pressed button (Galculator, on-screen keyboards) ignore that key again until the button
-# is released, about 100 ms later: "100" arrived as "10". The same key waits this long; other keys go at once.
-SAME_KEY_GAP = 0.11
+# is released, about 100 ms later: "100" arrived as "10" (and at 110 ms still did once in 57 tasks on a loaded
+# machine). The same key waits this long; other keys go at once.
+SAME_KEY_GAP = 0.2
 SCROLL_TICK_SECONDS = 0.01  # between two wheel clicks (each one a check of the emergency stop)
 PASTE_SETTLE_SECONDS = 0.15
 

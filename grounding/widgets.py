@@ -9,12 +9,22 @@ import numpy as np
 
 from deskpilot.core.geometry import Box
 
+# Pixel sizes for text up to REFERENCE_TEXT_H tall (100 % desktops to 200 % web pages); near a taller label (a
+# 300 % desktop) every reach and upper size limit grows with the text (`text_scale`); the lower limits stay.
+REFERENCE_TEXT_H = 28
 FIELD_MIN_H, FIELD_MAX_H, FIELD_MIN_W = 14, 72, 36
 TOGGLE_MIN, TOGGLE_MAX = 8, 32
 FIELD_REACH = 720  # a field is at most this far right of its label
 LABEL_ABOVE_REACH = 80  # ... or this far below it
 TOGGLE_REACH = 48  # a check box is at most this far before (or after) its label
+ROW_SLACK = 4  # how far a box may stand off a label's row and still be on it
 MARK_CONTRAST, MARK_SHARE = 60, 0.1
+
+
+def text_scale(label: Box) -> float:
+    """How many times larger than the tuned sizes the widgets around this label are: controls grow with their text
+    (a check box beside 48 px text is about 50 px), never smaller than the tuned ones."""
+    return max(1.0, label.height / REFERENCE_TEXT_H)
 
 
 def edge_map(image: np.ndarray) -> np.ndarray:
@@ -49,22 +59,25 @@ def _round_enough(area: float, w: int, h: int) -> bool:
     return abs(w - h) <= 3 and area >= 0.6 * w * h
 
 
-def toggle_shaped(box: Box) -> bool:
-    """A check box's or radio circle's size: small and about square."""
-    return TOGGLE_MIN <= box.width <= TOGGLE_MAX and TOGGLE_MIN <= box.height <= TOGGLE_MAX \
-        and abs(box.width - box.height) <= 4
+def toggle_shaped(box: Box, scale: float = 1.0) -> bool:
+    """A check box's or radio circle's size: small and about square (`scale`: text_scale of its label)."""
+    largest = TOGGLE_MAX * scale
+    return TOGGLE_MIN <= box.width <= largest and TOGGLE_MIN <= box.height <= largest \
+        and abs(box.width - box.height) <= 4 * scale
 
 
 def field_for_label(label: Box, fields: list[Box]) -> int | None:
     """Which of `fields` a label names (its index): the nearest right of it on its row, else the nearest below it
     (smaller first among equals)."""
     cy = (label.y0 + label.y1) / 2
-    right = [i for i, b in enumerate(fields) if b.y0 - 4 <= cy <= b.y1 + 4 and b.x0 >= label.x1 - 4
-             and b.x0 - label.x1 <= FIELD_REACH]
+    k = text_scale(label)
+    slack = ROW_SLACK * k
+    right = [i for i, b in enumerate(fields) if b.y0 - slack <= cy <= b.y1 + slack and b.x0 >= label.x1 - slack
+             and b.x0 - label.x1 <= FIELD_REACH * k]
     if right:
         return min(right, key=lambda i: (fields[i].x0, fields[i].area))
-    below = [i for i, b in enumerate(fields) if 0 <= b.y0 - label.y1 + 4 <= LABEL_ABOVE_REACH
-             and b.x0 <= label.x1 + 30 and b.x1 >= label.x0]
+    below = [i for i, b in enumerate(fields) if 0 <= b.y0 - label.y1 + slack <= LABEL_ABOVE_REACH * k
+             and b.x0 <= label.x1 + 30 * k and b.x1 >= label.x0]
     return min(below, key=lambda i: (fields[i].y0, fields[i].area)) if below else None
 
 
@@ -72,53 +85,62 @@ def label_for_field(field: Box, labels: list[Box]) -> int | None:
     """The other way round: which of `labels` names a field (its index), by the same rule — the nearest left of it
     on its row, else the nearest above it."""
     cy = (field.y0 + field.y1) / 2
-    left = [i for i, b in enumerate(labels) if b.x1 <= field.x0 + 4 and b.y0 - 4 <= cy <= b.y1 + 4
-            and field.x0 - b.x1 <= FIELD_REACH]
+    k = max(1.0, field.height / FIELD_MAX_H)  # a field stands about twice its text's height
+    slack = ROW_SLACK * k
+    left = [i for i, b in enumerate(labels) if b.x1 <= field.x0 + slack and b.y0 - slack <= cy <= b.y1 + slack
+            and field.x0 - b.x1 <= FIELD_REACH * k]
     if left:
         return max(left, key=lambda i: labels[i].x1)
-    above = [i for i, b in enumerate(labels) if 0 <= field.y0 - b.y1 + 4 <= LABEL_ABOVE_REACH
-             and field.x0 <= b.x1 + 30 and field.x1 >= b.x0]
+    above = [i for i, b in enumerate(labels) if 0 <= field.y0 - b.y1 + slack <= LABEL_ABOVE_REACH * k
+             and field.x0 <= b.x1 + 30 * k and field.x1 >= b.x0]
     return max(above, key=lambda i: labels[i].y1) if above else None
 
 
 def toggle_for_label(label: Box, toggles: list[Box]) -> int | None:
     """Which of `toggles` a label names (its index): the nearest just left of it on its row, else just right."""
     cy = (label.y0 + label.y1) / 2
-    row = [i for i, b in enumerate(toggles) if b.y0 - 4 <= cy <= b.y1 + 4]
-    before = [i for i in row if toggles[i].x1 <= label.x0 + 4 and label.x0 - toggles[i].x1 <= TOGGLE_REACH]
+    k = text_scale(label)
+    slack, reach = ROW_SLACK * k, TOGGLE_REACH * k
+    row = [i for i, b in enumerate(toggles) if b.y0 - slack <= cy <= b.y1 + slack]
+    before = [i for i in row if toggles[i].x1 <= label.x0 + slack and label.x0 - toggles[i].x1 <= reach]
     if before:
         return max(before, key=lambda i: (toggles[i].x1, -toggles[i].area))
-    after = [i for i in row if toggles[i].x0 >= label.x1 - 4 and toggles[i].x0 - label.x1 <= TOGGLE_REACH]
+    after = [i for i in row if toggles[i].x0 >= label.x1 - slack and toggles[i].x0 - label.x1 <= reach]
     return min(after, key=lambda i: toggles[i].x0) if after else None
 
 
 def find_field(image: np.ndarray, label: Box) -> Box | None:
     """The input box a label names, from the outlines around it: one that contains it (placeholder text), else
     the one `field_for_label` picks."""
-    around = rectangles(image, Box(label.x0 - 12, label.y0 - 30, label.x1 + 12, label.y1 + 30))
-    inside = [b for b in around if _field_shaped(b) and b.x0 <= label.x0 and b.x1 >= label.x1
+    k = text_scale(label)
+    pad_x, pad_y, reach = round(12 * k), round(30 * k), round(FIELD_REACH * k)
+    around = rectangles(image, Box(label.x0 - pad_x, label.y0 - pad_y, label.x1 + pad_x, label.y1 + pad_y))
+    inside = [b for b in around if _field_shaped(b, k) and b.x0 <= label.x0 and b.x1 >= label.x1
               and b.y0 <= label.y0 + 2 and b.y1 >= label.y1 - 2]
     if inside:
         return min(inside, key=lambda b: b.area)
     cy = (label.y0 + label.y1) // 2
-    near = rectangles(image, Box(label.x1 - 4, cy - 40, label.x1 + FIELD_REACH, cy + 40)) + rectangles(
-        image, Box(label.x0 - 30, label.y1 - 2, label.x0 + FIELD_REACH, label.y1 + LABEL_ABOVE_REACH))
-    fields = [b for b in near if _field_shaped(b)]
+    half_row = round(40 * k)
+    near = rectangles(image, Box(label.x1 - 4, cy - half_row, label.x1 + reach, cy + half_row)) + rectangles(
+        image, Box(label.x0 - round(30 * k), label.y1 - 2, label.x0 + reach, label.y1 + round(LABEL_ABOVE_REACH * k)))
+    fields = [b for b in near if _field_shaped(b, k)]
     chosen = field_for_label(label, fields)
     return None if chosen is None else fields[chosen]
 
 
-def _field_shaped(box: Box) -> bool:
-    return FIELD_MIN_H <= box.height <= FIELD_MAX_H and box.width >= max(FIELD_MIN_W, 2 * box.height)
+def _field_shaped(box: Box, scale: float = 1.0) -> bool:
+    return FIELD_MIN_H <= box.height <= FIELD_MAX_H * scale and box.width >= max(FIELD_MIN_W, 2 * box.height)
 
 
 def find_toggle(image: np.ndarray, label: Box) -> Box | None:
     """The check box or radio circle in front of a label (or just after it, for right-aligned toggles), from the
     outlines around it."""
     cy = (label.y0 + label.y1) // 2
-    near = rectangles(image, Box(label.x0 - TOGGLE_REACH, cy - 24, label.x0 + 4, cy + 24)) + rectangles(
-        image, Box(label.x1 - 4, cy - 24, label.x1 + TOGGLE_REACH, cy + 24))
-    toggles = [b for b in near if toggle_shaped(b)]
+    k = text_scale(label)
+    reach, half_row = round(TOGGLE_REACH * k), round(24 * k)
+    near = rectangles(image, Box(label.x0 - reach, cy - half_row, label.x0 + 4, cy + half_row)) + rectangles(
+        image, Box(label.x1 - 4, cy - half_row, label.x1 + reach, cy + half_row))
+    toggles = [b for b in near if toggle_shaped(b, k)]
     chosen = toggle_for_label(label, toggles)
     return None if chosen is None else toggles[chosen]
 

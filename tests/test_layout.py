@@ -13,6 +13,7 @@ from deskpilot.core.observation import Observation
 from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.layout import find_widgets
 from deskpilot.grounding.ocr import TextLine
+from deskpilot.grounding.widgets import find_field, find_toggle
 
 INK, FRAME = (20, 20, 20), (120, 120, 120)
 
@@ -89,3 +90,18 @@ def test_unnamed_targets_are_located_by_kind_and_order(screen):
     assert save.role == "button" and near(save.box, (440, 460, 601, 501))
     kinds = {(e.role, e.source) for e in grounder.parse(obs)}
     assert ("text", "ocr") in kinds and ("dropdown", "layout") in kinds
+
+
+@pytest.mark.parametrize("scale", [1, 3])
+def test_a_label_finds_its_field_and_check_box_at_any_text_size(scale):
+    """The same form drawn at 100 % and at 300 %: the field and the check box beside each label are found at both
+    sizes (reaches and size limits grow with the label's text)."""
+    image = np.full((400 * scale, 900 * scale, 3), 240, np.uint8)
+    s = scale
+    field_label, toggle_label = Box(20 * s, 40 * s, 90 * s, 56 * s), Box(60 * s, 120 * s, 200 * s, 136 * s)
+    cv2.rectangle(image, (110 * s, 36 * s), (400 * s, 60 * s), (90, 90, 90), max(1, s))  # the field, 24 px at 100 %
+    cv2.rectangle(image, (36 * s, 120 * s), (52 * s, 136 * s), (90, 90, 90), max(1, s))  # the check box, 16 px
+    field, toggle = find_field(image, field_label), find_toggle(image, toggle_label)
+    near = 4 * s  # outlines are found a few pixels wide
+    assert field is not None and abs(field.x0 - 110 * s) <= near and abs(field.y1 - 60 * s) <= near
+    assert toggle is not None and abs(toggle.x0 - 36 * s) <= near and abs(toggle.x1 - 52 * s) <= near
