@@ -180,8 +180,14 @@ def is_being_written(directory: Path | str) -> bool:
         return not free
 
 
+# Screens are flat colour: without PNG's per-row filters a frame is as small and 4x faster to write (1280x800:
+# 6-9 ms instead of 25-40; 2560x1600: 33 ms instead of 143). OpenCV before 4.11 has no filter choice.
+PNG_PARAMS = [cv2.IMWRITE_PNG_COMPRESSION, 1] + (
+    [cv2.IMWRITE_PNG_FILTER, cv2.IMWRITE_PNG_FILTER_NONE] if hasattr(cv2, "IMWRITE_PNG_FILTER") else [])
+
+
 def encode_png(image_rgb: np.ndarray) -> bytes:
-    ok, buf = cv2.imencode(".png", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_PNG_COMPRESSION, 1])
+    ok, buf = cv2.imencode(".png", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), PNG_PARAMS)
     if not ok:
         raise EpisodeError("could not encode a frame as PNG")
     return buf.tobytes()

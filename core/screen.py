@@ -3,8 +3,6 @@ window's title, and waits for the screen to settle after an action."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -44,7 +42,6 @@ class Screen:
         self.monitor_index = monitor
         self.scale = scale
         self._local = threading.local()
-        self._xdotool = shutil.which("xdotool")
 
     def _mss(self) -> mss.base.MSSBase:
         grabber = getattr(self._local, "grabber", None)
@@ -110,14 +107,33 @@ class Screen:
         return Point(int(pointer.root_x), int(pointer.root_y))
 
     def window_title(self) -> str | None:
-        if not self._xdotool:
+        """The title of the window that has the keyboard focus (None when there is none or it cannot be read). On X11
+        it is read through this thread's X connection: no process per call (the recorder asks at every click)."""
+        if not sys.platform.startswith("linux"):
             return None
         try:
-            result = subprocess.run([self._xdotool, "getwindowfocus", "getwindowname"], capture_output=True,
-                                    text=True, timeout=1)
-        except subprocess.TimeoutExpired:
+            return self._x11_window_title()
+        except Exception:  # no display, or the window closed while being read
+            self._local.x11 = None
             return None
-        return result.stdout.strip() or None if result.returncode == 0 else None
+
+    def _x11_window_title(self) -> str | None:
+        connection = getattr(self._local, "x11", None)
+        if connection is None:
+            from Xlib import display as xlib_display
+
+            connection = self._local.x11 = xlib_display.Display()
+        names = (connection.intern_atom("_NET_WM_NAME"), connection.intern_atom("WM_NAME"))
+        window = connection.get_input_focus().focus
+        root = connection.screen().root
+        while window and not isinstance(window, int) and window != root:  # up from a focused child to its window
+            for atom in names:
+                value = window.get_full_property(atom, 0)
+                if value is not None and value.value:
+                    raw = value.value
+                    return (raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)).strip() or None
+            window = window.query_tree().parent
+        return None
 
     def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0,
                            on_change: Callable[[np.ndarray], object] | None = None) -> np.ndarray:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 
 if TYPE_CHECKING:
@@ -35,6 +36,18 @@ class Grounder(Protocol):
 
 
 class TextReader(Protocol):
+    def load(self) -> None:
+        """Load the models now (otherwise the first read does)."""
+        ...
+
     def read(self, image: np.ndarray) -> list[TextLine]:
         """Text lines of an RGB image, in its pixel coordinates."""
+        ...
+
+    def find_text(self, image: np.ndarray) -> list[Box]:
+        """Where the text lines are (no reading): to choose which to read."""
+        ...
+
+    def read_boxes(self, image: np.ndarray, boxes: list[Box]) -> list[TextLine]:
+        """The text of chosen boxes (from `find_text`); unreadable ones are left out."""
         ...

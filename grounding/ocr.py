@@ -153,21 +153,35 @@ class OcrEngine:
 
     def read(self, image: np.ndarray) -> list[TextLine]:
         """Text lines of an RGB image, in its pixel coordinates."""
+        started = time.perf_counter()
+        boxes = self.find_text(image)
+        detected = time.perf_counter()
+        lines = self.read_boxes(image, boxes)
+        self.last_timing = {"detect_ms": (detected - started) * 1000,
+                            "recognise_ms": (time.perf_counter() - detected) * 1000}
+        return lines
+
+    def find_text(self, image: np.ndarray) -> list[Box]:
+        """Where an RGB image has text lines (detection only), in its pixel coordinates."""
         if image.size == 0 or min(image.shape[:2]) < 4:
             return []
         self.load()
-        started = time.perf_counter()
         bgr = np.ascontiguousarray(image[:, :, ::-1])  # PP-OCR's models were trained on BGR images
         scale = detection_scale(self._box_height)
         self.last_scale = scale
         boxes = _distinct([_bounds(q, image.shape) for q in self._detect(bgr, scale)])
-        detected = time.perf_counter()
-        readings = self._recognise([bgr[b.y0:b.y1, b.x0:b.x1] for b in boxes])
-        self.last_timing = {"detect_ms": (detected - started) * 1000,
-                            "recognise_ms": (time.perf_counter() - detected) * 1000}
         if len(boxes) >= 3:  # the smallest text decides; a shrunk frame's boxes may only lower the estimate
             smallest = float(np.percentile([b.height for b in boxes], 10))
             self._box_height = smallest if scale == 1.0 else min(smallest, self._box_height or smallest)
+        return boxes
+
+    def read_boxes(self, image: np.ndarray, boxes: list[Box]) -> list[TextLine]:
+        """The text of these boxes of an RGB image (from `find_text`); boxes that read as nothing are left out."""
+        if not boxes:
+            return []
+        self.load()
+        bgr = np.ascontiguousarray(image[:, :, ::-1])
+        readings = self._recognise([bgr[b.y0:b.y1, b.x0:b.x1] for b in boxes])
         return [_line(box, reading) for box, reading in zip(boxes, readings)
                 if reading.score >= self.min_score and reading.text.strip()]
 

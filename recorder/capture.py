@@ -11,8 +11,9 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,12 +29,16 @@ from deskpilot.core.secrets import is_secret_label, looks_like_secret, redact_to
 from deskpilot.grounding.changes import changed_regions
 from deskpilot.grounding.base import TextReader
 
+if TYPE_CHECKING:
+    from deskpilot.grounding.ocr import TextLine
+
 from .events import RawEvent, RawEventLog
 from .merge import EventMerger, MergedAction
 
 log = logging.getLogger(__name__)
 GRAB_INTERVAL = 0.05
 FRAMES_KEPT = 60  # three seconds of history at GRAB_INTERVAL
+FRAMES_REMEMBERED = 8  # written frames kept in memory, so reading a step's frame back needs no PNG decoding
 AFTER_DELAY = 0.15  # the after-frame is taken this long after an action ends
 CLICK_CROP = (320, 28)  # half width, half height of the region read around a click (wide enough for a label)
 
@@ -88,6 +93,7 @@ class Recorder:
         self._worker = threading.Thread(target=self._work, name="recorder", daemon=True)
         self._listeners: list[object] = []
         self._last_frame: tuple[np.ndarray, str] | None = None
+        self._written: OrderedDict[str, np.ndarray] = OrderedDict()  # the frames written last, by name
         self._secret_field = False
         self._monitor = screen.monitor()
         self._t0 = time.monotonic()
@@ -143,6 +149,8 @@ class Recorder:
 
     # the worker thread: frames, merging, OCR, privacy, writing
     def _work(self) -> None:
+        if self.ocr is not None:
+            self.ocr.load()  # now, while the person starts: not in the middle of their first click
         while True:
             try:
                 event = self._events.get(timeout=0.1)
@@ -154,7 +162,10 @@ class Recorder:
                 self._write(self._merger.flush())
                 self._keep_raw()
                 return
-            if event.kind in ("press", "scroll", "key_down"):
+            if event.kind in ("press", "scroll", "key_down") and not (self._merger.typing and
+                                                                     event.types_a_character):
+                # A character that goes on a run of typing needs no frame of its own: the run's step starts from
+                # the frame before its first character (and the window cannot have changed in between).
                 event = RawEvent(**{**event.__dict__, "frame": self._frame_name(self._frames.before(event.t)),
                                     "window": self.screen.window_title()})
             self._raw_pending.append(event)
@@ -176,6 +187,9 @@ class Recorder:
             return self._last_frame[1]
         name = self.writer.add_frame(image)
         self._last_frame = (image, name)
+        self._written[name] = image
+        while len(self._written) > FRAMES_REMEMBERED:
+            self._written.popitem(last=False)
         return name
 
     def _write(self, merged: list[MergedAction]) -> None:
@@ -228,7 +242,7 @@ class Recorder:
         return False
 
     def _image(self, frame: str) -> np.ndarray | None:
-        image = self._last_frame[0] if self._last_frame and self._last_frame[1] == frame else None
+        image = self._written.get(frame)
         if image is None:
             from deskpilot.core.episode import read_image
 
@@ -243,26 +257,44 @@ class Recorder:
 def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReader) -> list[Element]:
     """OCR of a strip around a point: the text under it, then the two nearest texts to its left on the same line
     (a dropdown's current value, then its label), or else the nearest text; so a click into an empty field or a
-    dropdown still says which one it was. Key- and token-shaped text is redacted (a token beside a Copy button)."""
+    dropdown still says which one it was. Only those candidates are read (a list's other rows in the strip are
+    found, not read). Key- and token-shaped text is redacted (a token beside a Copy button)."""
     x, y = monitor.screen_to_image(*point)
     w, h = CLICK_CROP
     region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
-    lines = [line.shifted(region.x0, region.y0) for line in ocr.read(image[region.y0:region.y1, region.x0:region.x1])]
-    if not lines:
-        return []
+    strip = image[region.y0:region.y1, region.x0:region.x1]
+    found = [box.shifted(region.x0, region.y0) for box in ocr.find_text(strip)]
 
     def distance(box: Box) -> float:
         dx = max(box.x0 - x, 0, x - box.x1)
         dy = max(box.y0 - y, 0, y - box.y1)
         return (dx * dx + dy * dy) ** 0.5
 
-    under = sorted((line for line in lines if distance(line.box) <= 8), key=lambda line: distance(line.box))
-    labels = [line for line in lines
-              if line not in under and line.box.x1 <= x and line.box.y0 - 4 <= y <= line.box.y1 + 4]
-    near = sorted((line for line in lines if line not in under), key=lambda line: distance(line.box))
-    chosen = (under[:1] + (sorted(labels, key=lambda line: x - line.box.x1)[:2] or near[:1]))
-    return [Element(monitor.image_box_to_screen(line.box), "text", redact_tokens(line.text), line.score, "ocr")
-            for line in chosen]
+    lines: dict[Box, TextLine] = {}
+    tried: set[Box] = set()
+
+    def readable(boxes: list[Box], count: int) -> list[Box]:
+        """The first `count` of `boxes` that read as text, reading the next ones only when one reads as nothing."""
+        got: list[Box] = []
+        for box in boxes:
+            if len(got) == count:
+                break
+            if box not in tried:
+                batch = [b for b in boxes if b not in tried][:count - len(got)]
+                tried.update(batch)
+                read = ocr.read_boxes(strip, [b.shifted(-region.x0, -region.y0) for b in batch])
+                lines.update((line.box, line) for line in (line.shifted(region.x0, region.y0) for line in read))
+            if box in lines:
+                got.append(box)
+        return got
+
+    under = sorted((b for b in found if distance(b) <= 8), key=distance)
+    labels = sorted((b for b in found if b not in under and b.x1 <= x and b.y0 - 4 <= y <= b.y1 + 4),
+                    key=lambda b: x - b.x1)
+    near = sorted((b for b in found if b not in under), key=distance)
+    chosen = readable(under, 1) + (readable(labels, 2) or readable(near, 1))
+    return [Element(monitor.image_box_to_screen(box), "text", redact_tokens(lines[box].text), lines[box].score, "ocr")
+            for box in chosen]
 
 
 _PYNPUT_NAMES = {"cmd": "win", "cmd_l": "win", "cmd_r": "win", "alt_gr": "alt", "page_up": "pageup",
