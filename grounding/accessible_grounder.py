@@ -50,11 +50,12 @@ class AccessibleGrounder:
         self.pixels.set_task(task)
 
     def parse(self, obs: Observation) -> list[Element]:
+        """The tree's elements first, then everything the pixels show (text lines too: a recording made from pixels
+        names its targets by the OCR line under the pointer, and replay finds that line again)."""
         trusted = self._trusted(obs)
         found = self.pixels.parse(obs)
         self.timing = {**self.pixels.timing, "accessibility_ms": self._screen.read_ms}
-        return [_element(node, name) for node, name in trusted] + \
-            [element for element in found if not any(_same(element, node, name) for node, name in trusted)]
+        return [_element(node, name) for node, name in trusted] + found
 
     def locate(self, obs: Observation, description: str) -> Element | None:
         spec = parse_description(description)
@@ -129,8 +130,3 @@ def _pick(scored: list[tuple[float, AccessibleNode, str]], ordinal: int | None) 
 
 def _element(node: AccessibleNode, name: str) -> Element:
     return Element(node.box, node.role, name, 1.0, "accessibility", node.checked)
-
-
-def _same(element: Element, node: AccessibleNode, name: str) -> bool:
-    """Whether a pixel element repeats a tree node: its text read inside the node's box."""
-    return bool(name) and node.box.contains(*element.center) and match_text(element.text, name) is not None
