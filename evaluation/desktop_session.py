@@ -107,16 +107,17 @@ class DesktopSession:
             env.pop(key, None)
         return env
 
-    def start_app(self, argv: list[str], window_class: str, cwd: Path | None = None,
-                  capture_output: bool = False) -> subprocess.Popen[bytes]:
-        """Start an application in the current home and wait until a window of `window_class` is showing."""
+    def start_app(self, argv: list[str], window_class: str, cwd: Path | None = None, capture_output: bool = False,
+                  env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+        """Start an application in the current home and wait until a window of `window_class` is showing; `env`
+        adds to or overrides its environment (GTK_THEME=Adwaita:dark)."""
         if self.home is None:
             raise EvaluationError("start_app before new_home")
         if shutil.which(argv[0]) is None:
             raise EvaluationError(f"{argv[0]} is not installed: run installers/setup.sh --bench")
         output = subprocess.PIPE if capture_output else subprocess.DEVNULL
-        process = subprocess.Popen(argv, env=self.app_env(self.home), cwd=cwd or self.home, stdout=output,
-                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(argv, env={**self.app_env(self.home), **(env or {})}, cwd=cwd or self.home,
+                                   stdout=output, stderr=subprocess.DEVNULL, start_new_session=True)
         self._apps.append(process)
         deadline = time.monotonic() + WINDOW_TIMEOUT
         while not self.window_ids(window_class):

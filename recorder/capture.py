@@ -41,6 +41,7 @@ FRAMES_KEPT = 60  # three seconds of history at GRAB_INTERVAL
 FRAMES_REMEMBERED = 8  # written frames kept in memory, so reading a step's frame back needs no PNG decoding
 AFTER_DELAY = 0.15  # the after-frame is taken this long after an action ends
 CLICK_CROP = (320, 28)  # half width, half height of the region read around a click (wide enough for a label)
+LABEL_ABOVE = 40  # how much higher the region reaches when it held no text (a label above an empty field)
 
 
 class FrameBuffer:
@@ -254,14 +255,17 @@ class Recorder:
         return [] if self.ocr is None or image is None else text_under(image, self._monitor, point, self.ocr)
 
 
-def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReader) -> list[Element]:
+def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReader, above: int = 0) -> list[Element]:
     """OCR of a strip around a point: the text under it, then the two nearest texts to its left on the same line
     (a dropdown's current value, then its label), or else the nearest text; so a click into an empty field or a
     dropdown still says which one it was. Only those candidates are read (a list's other rows in the strip are
-    found, not read). Key- and token-shaped text is redacted (a token beside a Copy button)."""
+    found, not read). When the strip holds nothing readable (an empty field whose label stands above it), it is
+    read again reaching `LABEL_ABOVE` higher. Key- and token-shaped text is redacted (a token beside a Copy
+    button)."""
     x, y = monitor.screen_to_image(*point)
     w, h = CLICK_CROP
-    region = Box(int(x) - w, int(y) - h, int(x) + w, int(y) + h).clipped(Box(0, 0, image.shape[1], image.shape[0]))
+    region = Box(int(x) - w, int(y) - h - above, int(x) + w, int(y) + h).clipped(
+        Box(0, 0, image.shape[1], image.shape[0]))
     strip = image[region.y0:region.y1, region.x0:region.x1]
     found = [box.shifted(region.x0, region.y0) for box in ocr.find_text(strip)]
 
@@ -293,6 +297,8 @@ def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReade
                     key=lambda b: x - b.x1)
     near = sorted((b for b in found if b not in under), key=distance)
     chosen = readable(under, 1) + (readable(labels, 2) or readable(near, 1))
+    if not chosen and not above:
+        return text_under(image, monitor, point, ocr, LABEL_ABOVE)
     return [Element(monitor.image_box_to_screen(box), "text", redact_tokens(lines[box].text), lines[box].score, "ocr")
             for box in chosen]
 

@@ -36,6 +36,7 @@ PATCH_HALF = (70, 22)
 MATCH_MIN = 0.9
 AMBIGUOUS_GAP = 0.03  # a second match this close to the best one makes template matching ambiguous
 MAX_GAP_SECONDS = 2.0
+SAME_SCALE = 0.3  # text heights within this share of each other are one screen scale (OCR boxes vary by pixels)
 SecretSource = Callable[[Step], str | None]
 
 
@@ -172,23 +173,29 @@ class Replayer:
 def _same_element(recorded: Element, live: list[Element]) -> Element | None:
     """The live element of the recorded one's role that reads like it (whole texts on both sides, so places carry
     over: an OCR line is never taken for the check box whose box holds that line and the box itself); among equals,
-    the one nearest the recorded place."""
+    one from the same source, nearest the recorded place."""
     scored = [(m.score, e) for e in live if e.role == recorded.role and (m := match_text(recorded.text, e.text))
               and m.score >= 0.9 and m.start == 0 and m.end >= len(e.text.rstrip())]
     if not scored:
         return None
     top = max(score for score, _ in scored)
     best = [e for score, e in scored if score >= top - 0.02]
-    return min(best, key=lambda e: abs(e.box.x0 - recorded.box.x0) + abs(e.box.y0 - recorded.box.y0))
+    # The same source first: an OCR line recorded is found as an OCR line, whose box is drawn the same way (the
+    # accessibility tree's label of that text may be a row tall).
+    return min(best, key=lambda e: (e.source != recorded.source,
+                                    abs(e.box.x0 - recorded.box.x0) + abs(e.box.y0 - recorded.box.y0)))
 
 
 def _same_place(point: Point, recorded: Box, found: Box) -> Point:
     """The recorded point moved with its element: at the same relative position when it was inside the element
-    (the element may have grown or shrunk), else at the same offset from it (a field beside its label)."""
+    (the element may have grown or shrunk), else at the same offset from it (a field beside its label), an offset
+    that grows with the text when the screen's scale changed (a label twice as tall: its field twice as far)."""
     if recorded.contains(point.x, point.y) and recorded.width > 0 and recorded.height > 0:
         return Point(round(found.x0 + (point.x - recorded.x0) * found.width / recorded.width),
                      round(found.y0 + (point.y - recorded.y0) * found.height / recorded.height))
-    return Point(point.x + found.x0 - recorded.x0, point.y + found.y0 - recorded.y0)
+    ratio = found.height / recorded.height if recorded.height > 0 else 1.0
+    scale = ratio if abs(ratio - 1) > SAME_SCALE else 1.0  # a box a pixel taller is the same text, not a new scale
+    return Point(round(found.x0 + (point.x - recorded.x0) * scale), round(found.y0 + (point.y - recorded.y0) * scale))
 
 
 def _had_effect(episode: Episode, recorded: Step) -> bool:

@@ -59,22 +59,32 @@ def wait_for_state(path: Path, timeout: float = 20.0) -> dict:
     return read_state(path)
 
 
-@pytest.fixture
-def unseen_form(xdisplay: VirtualDisplay, tmp_path: Path):
-    """Start one of tests/apps/unseen_forms.py; returns a function form_name -> state file path."""
-    processes: list[subprocess.Popen[bytes]] = []
+class UnseenForms:
+    """Starts tests/apps/unseen_forms.py forms: `forms(name, at="x,y")` -> the state file; `close()` ends them."""
 
-    def start(name: str) -> Path:
-        state = tmp_path / f"{name}-state.json"
-        processes.append(subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "unseen_forms.py"), name,
-                                           "--state", str(state)]))
+    def __init__(self, tmp_path: Path):
+        self.tmp_path = tmp_path
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def __call__(self, name: str, at: str = "200,120") -> Path:
+        state = self.tmp_path / f"{name}-{len(self.processes)}-state.json"
+        self.processes.append(subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "unseen_forms.py"), name,
+                                                "--state", str(state), "--at", at]))
         wait_for_state(state)
         return state
 
-    yield start
-    for process in processes:
-        process.terminate()
-        process.wait(timeout=10)
+    def close(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=10)
+
+
+@pytest.fixture
+def unseen_form(xdisplay: VirtualDisplay, tmp_path: Path) -> Iterator[UnseenForms]:
+    forms = UnseenForms(tmp_path)
+    yield forms
+    forms.close()
 
 
 def deskpilot(*args: str, env: dict[str, str] | None = None, timeout: float = 180,

@@ -151,6 +151,41 @@ def test_replay_stops_with_a_clear_message_when_a_target_is_gone(recording, demo
     assert "step 1: could not find 'Full name'" in result.stdout, result.stdout + result.stderr
 
 
+def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(unseen_form, tmp_path):
+    """Not the demo app: a form with labels above its fields, a check box and a button worded its own way, recorded,
+    then replayed on a fresh copy of it opened 320 px right and 180 px lower."""
+    state_file = unseen_form("shipping")
+    boxes = read_state(state_file)["boxes"]
+
+    def click(name: str) -> None:
+        x0, y0, x1, y1 = boxes[name]
+        x = x0 + 10 if name == "Express delivery" else (x0 + x1) // 2  # the row is wide; the box is at its left
+        xdotool("mousemove", str(x), str((y0 + y1) // 2), "click", "1")
+        time.sleep(0.5)
+
+    process = start_recording(tmp_path / "rec")
+    for field, text in (("Recipient", "Ada Lovelace"), ("City", "London")):
+        click(field)
+        xdotool("type", "--delay", "30", text)
+        time.sleep(0.4)
+    click("Express delivery")
+    click("Ship it")
+    xdotool("key", "ctrl+shift+F10")
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    recorded_state = read_state(state_file)
+    assert recorded_state["express"] and recorded_state["submitted"] == ["ship"]
+    unseen_form.close()
+    moved = unseen_form("shipping", at="520,300")
+    assert read_state(moved)["boxes"]["Ship it"][0] > boxes["Ship it"][0] + 200  # it stands elsewhere
+    result = deskpilot("replay", str(list_episodes(tmp_path / "rec")[0]), "--episodes-dir", str(tmp_path / "replays"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(moved)
+    assert state["fields"] == recorded_state["fields"] == {"Recipient": "Ada Lovelace", "Street address": "",
+                                                           "City": "London"}
+    assert state["express"] and state["submitted"] == ["ship"]
+
+
 @pytest.mark.parametrize("reach_password", ["click", "tab"])
 def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_path, reach_password):
     state_file = unseen_form("login")

@@ -1,5 +1,6 @@
 """A demonstration recorded on a real GTK dialog under a window manager, replayed on a fresh copy of the dialog that
-stands elsewhere on the screen: the replay finds each field again and the dialog's own output says what it got."""
+stands elsewhere on the screen, then on one at twice the scale in a dark theme: the replay finds each field again
+and the dialog's own output says what it got."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def _click(box: object) -> None:
     time.sleep(0.5)
 
 
-def test_a_recording_on_a_gtk_dialog_replays_after_the_window_moved(tmp_path: Path):
+def test_a_recording_on_a_gtk_dialog_replays_moved_at_twice_the_scale_and_in_a_dark_theme(tmp_path: Path):
     from deskpilot.evaluation.desktop_session import DesktopSession
 
     saved = dict(os.environ)
@@ -90,6 +91,14 @@ def test_a_recording_on_a_gtk_dialog_replays_after_the_window_moved(tmp_path: Pa
             assert second.communicate(timeout=10)[0].decode().strip() == "Ada|Paris"
             replayed = read_episode(list_episodes(tmp_path / "replays")[0])
             assert replayed.meta.outcome == "success" and len(replayed.steps) >= 5
+
+        # the same recording on a screen twice as large, the dialog at GDK_SCALE=2 and in a dark theme
+        with DesktopSession(scale=2) as session:
+            session.new_home("replay-2x")
+            third = session.start_app(FORM, "zenity", capture_output=True, env={"GTK_THEME": "Adwaita:dark"})
+            result = deskpilot("replay", str(recorded), "--episodes-dir", str(tmp_path / "replays-2x"))
+            assert result.returncode == 0, result.stdout + result.stderr
+            assert third.communicate(timeout=10)[0].decode().strip() == "Ada|Paris"
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -1,7 +1,7 @@
 """Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
 the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
 
-    python tests/apps/unseen_forms.py {shipping|login|flat} --state FILE
+    python tests/apps/unseen_forms.py {shipping|login|flat} --state FILE [--at X,Y]
 """
 
 from __future__ import annotations
@@ -66,12 +66,15 @@ class ShippingForm(Form):
         self.express = QCheckBox("Express delivery")
         self.express.toggled.connect(self.save)
         layout.addWidget(self.express)
-        ship = QPushButton("Ship it")
-        ship.clicked.connect(lambda: (self.submitted.append("ship"), self.save()))
-        layout.addWidget(ship)
+        self.ship = QPushButton("Ship it")
+        self.ship.clicked.connect(lambda: (self.submitted.append("ship"), self.save()))
+        layout.addWidget(self.ship)
 
     def state(self) -> dict[str, object]:
-        return {**super().state(), "country": self.country.currentText(), "express": self.express.isChecked()}
+        boxes = {**super().state()["boxes"], "Express delivery": self._box(self.express),  # type: ignore[dict-item]
+                 "Ship it": self._box(self.ship), "Country": self._box(self.country)}
+        return {**super().state(), "country": self.country.currentText(), "express": self.express.isChecked(),
+                "boxes": boxes}
 
 
 class LoginForm(Form):
@@ -121,10 +124,12 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("form", choices=sorted(FORMS))
     parser.add_argument("--state", type=Path, required=True)
+    parser.add_argument("--at", default="200,120", help="x,y of the window")
     args = parser.parse_args()
     app = QApplication(sys.argv[:1])
     window = FORMS[args.form](args.state)
-    window.setGeometry(200, 120, 420, 380)
+    x, y = (int(v) for v in args.at.split(","))
+    window.setGeometry(x, y, 420, 380)
     window.show()
 
     def ready() -> None:
