@@ -128,7 +128,7 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         streamed[0] = True
         err.print(plain(piece), end="", style="dim", markup=False, highlight=False)
 
-    from deskpilot.recorder.demos import describe_demo, find_demo
+    from deskpilot.recorder.demos import demo_screen, describe_demo, find_demo
 
     shown = find_demo(task, demos) if demos is not None else None
     reuse = shown is not None and shown.same_shape and settings.planner == "offline"
@@ -138,7 +138,8 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
                   f"{shown.similarity:.2f}){how}", style="dim", markup=False, highlight=False)
     grounder = build_grounder(settings)
     planner_impl = None if reuse else planner_for(settings, task, grounder, on_text=stream_thought,
-                                                  example=describe_demo(shown.episode) if shown else "")
+                                                  example=describe_demo(shown.episode) if shown else "",
+                                                  example_screen=demo_screen(shown.episode) if shown else None)
     with ExitStack() as stack:
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:

@@ -35,13 +35,15 @@ def write_json(path: Optional[Path], report: dict) -> None:
         out.print(f"report: {path}", markup=False)
 
 
-def planner_for(settings: Settings, task: str, grounder, on_text=None, example: str = ""):  # noqa: ANN001, ANN201
+def planner_for(settings: Settings, task: str, grounder, on_text=None, example: str = "",  # noqa: ANN001, ANN201
+                example_screen=None):  # noqa: ANN001
     """The configured planner; the offline one reads the task first, so an instruction it cannot follow fails
     before anything starts."""
     from deskpilot.planner.factory import build_planner
     from deskpilot.planner.offline import OfflinePlanner
 
-    planner = build_planner(settings, on_text=on_text, grounder=grounder, example=example)
+    planner = build_planner(settings, on_text=on_text, grounder=grounder, example=example,
+                            example_screen=example_screen)
     if isinstance(planner, OfflinePlanner):
         planner.plan(task)
     return planner

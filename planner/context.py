@@ -21,6 +21,9 @@ PATCH = 28  # Qwen-style vision encoders spend one token per 28x28 patch
 Message = dict[str, object]
 
 
+DEMO_SCREEN_NOTE = "The screen the demonstration above started from (smaller than the real one):"
+
+
 @dataclass(frozen=True)
 class Screenshot:
     """A model-sized screenshot, encoded once (as a data URL) and reused while it stays in the history."""
@@ -88,15 +91,18 @@ class PromptBuilder:
                                     coordinate_rule=rule, language=self.language, task=task)
 
     def messages(self, task: str, turns: list[Turn], current: Screenshot, space: CoordinateSpace,
-                 note: str = "", example: str = "") -> list[Message]:
-        """System prompt (with `example`, a demonstration in words, at its end), then user(screenshot) /
-        assistant(answer) pairs, then the current screenshot and `note`. Older screenshots are dropped first, then
-        the oldest turns, until the estimate fits the budget."""
+                 note: str = "", example: str = "", example_screen: Screenshot | None = None) -> list[Message]:
+        """System prompt (with `example`, a demonstration in words, at its end), the demonstration's first screen
+        when there is one, then user(screenshot) / assistant(answer) pairs, then the current screenshot and `note`.
+        Older screenshots are dropped first, then the oldest turns, until the estimate fits the budget."""
         system = self.system_prompt(task, current.width, current.height, space) + (f"\n\n{example}" if example else "")
         keep_images = min(self.max_images - 1, len(turns))
         first_turn = 0
+        shown = [] if example_screen is None else [
+            {"role": "user", "content": [{"type": "text", "text": DEMO_SCREEN_NOTE}, _image_part(example_screen)]}]
         while True:
-            cost = text_tokens(system) + current.tokens + text_tokens(note)
+            cost = text_tokens(system) + current.tokens + text_tokens(note) + \
+                (example_screen.tokens if example_screen is not None else 0)
             for index, turn in enumerate(turns[first_turn:], first_turn):
                 cost += text_tokens(turn.response)
                 if turn.screenshot is not None and index >= len(turns) - keep_images:
@@ -107,7 +113,7 @@ class PromptBuilder:
                 keep_images -= 1
             else:
                 first_turn += 1
-        messages: list[Message] = [{"role": "system", "content": system}]
+        messages: list[Message] = [{"role": "system", "content": system}, *shown]
         if first_turn:
             messages.append({"role": "user", "content": f"({first_turn} earlier steps left out to save space.)"})
         for index, turn in enumerate(turns[first_turn:], first_turn):

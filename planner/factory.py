@@ -11,6 +11,8 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import numpy as np
+
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.settings import Settings, stored_api_key
 
@@ -29,9 +31,11 @@ def learned_model() -> Path:
 
 
 def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
-                  grounder: Grounder | None = None, example: str = "") -> Planner:
-    """The planner the settings ask for; `example` (a demonstration in words) goes into a vision-language model's
-    prompt (the som-text models deskpilot trains read only what they were trained on)."""
+                  grounder: Grounder | None = None, example: str = "",
+                  example_screen: np.ndarray | None = None) -> Planner:
+    """The planner the settings ask for; `example` (a demonstration in words) and `example_screen` (its first
+    screen, small) go into a vision-language model's prompt (the som-text models deskpilot trains read only what
+    they were trained on)."""
     if settings.planner == "offline":
         from .offline import OfflinePlanner
 
@@ -52,7 +56,8 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
 
     chosen = resolve_family(settings.family, settings.model)
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
-                        token_budget=settings.token_budget, on_text=on_text, example=example)
+                        token_budget=settings.token_budget, on_text=on_text, example=example,
+                        example_screen=example_screen)
 
 
 def _language_model(settings: Settings) -> bool:

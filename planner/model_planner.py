@@ -39,9 +39,11 @@ CORRECTION = ("Your last answer could not be used: {error}. Answer again with on
 
 class ModelPlanner:
     def __init__(self, backend: ChatBackend, family: ModelFamily, mode: PlanMode = "native", max_images: int = 3,
-                 token_budget: int = 16000, on_text: Callable[[str], None] | None = None, example: str = ""):
+                 token_budget: int = 16000, on_text: Callable[[str], None] | None = None, example: str = "",
+                 example_screen: np.ndarray | None = None):
         self.backend = backend
         self.example = example  # a recorded demonstration of a similar task, in words (run --demos)
+        self.example_screen = None if example_screen is None else Screenshot.of(example_screen)  # its first screen
         self.family = family
         self.mode = mode
         self.name = f"{backend.name} ({family.name}, {mode})"
@@ -63,7 +65,7 @@ class ModelPlanner:
         secrets = task_secrets(task)
         note = mask_secrets("\n".join(n for n in (self._reflection(obs), self._element_list(elements)) if n), secrets)
         messages = self.builder.messages(mask_secrets(task, secrets), self._turns, screenshot, space, note,
-                                         mask_secrets(self.example, secrets))
+                                         mask_secrets(self.example, secrets), self.example_screen)
         try:
             reply, (thought, action) = ask_with_one_correction(
                 self.backend, messages, lambda text: self._interpret(text, space, elements), ActionParseError,

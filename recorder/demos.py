@@ -1,6 +1,7 @@
 """Finding the recorded demonstration most like a new task (`deskpilot run TASK --demos DIR`), and saying it in
-words for a model's prompt. A demonstration whose task has the same shape as the new one (the same words, other
-quoted values) can be replayed with the new values; any other is only an example."""
+words (and its first screen, as a thumbnail) for a model's prompt. A demonstration whose task has the same shape
+as the new one (the same words, other quoted values) can be replayed with the new values; any other is only an
+example."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 from deskpilot.core.episode import Episode, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.task_text import task_shape, task_values
 
 MIN_SIMILARITY = 0.5  # below this a demonstration is no example for the task at all
 MAX_DESCRIBED_STEPS = 20
+DEMO_SCREEN_SIDE = 640  # the longest side of the demonstration's screen shown to a vision-language model
 
 
 @dataclass(frozen=True)
@@ -56,3 +61,16 @@ def describe_demo(episode: Episode) -> str:
         where = f" on '{named}'" if named and step.action.point is not None else ""
         lines.append(f"{number}. {step.action.redacted().describe()}{where}")
     return "\n".join(lines)
+
+
+def demo_screen(episode: Episode, longest: int = DEMO_SCREEN_SIDE) -> np.ndarray | None:
+    """The screen the demonstration started from (the frame before its first step), shrunk to `longest` pixels on
+    its longer side: a thumbnail for a vision-language model's prompt (None when the frame is not kept)."""
+    try:
+        image = episode.frame(episode.steps[0].before) if episode.steps else None
+    except DeskpilotError:
+        return None
+    if image is None:
+        return None
+    factor = longest / max(image.shape[:2])
+    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA) if factor < 1 else image

@@ -313,3 +313,16 @@ def test_run_with_demos_reuses_a_demonstration_and_shows_one_to_a_model(demo_app
     system = server.requests[0]["messages"][0]["content"]
     assert 'A person did a similar task before: sign up "Ada Lovelace" with "ada@example.com"' in system
     assert "type 'Ada Lovelace'" in system.replace('"', "'") and "on 'Full name'" in system
+    note, thumbnail = server.requests[0]["messages"][1]["content"]  # the demonstration's first screen, small
+    assert "demonstration" in note["text"] and thumbnail["image_url"]["url"].startswith("data:image/png;base64,")
+    width, height = png_size(thumbnail["image_url"]["url"])
+    assert max(width, height) == 640 and width > height
+
+
+def png_size(data_url: str) -> tuple[int, int]:
+    """Width and height of a PNG sent as a data URL (from its IHDR header)."""
+    import base64
+    import struct
+
+    raw = base64.b64decode(data_url.split(",", 1)[1])
+    return struct.unpack(">II", raw[16:24])
