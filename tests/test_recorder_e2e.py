@@ -152,8 +152,8 @@ def test_replay_stops_with_a_clear_message_when_a_target_is_gone(recording, demo
 
 
 def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(unseen_form, tmp_path):
-    """Not the demo app: a form with labels above its fields, a check box and a button worded its own way, recorded,
-    then replayed on a fresh copy of it opened 320 px right and 180 px lower."""
+    """Not the demo app: a form with labels above its fields, a dropdown, a check box and a button worded its own
+    way, recorded, then replayed on a fresh copy of it opened 320 px right and 180 px lower."""
     state_file = unseen_form("shipping")
     boxes = read_state(state_file)["boxes"]
 
@@ -168,6 +168,10 @@ def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(u
         click(field)
         xdotool("type", "--delay", "30", text)
         time.sleep(0.4)
+    click("Country")
+    x0, y0, x1, y1 = boxes["Country"]  # the open list shows France over the box, then a row each below it
+    xdotool("mousemove", str((x0 + x1) // 2), str(y1 + (y1 - y0) + (y1 - y0) // 2 + 2), "click", "1")  # Italy
+    time.sleep(0.5)
     click("Express delivery")
     click("Ship it")
     xdotool("key", "ctrl+shift+F10")
@@ -175,6 +179,7 @@ def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(u
     assert process.returncode == 0, err
     recorded_state = read_state(state_file)
     assert recorded_state["express"] and recorded_state["submitted"] == ["ship"]
+    assert recorded_state["country"] == "Italy"
     unseen_form.close()
     moved = unseen_form("shipping", at="520,300")
     assert read_state(moved)["boxes"]["Ship it"][0] > boxes["Ship it"][0] + 200  # it stands elsewhere
@@ -183,7 +188,7 @@ def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(u
     state = read_state(moved)
     assert state["fields"] == recorded_state["fields"] == {"Recipient": "Ada Lovelace", "Street address": "",
                                                            "City": "London"}
-    assert state["express"] and state["submitted"] == ["ship"]
+    assert state["express"] and state["submitted"] == ["ship"] and state["country"] == "Italy"
 
 
 @pytest.mark.parametrize("reach_password", ["click", "tab"])
