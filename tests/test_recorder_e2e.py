@@ -34,6 +34,29 @@ def start_recording(out: Path, *extra: str) -> subprocess.Popen[str]:
     return process
 
 
+def click_box(box: list[int], left: bool = False) -> None:
+    """Click a widget by its box: the middle, or near its left end (a check box whose row is wide)."""
+    x0, y0, x1, y1 = box
+    xdotool("mousemove", str(x0 + 10 if left else (x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
+    time.sleep(0.5)
+
+
+def fill_fields(boxes: dict, values: dict[str, str]) -> None:
+    """Click each field and type its value, as a person does."""
+    for field, text in values.items():
+        click_box(boxes[field])
+        xdotool("type", "--delay", "30", text)
+        time.sleep(0.4)
+
+
+def pick_below(box: list[int], rows: int) -> None:
+    """Open a Qt dropdown (its list shows the current option over the box) and click the option `rows` below it."""
+    click_box(box)
+    x0, y0, x1, y1 = box
+    xdotool("mousemove", str((x0 + x1) // 2), str(y1 + (rows - 1) * (y1 - y0) + (y1 - y0) // 2 + 2), "click", "1")
+    time.sleep(0.5)
+
+
 def drive_script(boxes: dict) -> None:
     """A person filling the demo form: click a field, type with a typo fixed, tick a box, open a file, save."""
     def centre(name: str) -> tuple[str, str]:
@@ -156,24 +179,11 @@ def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(u
     way, recorded, then replayed on a fresh copy of it opened 320 px right and 180 px lower."""
     state_file = unseen_form("shipping")
     boxes = read_state(state_file)["boxes"]
-
-    def click(name: str) -> None:
-        x0, y0, x1, y1 = boxes[name]
-        x = x0 + 10 if name == "Express delivery" else (x0 + x1) // 2  # the row is wide; the box is at its left
-        xdotool("mousemove", str(x), str((y0 + y1) // 2), "click", "1")
-        time.sleep(0.5)
-
     process = start_recording(tmp_path / "rec")
-    for field, text in (("Recipient", "Ada Lovelace"), ("City", "London")):
-        click(field)
-        xdotool("type", "--delay", "30", text)
-        time.sleep(0.4)
-    click("Country")
-    x0, y0, x1, y1 = boxes["Country"]  # the open list shows France over the box, then a row each below it
-    xdotool("mousemove", str((x0 + x1) // 2), str(y1 + (y1 - y0) + (y1 - y0) // 2 + 2), "click", "1")  # Italy
-    time.sleep(0.5)
-    click("Express delivery")
-    click("Ship it")
+    fill_fields(boxes, {"Recipient": "Ada Lovelace", "City": "London"})
+    pick_below(boxes["Country"], 2)  # France is shown over the box: Italy is two rows below it
+    click_box(boxes["Express delivery"], left=True)
+    click_box(boxes["Ship it"])
     xdotool("key", "ctrl+shift+F10")
     _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
@@ -242,22 +252,10 @@ def test_a_recording_replays_as_a_template_with_other_values(demo_app, tmp_path)
     """Recorded: two text fields typed and a dropdown choice. Replayed with --set: other text in both fields (found
     by their labels) and another option (found by the dropdown's label), then saved."""
     boxes = read_state(demo_app.state_file)["boxes"]
-
-    def click(name: str) -> None:
-        x0, y0, x1, y1 = boxes[name]
-        xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
-        time.sleep(0.5)
-
     process = start_recording(tmp_path / "rec")
-    for field, text in (("Full name", "Ada Lovelace"), ("Email", "ada@example.com")):
-        click(field)
-        xdotool("type", "--delay", "30", text)
-        time.sleep(0.4)
-    click("Colour")
-    x0, y0, x1, y1 = boxes["Colour"]  # the open list shows Red, Green, Blue, Yellow below the box, one row each
-    xdotool("mousemove", str((x0 + x1) // 2), str(y1 + (y1 - y0) // 2 + 2), "click", "1")  # Green
-    time.sleep(0.5)
-    click("Save")
+    fill_fields(boxes, {"Full name": "Ada Lovelace", "Email": "ada@example.com"})
+    pick_below(boxes["Colour"], 1)  # Red is shown over the box: Green is the row below it
+    click_box(boxes["Save"])
     xdotool("key", "ctrl+shift+F10")
     _, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
