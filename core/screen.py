@@ -97,13 +97,17 @@ class Screen:
             self._local.x11 = None
             return None
 
-    def _x11_pointer(self) -> Point:
+    def _x11(self):  # noqa: ANN202 - an Xlib Display
+        """This thread's X connection, opened on first use and kept (dropped on an error, reopened next time)."""
         connection = getattr(self._local, "x11", None)
         if connection is None:
             from Xlib import display as xlib_display
 
             connection = self._local.x11 = xlib_display.Display()
-        pointer = connection.screen().root.query_pointer()
+        return connection
+
+    def _x11_pointer(self) -> Point:
+        pointer = self._x11().screen().root.query_pointer()
         return Point(int(pointer.root_x), int(pointer.root_y))
 
     def window_title(self) -> str | None:
@@ -118,11 +122,7 @@ class Screen:
             return None
 
     def _x11_window_title(self) -> str | None:
-        connection = getattr(self._local, "x11", None)
-        if connection is None:
-            from Xlib import display as xlib_display
-
-            connection = self._local.x11 = xlib_display.Display()
+        connection = self._x11()
         names = (connection.intern_atom("_NET_WM_NAME"), connection.intern_atom("WM_NAME"))
         window = connection.get_input_focus().focus
         root = connection.screen().root

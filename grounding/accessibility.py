@@ -169,11 +169,12 @@ class AccessibilityTree:
                 if item.window >= 0 and not states >> STATE_SHOWING & 1:
                     continue  # a closed menu, another tab: not on the screen, nor anything inside it
                 name = " ".join(str(name_r[0][1]).split()) if name_r else ""
+                top_level = item.window < 0 and role in WINDOW_ROLES and bool(extents_r)
+                if top_level:
+                    item.scale = self._scale(item.pid, extents_r[0])
                 box = _box(extents_r[0], item.scale) if extents_r else None
                 window = item.window
-                if item.window < 0 and role in WINDOW_ROLES and extents_r:
-                    item.scale = self._scale(item.pid, extents_r[0])
-                    box = _box(extents_r[0], item.scale)
+                if top_level:
                     window = len(windows)
                     windows.append(AccessibleWindow(box or Box(0, 0, 0, 0), name, bool(states >> STATE_ACTIVE & 1),
                                                     item.pid, role == POPUP_ROLE))

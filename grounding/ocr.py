@@ -180,8 +180,7 @@ class OcrEngine:
         if not boxes:
             return []
         self.load()
-        bgr = np.ascontiguousarray(image[:, :, ::-1])
-        readings = self._recognise([bgr[b.y0:b.y1, b.x0:b.x1] for b in boxes])
+        readings = self._recognise([np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in boxes])  # BGR
         return [_line(box, reading) for box, reading in zip(boxes, readings)
                 if reading.score >= self.min_score and reading.text.strip()]
 

@@ -93,8 +93,7 @@ class Recorder:
         self._merger = EventMerger()
         self._worker = threading.Thread(target=self._work, name="recorder", daemon=True)
         self._listeners: list[object] = []
-        self._last_frame: tuple[np.ndarray, str] | None = None
-        self._written: OrderedDict[str, np.ndarray] = OrderedDict()  # the frames written last, by name
+        self._written: OrderedDict[str, np.ndarray] = OrderedDict()  # the frames written last, by name, oldest first
         self._secret_field = False
         self._monitor = screen.monitor()
         self._t0 = time.monotonic()
@@ -184,10 +183,11 @@ class Recorder:
         self._raw_pending = []
 
     def _frame_name(self, image: np.ndarray) -> str:
-        if self._last_frame is not None and np.array_equal(self._last_frame[0], image):
-            return self._last_frame[1]
+        if self._written:
+            last_name, last_image = next(reversed(self._written.items()))
+            if np.array_equal(last_image, image):
+                return last_name
         name = self.writer.add_frame(image)
-        self._last_frame = (image, name)
         self._written[name] = image
         while len(self._written) > FRAMES_REMEMBERED:
             self._written.popitem(last=False)
