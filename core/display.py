@@ -51,7 +51,9 @@ class VirtualDisplay:
         for index in range(self.screens):
             screen_args += ["-screen", str(index), f"{self.width}x{self.height}x{self.depth}"]
         self._process = subprocess.Popen(
-            [xvfb, "-displayfd", str(write_fd), "-nolisten", "tcp", "+extension", "RECORD", *screen_args],
+            # -noreset: without it Xvfb resets whenever its last client leaves, refusing connections meanwhile and
+            # forgetting root-window properties, so a program started just after another one ended could fail.
+            [xvfb, "-displayfd", str(write_fd), "-nolisten", "tcp", "-noreset", "+extension", "RECORD", *screen_args],
             pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         os.close(write_fd)

@@ -5,10 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [[ -x .venv/bin/python ]] || bash installers/setup.sh
 .venv/bin/python -m pip install -q -c installers/constraints.txt -e ".[bundle]"
-# rapidocr pulls in the GUI build of OpenCV next to the headless one; the bundle wants the headless cv2 (smaller,
-# no Qt/GTK of its own to clash with PySide6).
-headless=$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('opencv-python-headless'))")
-.venv/bin/python -m pip install -q --force-reinstall --no-deps "opencv-python-headless==$headless"
+# The bundle carries a small OpenCV built from source (once, cached under build/opencv/) instead of the wheel's.
+DESKPILOT_BUNDLE_OPENCV="$PWD/$(bash installers/build_opencv.sh)"
+export DESKPILOT_BUNDLE_OPENCV
 rm -rf build/pyinstaller dist/deskpilot
 build=(.venv/bin/pyinstaller --noconfirm --log-level WARN --workpath build/pyinstaller --distpath dist
        installers/deskpilot.spec)
