@@ -14,8 +14,12 @@ if [[ -f "$work/python/cv2/__init__.py" ]]; then
   exit 0
 fi
 
+read -r include library < <("$python" -c "import sysconfig as s; v = s.get_config_var; \
+print(s.get_paths()['include'], f\"{v('LIBDIR')}/{v('LDLIBRARY')}\")")
+tools=(cmake ninja-build g++)
+[[ -f "$include/Python.h" ]] || tools+=(python3-dev)  # the headers the cv2 module compiles against
 missing=()
-for package in cmake ninja-build g++; do
+for package in "${tools[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done
 if ((${#missing[@]})); then
@@ -57,8 +61,6 @@ PY
   mv "$work/src.partial" "$work/src"
 fi
 
-read -r include library < <("$python" -c "import sysconfig as s; v = s.get_config_var; \
-print(s.get_paths()['include'], f\"{v('LIBDIR')}/{v('LDLIBRARY')}\")")
 numpy_include=$("$python" -c "import numpy; print(numpy.get_include())")
 # Everything that pulls in code deskpilot does not call is off: video I/O (ffmpeg), GUI, OpenCL, LAPACK/OpenBLAS,
 # image formats other than PNG and JPEG, and anything that would download at configure time (IPP, ADE, fonts).
@@ -79,6 +81,10 @@ cmake -S "$work/src/opencv" -B "$work/cmake" -G Ninja -DCMAKE_BUILD_TYPE=Release
   || { tail -20 "$work/configure.log" >&2; exit 1; }
 echo "building OpenCV $version (core, imgproc, imgcodecs; about 10 minutes on 2 cores, once)" >&2
 ninja -C "$work/cmake" install >"$work/build.log" 2>&1 || { tail -20 "$work/build.log" >&2; exit 1; }
+if [[ ! -d "$work/install/python/cv2" ]]; then
+  echo "OpenCV built without its Python module (see $work/configure.log, 'Python 3')" >&2
+  exit 1
+fi
 mv "$work/install/python" "$work/python"
 strip --strip-unneeded "$work"/python/cv2/python-3*/cv2*.so
 rm -rf "$work/install" "$work/src" "$work/cmake" "$work/downloads" "$work/source.tar.gz"
