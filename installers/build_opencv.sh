@@ -18,17 +18,8 @@ read -r include library < <("$python" -c "import sysconfig as s; v = s.get_confi
 print(s.get_paths()['include'], f\"{v('LIBDIR')}/{v('LDLIBRARY')}\")")
 tools=(cmake ninja-build g++)
 [[ -f "$include/Python.h" ]] || tools+=(python3-dev)  # the headers the cv2 module compiles against
-missing=()
-for package in "${tools[@]}"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo="sudo"
-  echo "installing build tools: ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source installers/apt_missing.sh
+apt_missing "${tools[@]}"
 
 mkdir -p "$work"
 # The source release, found through PyPI's JSON simple index and checked against the hash PyPI publishes (kept

@@ -20,17 +20,8 @@ apt_packages=(xvfb xdotool xclip x11-utils libxcb-cursor0 libxkbcommon-x11-0 lib
   pcmanfm zenity xterm gnumeric abiword at-spi2-core)
 python3 -c "import ensurepip, venv" 2>/dev/null || apt_packages+=(python3-venv python3-pip)
 
-missing=()
-for package in "${apt_packages[@]}"; do
-  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [[ $(id -u) -ne 0 ]] && sudo="sudo"
-  echo "installing system packages: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+source installers/apt_missing.sh
+apt_missing "${apt_packages[@]}"
 
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip 2>/dev/null
