@@ -10,8 +10,8 @@ rather than look up:
 
 Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
 the order the task says them (later finds appended) and kept for the episode. An element that shows a value is
-marked `=$2`, one whose text holds it among other words `~$2`; the values line says which values were already
-clicked or typed, so a model need not work that out from the history. This module is
+marked `=$2`, one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says
+which values were already clicked or typed, so a model need not work that out from the history. This module is
 the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
 all use it, so what a model is trained on is what it is asked."""
 
@@ -44,6 +44,7 @@ RANK_FAMILIES = {"input": "field", "dropdown": "field"}
 ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
 USED_VALUE = re.compile(r"^(?P<verb>click|double_click|right_click|type)\((?:target|content)='\$(?P<number>\d{1,2})")
+CLICKED_FIELD = re.compile(r"^(?:click|double_click)\(target='(?P<ref>field \d{1,3})'\)")
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,8 @@ class SomText:
         self.values: list[str] = []
         self.answers: list[str] = []
         self.used: dict[int, str] = {}  # value number -> what an answer did with it ("clicked", "typed")
+        self.typed_into: set[str] = set()  # fields typed into ("field 2"): a password field shows no text
+        self._clicked_field: str | None = None  # the field the latest click went to
         self._given = task_values(task)  # the quoted values, known before any screen
 
     def screen(self, elements: list[Element]) -> TextScreen:
@@ -116,6 +119,7 @@ class SomText:
             ref = f"{family} {ranks[family]}"
             shown_role = "" if family == element.role or element.role == "input" else f" {element.role}"
             state = {True: " checked", False: " unchecked", None: ""}[element.checked]
+            state += " typed" if family == "field" and ref in self.typed_into else ""
             number = screen.value_of(element)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
@@ -139,6 +143,11 @@ class SomText:
         self.answers.append(call)
         if used := USED_VALUE.match(call):
             self.used[int(used["number"])] = "clicked" if used["verb"] != "type" else "typed"
+        if call.startswith(("click(", "double_click(", "right_click(")):
+            clicked = CLICKED_FIELD.match(call)
+            self._clicked_field = clicked["ref"] if clicked else None
+        elif call.startswith("type(") and self._clicked_field:
+            self.typed_into.add(self._clicked_field)
 
     def read(self, reply: str, screen: TextScreen) -> tuple[str, Action]:
         """A model's reply -> (thought, action with a point or a grounding target); ActionParseError when it

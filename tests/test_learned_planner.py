@@ -58,6 +58,16 @@ def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_
     assert 'Values: $1="Ada" typed' in form.messages(form.screen([OK, FIRST]))[1]["content"]
 
 
+def test_a_field_typed_into_says_so_though_it_shows_no_text():
+    episode = SomText('Type "Ada" into the second field and click OK')
+    episode.screen([OK, FIRST, SECOND])
+    for answer in ("Action: click(target='field 2')", "Action: hotkey(key='ctrl+a')", "Action: type(content='$1')",
+                   "Action: click(target='$2')", "Action: type(content='words typed with no field clicked')"):
+        episode.remember(answer)
+    lines = [item.line for item in episode.screen([OK, FIRST, SECOND]).listed]  # a password field reads empty
+    assert lines == ['field 1 ""', 'field 2 "" typed', 'button 1 "OK" =$2']
+
+
 def test_answers_resolve_to_points_and_values():
     episode = SomText('Type "Ada" into the second field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])
