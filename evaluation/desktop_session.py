@@ -83,8 +83,8 @@ class DesktopSession:
             if wm.poll() is not None or time.monotonic() > deadline:
                 raise EvaluationError(f"{self.window_manager} did not start on {display.display}")
             time.sleep(0.05)
-        # After the window manager: Xvfb resets (and forgets root properties) when its last client leaves, and the
-        # bus launcher leaves as soon as it has marked the display.
+        # The bus launcher leaves as soon as it has marked the display with the bus's address (AT_SPI_BUS); the
+        # display keeps the mark because VirtualDisplay runs Xvfb with -noreset.
         _start_accessibility_bus(address)
         self._stack.callback(self.close_apps)
 
