@@ -23,7 +23,8 @@ from deskpilot.core.errors import PlannerError
 from deskpilot.core.observation import Observation
 from deskpilot.planner.families import FAMILIES
 from deskpilot.planner.model_planner import ModelPlanner
-from deskpilot.training.samples import SampleBuilder
+from deskpilot.training.data import balanced, rows
+from deskpilot.training.samples import Sample, SampleBuilder, Target
 
 CHECK_TASK = 'check "Remember me"'
 FAST = {"DESKPILOT_MAX_NEW_TOKENS": "96"}
@@ -167,6 +168,8 @@ def test_training_errors_are_one_line(episodes, check_only, tiny_model, tmp_path
                                                        "folder of episodes"),
         (["sft", "--data", str(episodes), "--config", str(write(tmp_path / "bad.yaml", "lerning_rate: 1\n"))],
          "error: unknown sft training setting(s): lerning_rate"),
+        (["sft", "--data", str(episodes), "--config", str(write(tmp_path / "b.yaml", "balance: {min_per_app: -1}\n"))],
+         "error: balance.min_per_app must be a whole number >= 0, not -1"),
         (["grpo", "--data", str(episodes), "--config", str(write(tmp_path / "r.yaml", "rewards: {clik: 1}\n"))],
          "error: unknown reward(s) clik; available: format, action_type, click, click_distance, text, similarity, "
          "same_call"),
@@ -181,6 +184,18 @@ def test_training_errors_are_one_line(episodes, check_only, tiny_model, tmp_path
     for result, (_, message) in zip(results, cases):
         assert result.returncode == 2 and result.stderr.strip().splitlines()[-1] == message, result.stderr[-1500:]
     assert results[-1].returncode == 2 and "is a LoRA adapter; train from its base model" in results[-1].stderr
+
+
+def test_balancing_repeats_the_rows_of_rare_apps_only():
+    samples = [Sample(f"e{app}{n}", 0, "agent", [], "Action: click(target='button 1')", "good", Target("click"), app)
+               for app, count in (("rare", 2), ("common", 7)) for n in range(count)]
+    found = rows(samples, "sft")
+    mixed = balanced(found, samples, 5)
+    rare = sorted(row["episode"] for row in mixed if row["episode"].startswith("erare"))
+    assert len(rare) == 5 and set(rare) == {"erare0", "erare1"} and max(map(rare.count, set(rare))) == 3
+    assert sorted(row["episode"] for row in mixed if row["episode"].startswith("ecommon")) == [
+        f"ecommon{n}" for n in range(7)]
+    assert balanced(found, samples, 0) == found
 
 
 def write(path: Path, text: str) -> Path:

@@ -1,11 +1,12 @@
 """Training settings: per-method defaults, overridden by a YAML/JSON `--config` file, then by command-line flags.
 
 A config file holds TRL config fields at the top level (any field of SFTConfig / KTOConfig / GRPOConfig:
-`learning_rate`, `per_device_train_batch_size`, `beta`, `num_generations`, `deepspeed`, ...) plus two sections of
-deskpilot's own:
+`learning_rate`, `per_device_train_batch_size`, `beta`, `num_generations`, `deepspeed`, ...) plus three sections
+of deskpilot's own:
 
     lora: {r: 16, lora_alpha: 32, lora_dropout: 0.05, target_modules: [q_proj, v_proj]}
     rewards: {format: 0.5, action_type: 1.0, click: 1.0, click_distance: 0.5, text: 1.0, similarity: 0.2}  # GRPO
+    balance: {min_per_app: 300}  # each app's (task's) rows repeated up to at least this many per epoch
 """
 
 from __future__ import annotations
@@ -71,11 +72,14 @@ FROM_SCRATCH: dict[str, dict[str, Any]] = {
 }
 
 
+OWN_SECTIONS = ("lora", "rewards", "balance")
+
+
 def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str, Any],
                   from_scratch: bool = False) -> dict[str, Any]:
     """The keyword arguments for TRL's config class: defaults (those for a from-scratch model when
     `from_scratch`) < config file < flags, unknown names refused."""
-    settings = {k: v for k, v in file_settings.items() if k not in ("lora", "rewards")}
+    settings = {k: v for k, v in file_settings.items() if k not in OWN_SECTIONS}
     known = {f.name for f in dataclasses.fields(config_class(method))}
     unknown = sorted(set(settings) - known)
     if unknown:
@@ -101,6 +105,17 @@ def lora_settings(file_settings: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(section, dict):
         raise TrainingError("the `lora` section of a training config must be a mapping")
     return {**DEFAULT_LORA, **section}
+
+
+def min_rows_per_app(file_settings: dict[str, Any]) -> int:
+    """The `balance` section's `min_per_app` (0: no balancing)."""
+    section = file_settings.get("balance") or {}
+    if not isinstance(section, dict) or set(section) - {"min_per_app"}:
+        raise TrainingError("the `balance` section of a training config takes one setting: min_per_app")
+    value = section.get("min_per_app", 0)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TrainingError(f"balance.min_per_app must be a whole number >= 0, not {value!r}")
+    return value
 
 
 def reward_weights(file_settings: dict[str, Any], text_mode: bool = False) -> dict[str, float]:

@@ -10,7 +10,8 @@ TRL's plain conversational format (string contents, no `images`):
 
 from __future__ import annotations
 
-from collections import Counter
+import random
+from collections import Counter, defaultdict
 from typing import Any, Literal
 
 from deskpilot.core.errors import TrainingError
@@ -45,8 +46,27 @@ def rows(samples: list[Sample], method: Method) -> list[dict[str, Any]]:
     return found
 
 
-def build_dataset(samples: list[Sample], method: Method) -> Any:
-    """A `datasets.Dataset` for `method`, with a clear error when the episodes hold nothing it can learn from."""
+def balanced(found: list[dict[str, Any]], samples: list[Sample], min_per_app: int) -> list[dict[str, Any]]:
+    """`found` with the rows of each app that has fewer than `min_per_app` repeated up to that many (whole copies,
+    then a fixed random pick of the rest), so that a task seen in a few episodes is not drowned by one with many
+    steps. Apps with more rows keep them all, once."""
+    if min_per_app <= 0:
+        return found
+    app_of = {(s.episode, s.step): s.app for s in samples}
+    by_app: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in found:
+        by_app[app_of[(row["episode"], row["step"])]].append(row)
+    picker = random.Random(0)
+    result: list[dict[str, Any]] = []
+    for app_rows in by_app.values():
+        copies, rest = divmod(max(min_per_app, len(app_rows)), len(app_rows))
+        result.extend(app_rows * copies + picker.sample(app_rows, rest))
+    return result
+
+
+def build_dataset(samples: list[Sample], method: Method, min_per_app: int = 0) -> Any:
+    """A `datasets.Dataset` for `method`, with a clear error when the episodes hold nothing it can learn from;
+    `min_per_app` > 0 balances the apps (see `balanced`)."""
     from datasets import Dataset
 
     if method not in METHODS:
@@ -58,7 +78,7 @@ def build_dataset(samples: list[Sample], method: Method) -> Any:
     if method == "kto" and len({row["label"] for row in found}) < 2:
         raise TrainingError(f"KTO needs both good and bad steps ({summary(samples)}); add agent runs labelled bad, "
                              "or use sft")
-    return Dataset.from_list(found)
+    return Dataset.from_list(balanced(found, samples, min_per_app))
 
 
 def summary(samples: list[Sample]) -> str:

@@ -66,6 +66,7 @@ class Sample:
     completion: str
     label: Label
     target: Target
+    app: str = ""  # the episode's app (a MiniWoB++ task, a desktop program), for balancing the mix of apps
 
 
 def episode_dirs(paths: list[Path]) -> list[Path]:
@@ -167,7 +168,8 @@ class SampleBuilder:
             note = no_effect_note(last[0], frame, last[1], monitor) if last else ""
             messages = self.builder.messages(episode.meta.task, turns, screenshot, space, note)
             yield Sample(episode.meta.id, step.index, episode.meta.source, messages, completion,
-                         step_label(step, episode), target_of(step, space, (image.shape[1], image.shape[0])))
+                         step_label(step, episode), target_of(step, space, (image.shape[1], image.shape[0])),
+                         episode.meta.app or "")
             turns.append(Turn(screenshot, completion))
             last = (frame, step.action)
 
@@ -190,7 +192,8 @@ class SampleBuilder:
                 return
             yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
                          step_label(step, episode), Target(action.kind.value,
-                                                           text=_target_text(parse_response(answer).actions[0])))
+                                                           text=_target_text(parse_response(answer).actions[0])),
+                         episode.meta.app or "")
             conversation.remember(answer)
 
     def samples(self, paths: list[Path]) -> list[Sample]:

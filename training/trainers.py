@@ -17,7 +17,8 @@ from typing import Any
 from deskpilot.core.errors import TrainingError
 from deskpilot.planner.families import ModelFamily
 
-from .config import config_class, kto_weights, lora_settings, read_config_file, reward_weights, trl_arguments
+from .config import (config_class, kto_weights, lora_settings, min_rows_per_app, read_config_file, reward_weights,
+                     trl_arguments)
 from .data import Method, build_dataset, summary
 from .metrics import MetricsWriter, plot_metrics
 from .rewards import REWARDS
@@ -66,13 +67,16 @@ def train(request: TrainRequest) -> TrainResult | None:
     text_mode = request.mode == "som-text"
     # The data first: a folder with nothing to learn is reported before the seconds TRL takes to import.
     samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
-    dataset = build_dataset(samples, request.method)
+    min_per_app = min_rows_per_app(file_settings)
+    dataset = build_dataset(samples, request.method, min_per_app)
     arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
                               from_scratch=text_mode and not request.lora)
     rewards = reward_weights(file_settings, text_mode) if request.method == "grpo" else {}
     if rewards:
         arguments["reward_weights"] = list(rewards.values())
     described = summary(samples)
+    if min_per_app:
+        described += f"; apps balanced to >= {min_per_app} rows each: {len(dataset)} rows"
     if request.method == "kto":
         if not {"desirable_weight", "undesirable_weight"} & set(file_settings):
             good = sum(dataset["label"])
