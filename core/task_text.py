@@ -1,5 +1,6 @@
-"""What a task's words give without reading the screen: its quoted values ('Type "Ada"' gives Ada), and its
-shape (the task with each quoted value blanked), which tells two tasks that differ only in their values."""
+"""What a task's words give without reading the screen: its quoted values ('Type "Ada"' gives Ada), its shape (the
+task with each quoted value blanked), which tells two tasks that differ only in their values, and one spelling of
+ordinals ('the third field' and 'the 3rd field' say the same)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,23 @@ QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
 def task_values(task: str) -> list[str]:
     """What the task gives to type or find: its quoted strings, in order."""
     return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
+
+
+ORDINALS = {word: f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}" for n, word in enumerate(
+    ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), 1)}
+_ORDINAL_WORD = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)
+
+
+def numbered_ordinals(task: str) -> str:
+    """The task with spelled ordinals outside its quoted values written in digits ('the third box' -> 'the 3rd
+    box'), so that a model reads one spelling of each."""
+    parts: list[str] = []
+    start = 0
+    for quoted in QUOTED.finditer(task):
+        parts += [_ORDINAL_WORD.sub(lambda m: ORDINALS[m.group(1).lower()], task[start:quoted.start()]),
+                  quoted.group(0)]
+        start = quoted.end()
+    return "".join(parts) + _ORDINAL_WORD.sub(lambda m: ORDINALS[m.group(1).lower()], task[start:])
 
 
 def normalised(text: str) -> str:

@@ -25,7 +25,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import reading_order
 from deskpilot.core.observation import Element
-from deskpilot.core.task_text import normalised, task_values
+from deskpilot.core.task_text import normalised, numbered_ordinals, task_values
 from deskpilot.grounding.phrasings import echoes_task
 
 from .task_phrases import holds_phrase, named_phrase
@@ -133,7 +133,7 @@ class SomText:
                           for n, v in enumerate(screen.values, 1)) or "(none)"
         done = "\n".join(self.answers[-MAX_HISTORY:]) or "(nothing yet)"
         lines = "\n".join(item.line for item in screen.listed) or "(nothing found)"
-        user = f"Task: {self.task}\nValues: {values}\nScreen:\n{lines}\nDone:\n{done}"
+        user = f"Task: {numbered_ordinals(self.task)}\nValues: {values}\nScreen:\n{lines}\nDone:\n{done}"
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def remember(self, answer: str) -> None:

@@ -38,6 +38,9 @@ def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
     assert lines == ['field 1 ""', 'field 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
     user = episode.messages(screen)[1]["content"]
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
+    assert user.startswith('Task: Type "Ada" into the 2nd field and click OK\n')  # one spelling of ordinals
+    quoted = SomText('Click "First" then the Third box').messages(screen)[1]["content"]
+    assert quoted.startswith('Task: Click "First" then the 3rd box\n')
 
 
 def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_done_with_them():
