@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from deskpilot.core.action_text import format_action, parse_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
-from deskpilot.core.geometry import reading_order
+from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.task_text import normalised, numbered_ordinals, task_values
 from deskpilot.grounding.phrasings import echoes_task
@@ -95,8 +95,9 @@ class SomText:
         self.values: list[str] = []
         self.answers: list[str] = []
         self.used: dict[int, str] = {}  # value number -> what an answer did with it ("clicked", "typed")
-        self.typed_into: set[str] = set()  # fields typed into ("field 2"): a password field shows no text
-        self._clicked_field: str | None = None  # the field the latest click went to
+        self.typed_into: dict[str, Box] = {}  # fields typed into ("field 2") and where: a password field shows no text
+        self._fields: dict[str, Box] = {}  # the fields of the latest screen
+        self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
         self._given = task_values(task)  # the quoted values, known before any screen
 
     def screen(self, elements: list[Element]) -> TextScreen:
@@ -113,13 +114,17 @@ class SomText:
         self.values += sorted(new, key=self._position)
         screen = TextScreen(list(self.values))
         ranks: dict[str, int] = {}
+        self._fields = {}
         for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:
             family = RANK_FAMILIES.get(element.role, element.role)
             ranks[family] = ranks.get(family, 0) + 1
             ref = f"{family} {ranks[family]}"
             shown_role = "" if family == element.role or element.role == "input" else f" {element.role}"
             state = {True: " checked", False: " unchecked", None: ""}[element.checked]
-            state += " typed" if family == "field" and ref in self.typed_into else ""
+            if family == "field":
+                self._fields[ref] = element.box
+                # typed, if this rank's field is where the typing went (after a page change, another field is not)
+                state += " typed" if ref in self.typed_into and self.typed_into[ref].contains(*element.center) else ""
             number = screen.value_of(element)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
@@ -145,9 +150,11 @@ class SomText:
             self.used[int(used["number"])] = "clicked" if used["verb"] != "type" else "typed"
         if call.startswith(("click(", "double_click(", "right_click(")):
             clicked = CLICKED_FIELD.match(call)
-            self._clicked_field = clicked["ref"] if clicked else None
+            box = self._fields.get(clicked["ref"]) if clicked else None
+            self._clicked_field = (clicked["ref"], box) if clicked and box else None
         elif call.startswith("type(") and self._clicked_field:
-            self.typed_into.add(self._clicked_field)
+            ref, box = self._clicked_field
+            self.typed_into[ref] = box
 
     def read(self, reply: str, screen: TextScreen) -> tuple[str, Action]:
         """A model's reply -> (thought, action with a point or a grounding target); ActionParseError when it

@@ -69,6 +69,9 @@ def test_a_field_typed_into_says_so_though_it_shows_no_text():
         episode.remember(answer)
     lines = [item.line for item in episode.screen([OK, FIRST, SECOND]).listed]  # a password field reads empty
     assert lines == ['field 1 ""', 'field 2 "" typed', 'button 1 "OK" =$2']
+    moved = Element(Box(10, 300, 190, 320), "input", "")  # the next page's second field stands elsewhere
+    lines = [item.line for item in episode.screen([OK, FIRST, moved]).listed]
+    assert lines == ['field 1 ""', 'button 1 "OK" =$2', 'field 2 ""']
 
 
 def test_answers_resolve_to_points_and_values():
