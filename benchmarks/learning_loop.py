@@ -6,7 +6,7 @@ held-out seeds:
     grpo       GRPO with the som-text rule rewards   rounds `deskpilot improve` with --method of the best arm
 
     python benchmarks/learning_loop.py --sft MODEL --data COLLECTED [--tasks a,b] [--episodes 5] [--seed 1000]
-        [--steps 300] [--arms sft-more,kto,grpo] [--rounds 0] [--out DIR]
+        [--steps 300] [--arms sft-more,kto,grpo] [--rounds 0] [--verifiers env] [--out DIR]
 
 Prints one line per arm and task, and per arm its mean success with a 95 % Wilson interval over all episodes and
 the difference to `sft-more` (the baseline measured in the same run). The reports land in --out."""
@@ -59,11 +59,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=300, help="optimizer steps of every arm")
     parser.add_argument("--arms", default="sft-more,kto,grpo")
     parser.add_argument("--rounds", type=int, default=0, help="rounds of `improve` with the best arm's method")
+    parser.add_argument("--verifiers", default=None, help="only these verifiers' labels count (e.g. env); "
+                                                         "default: every verifier's")
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="deskpilot-loop-")))
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     config = options.out / "continued.json"
-    config.write_text(json.dumps(CONTINUED))
+    labels = {"labels": {"verifiers": options.verifiers.split(",")}} if options.verifiers else {}
+    config.write_text(json.dumps({**CONTINUED, **labels}))
     data = [arg for folder in options.data for arg in ("--data", str(folder))]
     reports = {"sft": score(options.sft, "sft", options)}
     for arm in options.arms.split(","):

@@ -19,11 +19,12 @@ from tiny_models import build_tiny_llava
 
 from deskpilot.resources.demo import DemoApp
 from deskpilot.core.episode import list_episodes, read_episode
-from deskpilot.core.errors import PlannerError
+from deskpilot.core.errors import PlannerError, TrainingError
 from deskpilot.core.observation import Observation
 from deskpilot.planner.families import FAMILIES
 from deskpilot.planner.model_planner import ModelPlanner
-from deskpilot.training.data import balanced, rows
+from deskpilot.training.config import label_verifiers
+from deskpilot.training.data import balanced, rows, trusted
 from deskpilot.training.samples import Sample, SampleBuilder, Target
 
 CHECK_TASK = 'check "Remember me"'
@@ -196,6 +197,18 @@ def test_balancing_repeats_the_rows_of_rare_apps_only():
     assert sorted(row["episode"] for row in mixed if row["episode"].startswith("ecommon")) == [
         f"ecommon{n}" for n in range(7)]
     assert balanced(found, samples, 0) == found
+
+
+def test_labels_of_untrusted_verifiers_become_unknown():
+    def sample(label: str, verifier: str) -> Sample:
+        return Sample("e", 0, "agent", [], "Action: click(target='button 1')", label, Target("click"), "", verifier)
+
+    steps = [sample("bad", "env"), sample("bad", "heuristic"), sample("good", ""), sample("good", "heuristic")]
+    assert [s.label for s in trusted(steps, label_verifiers({"labels": {"verifiers": ["env"]}}))] == [
+        "bad", "unknown", "good", "unknown"]
+    assert trusted(steps, label_verifiers({})) == steps
+    with pytest.raises(TrainingError, match="verifiers, a list of names"):
+        label_verifiers({"labels": {"verifier": "env"}})
 
 
 def write(path: Path, text: str) -> Path:

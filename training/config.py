@@ -1,12 +1,13 @@
 """Training settings: per-method defaults, overridden by a YAML/JSON `--config` file, then by command-line flags.
 
 A config file holds TRL config fields at the top level (any field of SFTConfig / KTOConfig / GRPOConfig:
-`learning_rate`, `per_device_train_batch_size`, `beta`, `num_generations`, `deepspeed`, ...) plus three sections
-of deskpilot's own:
+`learning_rate`, `per_device_train_batch_size`, `beta`, `num_generations`, `deepspeed`, ...) plus sections of
+deskpilot's own:
 
     lora: {r: 16, lora_alpha: 32, lora_dropout: 0.05, target_modules: [q_proj, v_proj]}
     rewards: {format: 0.5, action_type: 1.0, click: 1.0, click_distance: 0.5, text: 1.0, similarity: 0.2}  # GRPO
     balance: {min_per_app: 300}  # each app's (task's) rows repeated up to at least this many per epoch
+    labels: {verifiers: [env]}  # only these verifiers' verdicts count; the others' steps are unknown
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ FROM_SCRATCH: dict[str, dict[str, Any]] = {
 }
 
 
-OWN_SECTIONS = ("lora", "rewards", "balance")
+OWN_SECTIONS = ("lora", "rewards", "balance", "labels")
 
 
 def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str, Any],
@@ -116,6 +117,17 @@ def min_rows_per_app(file_settings: dict[str, Any]) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise TrainingError(f"balance.min_per_app must be a whole number >= 0, not {value!r}")
     return value
+
+
+def label_verifiers(file_settings: dict[str, Any]) -> list[str] | None:
+    """The `labels` section's `verifiers`: whose verdicts count (None: everyone's)."""
+    section = file_settings.get("labels")
+    if section is None:
+        return None
+    verifiers = section.get("verifiers") if isinstance(section, dict) and set(section) == {"verifiers"} else None
+    if not isinstance(verifiers, list) or not verifiers or not all(isinstance(v, str) for v in verifiers):
+        raise TrainingError("the `labels` section takes one setting: verifiers, a list of names such as [env]")
+    return verifiers
 
 
 def reward_weights(file_settings: dict[str, Any], text_mode: bool = False) -> dict[str, float]:

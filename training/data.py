@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
+from dataclasses import replace
 from typing import Any, Literal
 
 from deskpilot.core.errors import TrainingError
@@ -44,6 +45,14 @@ def rows(samples: list[Sample], method: Method) -> list[dict[str, Any]]:
             row["label"] = sample.label == "good"
         found.append(row)
     return found
+
+
+def trusted(samples: list[Sample], verifiers: list[str] | None) -> list[Sample]:
+    """`samples` with the verdicts of verifiers not in `verifiers` made unknown (None: every verdict counts), e.g.
+    KTO on the environment's own bad steps only. Steps no verifier labelled (demonstrations) keep their label."""
+    if verifiers is None:
+        return samples
+    return [s if not s.verifier or s.verifier in verifiers else replace(s, label="unknown") for s in samples]
 
 
 def balanced(found: list[dict[str, Any]], samples: list[Sample], min_per_app: int) -> list[dict[str, Any]]:

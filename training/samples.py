@@ -67,6 +67,7 @@ class Sample:
     label: Label
     target: Target
     app: str = ""  # the episode's app (a MiniWoB++ task, a desktop program), for balancing the mix of apps
+    verifier: str = ""  # who gave the label ("env", "heuristic", "judge"; "" when none did)
 
 
 def episode_dirs(paths: list[Path]) -> list[Path]:
@@ -94,6 +95,10 @@ def step_label(step: Step, episode: Episode) -> Label:
     if step.action.kind is ActionKind.FINISHED and episode.meta.outcome == "success":
         return "good"
     return "unknown"
+
+
+def verifier_of(step: Step) -> str:
+    return str((step.verification or {}).get("verifier") or "")
 
 
 def answer_text(step: Step, space: CoordinateSpace) -> str:
@@ -169,7 +174,7 @@ class SampleBuilder:
             messages = self.builder.messages(episode.meta.task, turns, screenshot, space, note)
             yield Sample(episode.meta.id, step.index, episode.meta.source, messages, completion,
                          step_label(step, episode), target_of(step, space, (image.shape[1], image.shape[0])),
-                         episode.meta.app or "")
+                         episode.meta.app or "", verifier_of(step))
             turns.append(Turn(screenshot, completion))
             last = (frame, step.action)
 
@@ -193,7 +198,7 @@ class SampleBuilder:
             yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
                          step_label(step, episode), Target(action.kind.value,
                                                            text=_target_text(parse_response(answer).actions[0])),
-                         episode.meta.app or "")
+                         episode.meta.app or "", verifier_of(step))
             conversation.remember(answer)
 
     def samples(self, paths: list[Path]) -> list[Sample]:

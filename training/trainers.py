@@ -17,9 +17,9 @@ from typing import Any
 from deskpilot.core.errors import TrainingError
 from deskpilot.planner.families import ModelFamily
 
-from .config import (config_class, kto_weights, lora_settings, min_rows_per_app, read_config_file, reward_weights,
-                     trl_arguments)
-from .data import Method, build_dataset, summary
+from .config import (config_class, kto_weights, label_verifiers, lora_settings, min_rows_per_app, read_config_file,
+                     reward_weights, trl_arguments)
+from .data import Method, build_dataset, summary, trusted
 from .metrics import MetricsWriter, plot_metrics
 from .rewards import REWARDS
 from .samples import SampleBuilder
@@ -67,6 +67,7 @@ def train(request: TrainRequest) -> TrainResult | None:
     text_mode = request.mode == "som-text"
     # The data first: a folder with nothing to learn is reported before the seconds TRL takes to import.
     samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
+    samples = trusted(samples, label_verifiers(file_settings))
     min_per_app = min_rows_per_app(file_settings)
     dataset = build_dataset(samples, request.method, min_per_app)
     arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
