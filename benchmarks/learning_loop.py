@@ -41,7 +41,10 @@ def wilson(successes: int, total: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def score(model: str, name: str, options: argparse.Namespace) -> dict:
+    """The arm's live report; one already in --out is kept, so a cut run resumes where it stopped."""
     report = options.out / f"miniwob-{name}.json"
+    if report.is_file():
+        return json.loads(report.read_text())
     tasks = ["--tasks", options.tasks] if options.tasks else []
     deskpilot("eval", "miniwob", *tasks, "--episodes", str(options.episodes), "--seed", str(options.seed),
               "--planner", "transformers", "--mode", "som-text", "--model", model, "--json", str(report),
