@@ -1,6 +1,7 @@
 """What a task's words give without reading the screen: its quoted values ('Type "Ada"' gives Ada), its shape (the
-task with each quoted value blanked), which tells two tasks that differ only in their values, and one spelling of
-ordinals ('the third field' and 'the 3rd field' say the same)."""
+task with each quoted value blanked), which tells two tasks that differ only in their values, one spelling of
+ordinals ('the third field' and 'the 3rd field' say the same), and the controls it names by rank ('the 3rd
+textbox': the third field)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,22 @@ def numbered_ordinals(task: str) -> str:
                   quoted.group(0)]
         start = quoted.end()
     return "".join(parts) + _ORDINAL_WORD.sub(lambda m: ORDINALS[m.group(1).lower()], task[start:])
+
+
+# what a task calls a kind of control -> the family its rank counts in (see planner/som_text.py); longer names first
+_RANKED_NOUNS = {"radio button": "radio", "text box": "field", "textbox": "field", "text field": "field",
+                 "check box": "checkbox", "checkbox": "checkbox", "field": "field", "input": "field",
+                 "dropdown": "field", "button": "button", "link": "link", "tab": "tab", "item": "list_item",
+                 "box": "field"}
+_RANK_REFERENCE = re.compile(r"\b(?P<rank>\d{1,2})(?:st|nd|rd|th)\s+(?:[a-z-]+\s+){0,2}?(?P<noun>"
+                             + "|".join(_RANKED_NOUNS) + r")(?:es|s)?\b", re.I)
+
+
+def ranked_references(task: str) -> set[tuple[str, int]]:
+    """The controls the task names by their rank, as (family, rank): 'Focus into the 3rd input textbox' gives
+    ("field", 3), 'check the second checkbox' ("checkbox", 2)."""
+    return {(_RANKED_NOUNS[m["noun"].lower()], int(m["rank"]))
+            for m in _RANK_REFERENCE.finditer(numbered_ordinals(QUOTED.sub('""', task)))}
 
 
 def normalised(text: str) -> str:

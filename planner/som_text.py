@@ -10,8 +10,10 @@ rather than look up:
 
 Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
 the order the task says them (later finds appended) and kept for the episode. An element that shows a value is
-marked `=$2`, one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says
-which values were already clicked or typed, so a model need not work that out from the history. This module is
+marked `=$2`, one whose text holds it among other words `~$2`, a field typed into `typed`, the control a task
+names by its rank ('the 3rd textbox') `named`; the values line says which values were already clicked or typed,
+so a model need not work that out from the history (a small model copies a mark beside an element far better than
+it matches a word of the task to a rank). This module is
 the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
 all use it, so what a model is trained on is what it is asked."""
 
@@ -25,7 +27,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
-from deskpilot.core.task_text import normalised, numbered_ordinals, task_values
+from deskpilot.core.task_text import normalised, numbered_ordinals, ranked_references, task_values
 from deskpilot.grounding.phrasings import echoes_task
 
 from .task_phrases import holds_phrase, named_phrase
@@ -99,6 +101,7 @@ class SomText:
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
         self._given = task_values(task)  # the quoted values, known before any screen
+        self._named = ranked_references(task)  # controls the task names by rank: {("field", 3)}
 
     def screen(self, elements: list[Element]) -> TextScreen:
         """Learn the task phrases this screen shows, and list its elements. Values first seen together are
@@ -128,6 +131,7 @@ class SomText:
             number = screen.value_of(element)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
+            mark += " named" if (family, ranks[family]) in self._named else ""
             line = f"{ref}{shown_role} {_quoted(element.text)}{state}{mark}"
             screen.listed.append(Listed(element, ref, number, line))
         return screen

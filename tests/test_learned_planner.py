@@ -35,7 +35,8 @@ def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
     screen = episode.screen([ECHO, OK, CANCEL, FIRST, SECOND])
     assert screen.values == ["Ada", "OK"]
     lines = [item.line for item in screen.listed]
-    assert lines == ['field 1 ""', 'field 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
+    assert lines == ['field 1 ""', 'field 2 "" named', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # no echo; the
+    # task names "the second field" by its rank
     user = episode.messages(screen)[1]["content"]
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
     assert user.startswith('Task: Type "Ada" into the 2nd field and click OK\n')  # one spelling of ordinals
@@ -68,10 +69,19 @@ def test_a_field_typed_into_says_so_though_it_shows_no_text():
                    "Action: click(target='$2')", "Action: type(content='words typed with no field clicked')"):
         episode.remember(answer)
     lines = [item.line for item in episode.screen([OK, FIRST, SECOND]).listed]  # a password field reads empty
-    assert lines == ['field 1 ""', 'field 2 "" typed', 'button 1 "OK" =$2']
+    assert lines == ['field 1 ""', 'field 2 "" typed named', 'button 1 "OK" =$2']
     moved = Element(Box(10, 300, 190, 320), "input", "")  # the next page's second field stands elsewhere
     lines = [item.line for item in episode.screen([OK, FIRST, moved]).listed]
-    assert lines == ['field 1 ""', 'button 1 "OK" =$2', 'field 2 ""']
+    assert lines == ['field 1 ""', 'button 1 "OK" =$2', 'field 2 "" named']
+
+
+def test_a_control_the_task_names_by_rank_is_marked():
+    third = Element(Box(10, 80, 190, 100), "input", "")
+    for task in ("Focus into the 3rd input textbox.", "Click in the third text box", "Focus on the 3rd field"):
+        lines = [item.line for item in SomText(task).screen([FIRST, SECOND, third, OK]).listed]
+        assert lines == ['field 1 ""', 'field 2 ""', 'field 3 "" named', 'button 1 "OK"'], task
+    lines = [item.line for item in SomText('Type "2nd field" into the box').screen([FIRST, SECOND]).listed]
+    assert lines == ['field 1 ""', 'field 2 ""']  # a quoted value names nothing
 
 
 def test_answers_resolve_to_points_and_values():
