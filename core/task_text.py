@@ -37,14 +37,16 @@ _RANKED_NOUNS = {"radio button": "radio", "text box": "field", "textbox": "field
                  "check box": "checkbox", "checkbox": "checkbox", "field": "field", "input": "field",
                  "dropdown": "field", "button": "button", "link": "link", "tab": "tab", "item": "list_item",
                  "box": "field"}
-_RANK_REFERENCE = re.compile(r"\b(?P<rank>\d{1,2})(?:st|nd|rd|th)\s+(?:[a-z-]+\s+){0,2}?(?P<noun>"
-                             + "|".join(_RANKED_NOUNS) + r")(?:es|s)?\b", re.I)
+_NOUN = "(?:" + "|".join(_RANKED_NOUNS) + ")"
+_RANK_REFERENCE = re.compile(rf"\b(?P<rank>\d{{1,2}})(?:st|nd|rd|th)\s+(?:[a-z-]+\s+){{0,2}}?"
+                             rf"(?:{_NOUN}\s+)?(?P<noun>{_NOUN})(?:es|s)?\b", re.I)  # "input textbox": the last
 
 
-def ranked_references(task: str) -> set[tuple[str, int]]:
-    """The controls the task names by their rank, as (family, rank): 'Focus into the 3rd input textbox' gives
-    ("field", 3), 'check the second checkbox' ("checkbox", 2)."""
-    return {(_RANKED_NOUNS[m["noun"].lower()], int(m["rank"]))
+def ranked_references(task: str) -> dict[tuple[str, int], str]:
+    """The controls the task names by their rank, as (family, rank) -> the words that name it: 'Focus into the
+    third input textbox' gives {("field", 3): "3rd input textbox"}, 'check the 2nd checkbox' {("checkbox", 2):
+    "2nd checkbox"}."""
+    return {(_RANKED_NOUNS[m["noun"].lower()], int(m["rank"])): m.group(0)
             for m in _RANK_REFERENCE.finditer(numbered_ordinals(QUOTED.sub('""', task)))}
 
 

@@ -10,10 +10,10 @@ rather than look up:
 
 Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
 the order the task says them (later finds appended) and kept for the episode. An element that shows a value is
-marked `=$2`, one whose text holds it among other words `~$2`, a field typed into `typed`, the control a task
-names by its rank ('the 3rd textbox') `named`; the values line says which values were already clicked or typed,
-so a model need not work that out from the history (a small model copies a mark beside an element far better than
-it matches a word of the task to a rank). This module is
+marked `=$2`, one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says
+which values were already clicked or typed, so a model need not work that out from the history. A control the
+task names by its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`:
+a small model copies a mark beside an element far better than it matches a word of the task to a rank. This module is
 the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
 all use it, so what a model is trained on is what it is asked."""
 
@@ -101,7 +101,7 @@ class SomText:
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
         self._given = task_values(task)  # the quoted values, known before any screen
-        self._named = ranked_references(task)  # controls the task names by rank: {("field", 3)}
+        self._ranked = ranked_references(task)  # controls the task names by rank: {("field", 3): "3rd textbox"}
 
     def screen(self, elements: list[Element]) -> TextScreen:
         """Learn the task phrases this screen shows, and list its elements. Values first seen together are
@@ -109,7 +109,7 @@ class SomText:
         echoes = [e for e in elements if e.role == "text" and echoes_task(e.text, self.task, "")]
         shown = [e for e in _deduplicated(elements)
                  if not any(echo.box.contains(*e.center) for echo in echoes)]  # the task's words, not the page's
-        new = [] if self.values else list(self._given)
+        new = [] if self.values else [*self._given, *self._ranked.values()]
         for element in shown:
             phrase = named_phrase(element.text, self.task)
             if phrase and all(normalised(phrase) != normalised(v) for v in self.values + new):
@@ -128,10 +128,9 @@ class SomText:
                 self._fields[ref] = element.box
                 # typed, if this rank's field is where the typing went (after a page change, another field is not)
                 state += " typed" if ref in self.typed_into and self.typed_into[ref].contains(*element.center) else ""
-            number = screen.value_of(element)
+            number = screen.value_of(element) or self._ranked_value(family, ranks[family], screen)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
-            mark += " named" if (family, ranks[family]) in self._named else ""
             line = f"{ref}{shown_role} {_quoted(element.text)}{state}{mark}"
             screen.listed.append(Listed(element, ref, number, line))
         return screen
@@ -247,11 +246,19 @@ class SomText:
                 return f"${number}"
         return hit[0].ref if hit else None
 
+    def _ranked_value(self, family: str, rank: int, screen: TextScreen) -> int | None:
+        """The number of the value that names this control by its rank ('3rd textbox'), if the task does."""
+        words = self._ranked.get((family, rank))
+        return screen.values.index(words) + 1 if words in screen.values else None
+
     def _position(self, value: str) -> int:
-        """Where the task says `value` (as the task spells it, else its words), for numbering values."""
+        """Where the task says `value` (as the task spells it, else its words, else with ordinals in digits), for
+        numbering values."""
         at = self.task.find(value)
         if at < 0:
             at = normalised(self.task).find(normalised(value))
+        if at < 0:
+            at = numbered_ordinals(self.task).find(value)
         return at if at >= 0 else len(self.task)
 
 

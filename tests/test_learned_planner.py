@@ -23,25 +23,21 @@ OK = Element(Box(10, 100, 90, 130), "button", "OK")
 CANCEL = Element(Box(100, 100, 190, 130), "button", "Cancel")
 FIRST = Element(Box(10, 20, 190, 40), "input", "")
 SECOND = Element(Box(10, 50, 190, 70), "input", "")
-ECHO = Element(Box(10, 0, 300, 15), "text", 'Type "Ada" into the second field and click OK')
+ECHO = Element(Box(10, 0, 300, 15), "text", 'Type "Ada" into the lower field and click OK')
 
 
 def screen_of(elements: list[Element]):
-    return SomText('Type "Ada" into the second field and click OK').screen(elements)
+    return SomText('Type "Ada" into the lower field and click OK').screen(elements)
 
 
 def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
-    episode = SomText('Type "Ada" into the second field and click OK')
+    episode = SomText('Type "Ada" into the lower field and click OK')
     screen = episode.screen([ECHO, OK, CANCEL, FIRST, SECOND])
     assert screen.values == ["Ada", "OK"]
     lines = [item.line for item in screen.listed]
-    assert lines == ['field 1 ""', 'field 2 "" named', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # no echo; the
-    # task names "the second field" by its rank
+    assert lines == ['field 1 ""', 'field 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
     user = episode.messages(screen)[1]["content"]
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
-    assert user.startswith('Task: Type "Ada" into the 2nd field and click OK\n')  # one spelling of ordinals
-    quoted = SomText('Click "First" then the Third box').messages(screen)[1]["content"]
-    assert quoted.startswith('Task: Click "First" then the 3rd box\n')
 
 
 def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_done_with_them():
@@ -57,35 +53,44 @@ def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_
     assert resolved.point is None and resolved.target == "in"  # grounding finds the link inside the line
     episode.remember("Action: click(target='$1')")
     assert 'Values: $1="in" clicked' in episode.messages(screen)[1]["content"]
-    form = SomText('Type "Ada" into the second field and click OK')
+    form = SomText('Type "Ada" into the lower field and click OK')
     form.remember("Action: type(content='$1:lower')")
     assert 'Values: $1="Ada" typed' in form.messages(form.screen([OK, FIRST]))[1]["content"]
 
 
 def test_a_field_typed_into_says_so_though_it_shows_no_text():
-    episode = SomText('Type "Ada" into the second field and click OK')
+    episode = SomText('Type "Ada" into the lower field and click OK')
     episode.screen([OK, FIRST, SECOND])
     for answer in ("Action: click(target='field 2')", "Action: hotkey(key='ctrl+a')", "Action: type(content='$1')",
                    "Action: click(target='$2')", "Action: type(content='words typed with no field clicked')"):
         episode.remember(answer)
     lines = [item.line for item in episode.screen([OK, FIRST, SECOND]).listed]  # a password field reads empty
-    assert lines == ['field 1 ""', 'field 2 "" typed named', 'button 1 "OK" =$2']
+    assert lines == ['field 1 ""', 'field 2 "" typed', 'button 1 "OK" =$2']
     moved = Element(Box(10, 300, 190, 320), "input", "")  # the next page's second field stands elsewhere
     lines = [item.line for item in episode.screen([OK, FIRST, moved]).listed]
-    assert lines == ['field 1 ""', 'button 1 "OK" =$2', 'field 2 "" named']
+    assert lines == ['field 1 ""', 'button 1 "OK" =$2', 'field 2 ""']
 
 
-def test_a_control_the_task_names_by_rank_is_marked():
+def test_a_control_the_task_names_by_rank_is_a_value_marked_on_it():
     third = Element(Box(10, 80, 190, 100), "input", "")
-    for task in ("Focus into the 3rd input textbox.", "Click in the third text box", "Focus on the 3rd field"):
-        lines = [item.line for item in SomText(task).screen([FIRST, SECOND, third, OK]).listed]
-        assert lines == ['field 1 ""', 'field 2 ""', 'field 3 "" named', 'button 1 "OK"'], task
+    for task, words in (("Focus into the 3rd input textbox.", "3rd input textbox"),
+                        ("Click in the third text box", "3rd text box"), ("Focus on the 3rd field", "3rd field")):
+        episode = SomText(task)
+        screen = episode.screen([FIRST, SECOND, third, OK])
+        assert screen.values == [words]
+        assert [item.line for item in screen.listed] == ['field 1 ""', 'field 2 ""', 'field 3 "" =$1',
+                                                         'button 1 "OK"'], task
+        assert episode.read("Action: click(target='$1')", screen)[1].point == third.center
+        assert episode.answer_for(Action(kind=ActionKind.CLICK, point=third.center), screen) == (
+            "Action: click(target='$1')")
+    user = SomText('Click "First" then the Third box').messages(screen)[1]["content"]
+    assert user.startswith('Task: Click "First" then the 3rd box\n')  # one spelling of ordinals, outside quotes
     lines = [item.line for item in SomText('Type "2nd field" into the box').screen([FIRST, SECOND]).listed]
     assert lines == ['field 1 ""', 'field 2 ""']  # a quoted value names nothing
 
 
 def test_answers_resolve_to_points_and_values():
-    episode = SomText('Type "Ada" into the second field and click OK')
+    episode = SomText('Type "Ada" into the lower field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])
     assert episode.read("Action: click(target='$2')", screen)[1].point == OK.center
     assert episode.read("Action: click(target='field 2')", screen)[1].point == SECOND.center
@@ -99,7 +104,7 @@ def test_answers_resolve_to_points_and_values():
 
 
 def test_a_step_becomes_the_answer_that_produces_it():
-    episode = SomText('Type "Ada" into the second field and click OK')
+    episode = SomText('Type "Ada" into the lower field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])
     cases = [(Action(kind=ActionKind.CLICK, point=Point(50, 60)), "Action: click(target='field 2')"),
              (Action(kind=ActionKind.TYPE, text="ada"), "Action: type(content='$1:lower')"),
@@ -120,7 +125,7 @@ def test_exploring_clicks_controls_types_the_task_values_and_mixes_into_another_
 
     from deskpilot.planner.explore import EpsilonPlanner, ExplorePlanner
 
-    task = 'Type "Ada" into the second field and click OK'
+    task = 'Type "Ada" into the lower field and click OK'
     obs = Observation(np.zeros((240, 320, 3), np.uint8), Monitor(0, 0, 320, 240))
     explorer = ExplorePlanner(random.Random(0))
     elements = [ECHO, OK, CANCEL, FIRST, SECOND]
@@ -156,7 +161,7 @@ class Scripted:
 
 def test_training_prompts_equal_the_planners_requests(tmp_path):
     """Samples built from an episode on disk ask exactly what the planner asked while it ran."""
-    task = 'Type "Ada" into the second field and click OK'
+    task = 'Type "Ada" into the lower field and click OK'
     screens = [[ECHO, OK, CANCEL, FIRST, SECOND], [ECHO, OK, CANCEL, FIRST, SECOND, ECHO], [OK, FIRST, SECOND]]
     backend = Scripted(["Thought: the second field.\nAction: click(target='field 2')",
                         "Action: type(content='$1')", "Action: click(target='$2')"])
@@ -286,7 +291,7 @@ def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path)
             "bad": [Action(kind=ActionKind.CLICK, point=CANCEL.center)]}
     for label, actions in [("good", runs["good"]), ("good", runs["good"]), ("bad", runs["bad"]),
                            ("bad", runs["bad"])]:
-        writer = EpisodeWriter.create(data, 'Type "Ada" into the second field and click OK')
+        writer = EpisodeWriter.create(data, 'Type "Ada" into the lower field and click OK')
         frame = writer.add_frame(np.zeros((240, 320, 3), np.uint8))
         for index, action in enumerate(actions):
             writer.append(Step(index, action, frame, frame, "", monitor, seen=elements,
