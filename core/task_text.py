@@ -23,13 +23,15 @@ _ORDINAL_WORD = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)
 def numbered_ordinals(task: str) -> str:
     """The task with spelled ordinals outside its quoted values written in digits ('the third box' -> 'the 3rd
     box'), so that a model reads one spelling of each."""
+    def in_digits(words: str) -> str:
+        return _ORDINAL_WORD.sub(lambda m: ORDINALS[m.group(1).lower()], words)
+
     parts: list[str] = []
     start = 0
     for quoted in QUOTED.finditer(task):
-        parts += [_ORDINAL_WORD.sub(lambda m: ORDINALS[m.group(1).lower()], task[start:quoted.start()]),
-                  quoted.group(0)]
+        parts += [in_digits(task[start:quoted.start()]), quoted.group(0)]
         start = quoted.end()
-    return "".join(parts) + _ORDINAL_WORD.sub(lambda m: ORDINALS[m.group(1).lower()], task[start:])
+    return "".join(parts) + in_digits(task[start:])
 
 
 # what a task calls a kind of control -> the family its rank counts in (see planner/som_text.py); longer names first

@@ -191,12 +191,12 @@ def test_balancing_repeats_the_rows_of_rare_apps_only():
     samples = [Sample(f"e{app}{n}", 0, "agent", [], "Action: click(target='button 1')", "good", Target("click"), app)
                for app, count in (("rare", 2), ("common", 7)) for n in range(count)]
     found = rows(samples, "sft")
-    mixed = balanced(found, samples, 5)
+    mixed = balanced(found, 5)
     rare = sorted(row["episode"] for row in mixed if row["episode"].startswith("erare"))
     assert len(rare) == 5 and set(rare) == {"erare0", "erare1"} and max(map(rare.count, set(rare))) == 3
     assert sorted(row["episode"] for row in mixed if row["episode"].startswith("ecommon")) == [
         f"ecommon{n}" for n in range(7)]
-    assert balanced(found, samples, 0) == found
+    assert balanced(found, 0) == found
 
 
 def test_labels_of_untrusted_verifiers_become_unknown():

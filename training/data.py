@@ -32,7 +32,7 @@ def rows(samples: list[Sample], method: Method) -> list[dict[str, Any]]:
             continue
         text_only = all(isinstance(m["content"], str) for m in sample.messages)  # som-text: no images at all
         prompt, images = (sample.messages, []) if text_only else to_trl_messages(sample.messages)
-        row: dict[str, Any] = {"prompt": prompt, "episode": sample.episode, "step": sample.step}
+        row: dict[str, Any] = {"prompt": prompt, "episode": sample.episode, "step": sample.step, "app": sample.app}
         if not text_only:
             row["images"] = images
         if method == "grpo":
@@ -55,16 +55,15 @@ def trusted(samples: list[Sample], verifiers: list[str] | None) -> list[Sample]:
     return [s if not s.verifier or s.verifier in verifiers else replace(s, label="unknown") for s in samples]
 
 
-def balanced(found: list[dict[str, Any]], samples: list[Sample], min_per_app: int) -> list[dict[str, Any]]:
+def balanced(found: list[dict[str, Any]], min_per_app: int) -> list[dict[str, Any]]:
     """`found` with the rows of each app that has fewer than `min_per_app` repeated up to that many (whole copies,
     then a fixed random pick of the rest), so that a task seen in a few episodes is not drowned by one with many
     steps. Apps with more rows keep them all, once."""
     if min_per_app <= 0:
         return found
-    app_of = {(s.episode, s.step): s.app for s in samples}
     by_app: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in found:
-        by_app[app_of[(row["episode"], row["step"])]].append(row)
+        by_app[row["app"]].append(row)
     picker = random.Random(0)
     result: list[dict[str, Any]] = []
     for app_rows in by_app.values():
@@ -87,7 +86,7 @@ def build_dataset(samples: list[Sample], method: Method, min_per_app: int = 0) -
     if method == "kto" and len({row["label"] for row in found}) < 2:
         raise TrainingError(f"KTO needs both good and bad steps ({summary(samples)}); add agent runs labelled bad, "
                              "or use sft")
-    return Dataset.from_list(balanced(found, samples, min_per_app))
+    return Dataset.from_list(balanced(found, min_per_app))
 
 
 def summary(samples: list[Sample]) -> str:

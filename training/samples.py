@@ -98,6 +98,7 @@ def step_label(step: Step, episode: Episode) -> Label:
 
 
 def verifier_of(step: Step) -> str:
+    """Who labelled the step ("env", "heuristic", "judge"), or "" when nobody did."""
     return str((step.verification or {}).get("verifier") or "")
 
 

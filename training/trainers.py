@@ -66,9 +66,9 @@ def train(request: TrainRequest) -> TrainResult | None:
     file_settings = read_config_file(request.config)
     text_mode = request.mode == "som-text"
     # The data first: a folder with nothing to learn is reported before the seconds TRL takes to import.
+    verifiers, min_per_app = label_verifiers(file_settings), min_rows_per_app(file_settings)
     samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
-    samples = trusted(samples, label_verifiers(file_settings))
-    min_per_app = min_rows_per_app(file_settings)
+    samples = trusted(samples, verifiers)
     dataset = build_dataset(samples, request.method, min_per_app)
     arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
                               from_scratch=text_mode and not request.lora)
