@@ -21,7 +21,10 @@ def collect_miniwob_command(
         episodes: Annotated[int, typer.Option(help="episodes per task")] = 10,
         seed: Annotated[int, typer.Option(help="seed of the first episode; episode i uses seed+i")] = 0,
         policy: Annotated[str, typer.Option(help="offline | explore | model")] = "offline",
-        model: Annotated[Optional[str], typer.Option(help="model folder for --policy model")] = None,
+        model: Annotated[Optional[str], typer.Option(help="model folder for --policy model (or a model's name at "
+                                                          "--base-url)")] = None,
+        base_url: Annotated[Optional[str], typer.Option(help="an OpenAI-compatible endpoint serving --model "
+                                                             "(vLLM, Ollama, ...), asked in som-text mode")] = None,
         epsilon: Annotated[float, typer.Option(min=0.0, max=1.0, help="share of steps replaced by random "
                                                                       "exploration")] = 0.0,
         temperature: Annotated[float, typer.Option(min=0.0, max=2.0, help="sampling temperature of --policy "
@@ -46,8 +49,8 @@ def collect_miniwob_command(
         raise UsageError("--episodes must be at least 1")
     if frames not in ("all", "ends", "none"):
         raise UsageError("--frames must be all, ends or none")
-    config = CollectConfig(chosen, episodes, out_dir, seed=seed, policy=policy, model=model, epsilon=epsilon,
-                           temperature=temperature, workers=workers, frames=frames, scale=scale)  # type: ignore[arg-type]
+    config = CollectConfig(chosen, episodes, out_dir, seed=seed, policy=policy, model=model, base_url=base_url,
+                           epsilon=epsilon, temperature=temperature, workers=workers, frames=frames, scale=scale)  # type: ignore[arg-type]
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TextColumn("{task.fields[info]}"),
                   TimeRemainingColumn(), console=err, transient=False) as progress:

@@ -4,6 +4,7 @@ environment's reward, both as collection combines them, or a person's label) and
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,7 +14,7 @@ from deskpilot.app.common import out
 from deskpilot.core.episode import label_steps, read_episode
 from deskpilot.core.errors import UsageError
 
-VERIFIERS = ("heuristic", "judge", "env", "env+heuristic", "human")
+VERIFIERS = ("heuristic", "judge", "env", "env+heuristic", "rollout", "human")
 
 
 def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")],
@@ -22,11 +23,21 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
                                                            "the default when given)")] = None,
           step: Annotated[Optional[int], typer.Option(help="only this step (1-based)")] = None,
           planner: Annotated[str, typer.Option(help="judge model backend: openai | transformers")] = "openai",
-          model: Annotated[Optional[str], typer.Option(help="judge model: a name at --base-url, or a folder")] = None,
-          base_url: Annotated[Optional[str], typer.Option(help="judge endpoint (OpenAI-compatible)")] = None,
+          model: Annotated[Optional[str], typer.Option(help="judge model, or the policy of --verifier rollout: a "
+                                                            "name at --base-url, or a folder")] = None,
+          base_url: Annotated[Optional[str], typer.Option(help="the model's endpoint (OpenAI-compatible)")] = None,
+          rollouts: Annotated[int, typer.Option(min=1, help="rollout: continuations per prefix of a failed "
+                                                            "episode")] = 4,
+          temperature: Annotated[float, typer.Option(min=0.0, max=2.0, help="rollout: the policy's sampling "
+                                                                            "temperature")] = 0.7,
+          workers: Annotated[int, typer.Option(min=1, max=64, help="rollout: parallel workers")] = 1,
+          rollouts_dir: Annotated[Optional[Path], typer.Option(help="rollout: folder of the continuations (a re-run "
+                                                                    "resumes; default: beside the episodes' folder, "
+                                                                    "named ...-rollouts)")] = None,
           force: Annotated[bool, typer.Option("--force", help="replace labels a person set, too")] = False) -> None:
     """Label each step good / bad / unknown and store the verdict in the episode (merged with labels written
-    meanwhile; a person's label is kept unless --force)."""
+    meanwhile; a person's label is kept unless --force). `rollout` finds the step that lost a failed MiniWoB++
+    episode by playing its page again from each prefix of its steps with a model (see evaluation/rollouts.py)."""
     if set_label is not None:
         verifier = "human"
         if set_label not in ("good", "bad"):
@@ -35,7 +46,14 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
         raise UsageError(f"unknown verifier {verifier!r}; available: {', '.join(VERIFIERS)}")
     if verifier == "human" and set_label is None:
         raise UsageError("the human verifier needs --set good|bad")
-    judge_episode = _verifier(verifier, set_label, step, planner, model, base_url)
+    if verifier == "rollout":
+        if not model or not episodes:
+            raise UsageError("the rollout verifier needs --model (the policy that continues) and episodes")
+        folder = rollouts_dir or episodes[0].resolve().parent.with_name(episodes[0].resolve().parent.name + "-rollouts")
+        judge_episode = _rollout_verdicts(episodes, RolloutSettings(model, base_url, rollouts, temperature, workers,
+                                                                    folder))
+    else:
+        judge_episode = _verifier(verifier, set_label, step, planner, model, base_url)
     totals: Counter[str] = Counter()
     for path in episodes:
         episode = read_episode(path)
@@ -78,3 +96,40 @@ def _verifier(name: str, set_label: Optional[str], step: Optional[int], planner:
         judge = JudgeVerifier(backend)
         return lambda episode: judge.judge_episode(episode, only=None if step is None else step - 1)
     return lambda episode: [human_verdict(set_label) for _ in episode.steps]  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class RolloutSettings:
+    model: str
+    base_url: Optional[str]
+    rollouts: int
+    temperature: float
+    workers: int
+    folder: Path
+
+
+def _rollout_verdicts(paths: list[Path], settings: RolloutSettings):  # noqa: ANN202
+    """Run the continuations of the failed episodes among `paths` (with a progress bar) and return a
+    `judge_episode` that hands out their verdicts."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from deskpilot.app.common import err
+    from deskpilot.evaluation.collect import Collected
+    from deskpilot.evaluation.rollouts import RolloutConfig, RolloutLabeller
+
+    config = RolloutConfig(settings.model, settings.folder, settings.rollouts, settings.temperature, settings.workers,
+                           settings.base_url)
+    with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                  TimeRemainingColumn(), console=err, transient=False) as progress:
+        bar = progress.add_task("continuations", total=None)
+
+        def started(total: int) -> None:
+            progress.update(bar, total=total, completed=0)
+
+        def finished(_: Collected) -> None:
+            progress.update(bar, advance=1)
+
+        verdicts = RolloutLabeller(config, on_episode=finished, on_start=started).label(
+            [read_episode(path) for path in paths])
+    out.print(f"continuations in {settings.folder}", markup=False, highlight=False)
+    return lambda episode: verdicts[episode.meta.id]

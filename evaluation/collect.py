@@ -22,11 +22,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import (FramePolicy, delete_episode, is_being_written, list_episodes, prune_frames,
-                                    read_episode, rewrite_steps)
+from deskpilot.core.episode import (EpisodeMeta, FramePolicy, delete_episode, is_being_written, list_episodes,
+                                    prune_frames, read_episode, rewrite_steps)
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 
 COLLECT_KEY = "collect"  # episode.json `extra` key naming the policy an episode was collected with
+ROLLOUT_KEY = "rollout"  # episode.json `extra` key of a continuation of another episode's steps (rollouts.py)
 POLICIES = ("offline", "explore", "model")
 WORKER_POLL_SECONDS = 0.5
 
@@ -40,7 +41,8 @@ class CollectConfig:
     out: Path
     seed: int = 0
     policy: str = "offline"
-    model: str | None = None
+    model: str | None = None  # a folder (transformers), or a model's name at `base_url`
+    base_url: str | None = None  # an OpenAI-compatible endpoint serving `model` (som-text prompts)
     epsilon: float = 0.0
     temperature: float = 0.0
     workers: int = 1
@@ -99,22 +101,30 @@ class CollectSummary:
 def pending_jobs(config: CollectConfig) -> tuple[list[tuple[str, int]], int, int]:
     """(the (task, seed) episodes still to collect, how many are already there, how many unfinished ones from a
     crashed run were removed). Jobs run task by task, so a worker seldom reloads its page."""
-    done: set[tuple[str, int]] = set()
+    finished, removed = finished_episodes(config.out)
+    done = {(str(meta.extra.get("miniwob_task")), int(meta.extra.get("seed", -1))) for meta in finished
+            if meta.extra.get(COLLECT_KEY) == config.policy_name and ROLLOUT_KEY not in meta.extra}
+    wanted = [(task, config.seed + n) for task in config.tasks for n in range(config.episodes)]
+    pending = [job for job in wanted if job not in done]
+    return pending, len(wanted) - len(pending), removed
+
+
+def finished_episodes(out: Path) -> tuple[list[EpisodeMeta], int]:
+    """The records of the scored MiniWoB episodes in `out`, and how many unfinished ones (a worker died with them
+    in flight) were removed, to be collected again."""
+    finished: list[EpisodeMeta] = []
     removed = 0
-    for directory in list_episodes(config.out):
+    for directory in list_episodes(out):
         try:
             meta = read_episode(directory).meta
         except DeskpilotError:
             continue
         if "reward" in meta.extra:
-            if meta.extra.get(COLLECT_KEY) == config.policy_name:
-                done.add((str(meta.extra.get("miniwob_task")), int(meta.extra.get("seed", -1))))
+            finished.append(meta)
         elif meta.app and meta.app.startswith("miniwob/") and not is_being_written(directory):
-            delete_episode(directory)  # a worker died with it in flight: it is collected again
+            delete_episode(directory)
             removed += 1
-    wanted = [(task, config.seed + n) for task in config.tasks for n in range(config.episodes)]
-    pending = [job for job in wanted if job not in done]
-    return pending, len(wanted) - len(pending), removed
+    return finished, removed
 
 
 def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], None] | None = None,
@@ -127,7 +137,14 @@ def collect_miniwob(config: CollectConfig, on_episode: Callable[[Collected], Non
         raise EvaluationError("--policy model needs --model (a folder made by `deskpilot model init` and trained)")
     config.out.mkdir(parents=True, exist_ok=True)
     jobs, skipped, removed = pending_jobs(config)
-    summary = CollectSummary(skipped=skipped, removed=removed)
+    return run_jobs(config, jobs, CollectSummary(skipped=skipped, removed=removed), on_episode, on_start)
+
+
+def run_jobs(config: CollectConfig, jobs: list[tuple[Any, ...]], summary: CollectSummary,
+             on_episode: Callable[[Collected], None] | None = None,
+             on_start: Callable[[int], None] | None = None) -> CollectSummary:
+    """Run episode jobs — (task, seed), or (task, seed, prefix actions, tag) for a continuation of recorded steps
+    (see `Worker.collect`) — on `config.workers` worker processes; adds them to `summary` and returns it."""
     if on_start is not None:
         on_start(len(jobs))
     if not jobs:
@@ -253,17 +270,37 @@ class Worker:
         else:
             from deskpilot.planner.factory import build_planner
 
-            base = build_planner(settings.model_copy(update={"planner": "transformers", "model": config.model,
-                                                             "plan_mode": "som-text",
+            served = {"planner": "openai", "base_url": config.base_url} if config.base_url else \
+                {"planner": "transformers"}
+            base = build_planner(settings.model_copy(update={**served, "model": config.model, "plan_mode": "som-text",
                                                              "temperature": config.temperature}), grounder=grounder)
         return EpsilonPlanner(base, config.epsilon, self._rng) if config.epsilon > 0 else base
 
-    def collect(self, task: str, seed: int) -> Collected:
+    def collect(self, task: str, seed: int, prefix: tuple[dict[str, Any], ...] = (),
+                tag: dict[str, Any] | None = None) -> Collected:
+        """One episode of `task` at `seed`. With `prefix` (recorded actions, as dicts), the policy first re-enacts
+        them and then goes on by itself; `tag` is kept in the episode's `extra.rollout`, with `reenacted` saying
+        whether the whole prefix could be re-enacted."""
         from .miniwob import run_episode
 
-        score = run_episode(self.agent, self.browser, task, seed)
+        policy = self.agent.planner
+        if prefix:
+            from deskpilot.core.actions import Action
+            from deskpilot.planner.prefix import PrefixPlanner
+            from deskpilot.planner.text_planner import TextPlanner
+
+            if not isinstance(policy, TextPlanner):
+                raise EvaluationError("re-enacting recorded steps needs a som-text model policy (--policy model, no "
+                                      "--epsilon)")
+            self.agent.planner = PrefixPlanner([Action.from_dict(a) for a in prefix], policy)
+        try:
+            score = run_episode(self.agent, self.browser, task, seed)
+        finally:
+            replayed, self.agent.planner = self.agent.planner, policy
         episode = read_episode(score.episode_dir)
         episode.meta.extra[COLLECT_KEY] = self.config.policy_name
+        if tag is not None:
+            episode.meta.extra[ROLLOUT_KEY] = {**tag, "reenacted": getattr(replayed, "reenacted", 0) == len(prefix)}
         steps = list(episode.steps)
         for step, verdict in zip(steps, self.verifier.judge_episode(episode)):
             if verdict is not None:

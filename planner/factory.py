@@ -101,7 +101,8 @@ def build_backend(settings: Settings) -> ChatBackend:
 
         key = api_key_for(settings)
         return OpenAIBackend(settings.base_url, settings.model, key, timeout=settings.planner_timeout,
-                             max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens)
+                             max_retries=settings.planner_retries, max_tokens=settings.max_new_tokens,
+                             temperature=settings.temperature)
     if settings.planner == "transformers":
         from .transformers_backend import TransformersBackend
 

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Callable
 
 from deskpilot.core.action_text import split_response
+from deskpilot.core.actions import Action
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.observation import Element, Observation
@@ -31,11 +32,7 @@ class TextPlanner:
         return [secret.value for secret in task_secrets(task)]
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
-        # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
-        masked = mask_secrets(task, task_secrets(task))
-        if not history or self._episode is None or self._episode.task != masked:
-            self._episode = SomText(masked)
-        episode = self._episode
+        episode = self._episode_for(task, history)
         screen = episode.screen(elements)
         try:
             reply, (thought, action) = ask_with_one_correction(
@@ -46,3 +43,33 @@ class TextPlanner:
         call = split_response(reply)[1]
         episode.remember(call)
         return Decision(thought or call, action)
+
+    def reenact(self, task: str, history: list[Step], elements: list[Element], action: Action) -> Decision:
+        """A recorded step's action decided again on this screen without asking the model: the answer that
+        produces it (as its training sample says), resolved here and kept in the history later prompts show, as
+        if the model had given it. PlannerError when this screen has nothing that answer could name."""
+        episode = self._episode_for(task, history)
+        screen = episode.screen(elements)
+        if action.secret:  # stored redacted: typed again as the task's one secret, by its placeholder
+            secrets = task_secrets(task)
+            if len(secrets) != 1:
+                raise PlannerError(f"a typed secret cannot be re-enacted: the task holds {len(secrets)}")
+            action = action.model_copy(update={"text": secrets[0].placeholder, "secret": False})
+        answer = episode.answer_for(action, screen)
+        if answer is None:
+            raise PlannerError(f"the recorded step ({action.redacted().describe()}) names nothing on this screen")
+        try:
+            _, resolved = episode.read(answer, screen)
+        except ActionParseError as exc:
+            raise PlannerError(f"the recorded step cannot be re-enacted here: {exc}") from None
+        call = split_response(answer)[1]
+        episode.remember(call)
+        return Decision(call, resolved)
+
+    def _episode_for(self, task: str, history: list[Step]) -> SomText:
+        """The som-text state of the episode in flight; a new one when an episode starts."""
+        # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
+        masked = mask_secrets(task, task_secrets(task))
+        if not history or self._episode is None or self._episode.task != masked:
+            self._episode = SomText(masked)
+        return self._episode

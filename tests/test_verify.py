@@ -92,8 +92,11 @@ def test_env_reward_labels_steps(tmp_path):
     won = EnvVerifier().judge_episode(episode(0.8, [None, None]))
     assert [v.label if v else None for v in won] == ["good", "good", None]
     assert won[0].reason == "the episode earned reward 0.8"
-    lost = EnvVerifier().judge_episode(episode(-1.0, [None, -0.5]))
-    assert [v.label if v else None for v in lost] == ["unknown", "bad", None]
+    lost = EnvVerifier().judge_episode(episode(-1.0, [None, -0.5]))  # which of two steps went wrong: unknown
+    assert [v.label if v else None for v in lost] == ["unknown", "unknown", None]
+    assert "after 2 actions" in lost[1].reason
+    alone = EnvVerifier().judge_episode(episode(-1.0, [-1.0]))  # the only action of a failed episode: to blame
+    assert [v.label if v else None for v in alone] == ["bad", None]
     # collection's labels: the environment where it is sure, else only the heuristic's "bad"; both kept as checks
     combined = CombinedVerifier()
     won = combined.judge_episode(episode(0.8, [None], effect=False))

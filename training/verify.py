@@ -124,20 +124,26 @@ class HeuristicVerifier:
 
 
 class EnvVerifier:
-    """Labels from the environment's reward: a step's own reward when it has one; otherwise the episode's final
-    reward (`extra.reward`) vouches for every step of an episode that earned it. A failed episode says nothing
-    about which of its steps went wrong, so its steps stay unknown."""
+    """Labels from the environment's reward: a step's own reward when it has one (the reward of the episode it
+    ended); otherwise the episode's final reward (`extra.reward`) vouches for every step of an episode that earned
+    it. A failed episode says nothing about which of its steps went wrong, so its steps stay unknown — the step that
+    ended it included, unless it was the episode's only action: the last click of a failed form (Submit) is
+    usually right, and blaming it taught KTO that clicking Submit is bad."""
 
     name = "env"
 
     def judge_episode(self, episode: Episode) -> list[Verdict | None]:
         final = episode.meta.extra.get("reward")
+        actions = sum(not step.action.is_terminal for step in episode.steps)
         verdicts: list[Verdict | None] = []
         for step in episode.steps:
-            if step.reward is not None:
+            if step.reward is not None and (step.reward > 0 or actions == 1):
                 label: Label = "good" if step.reward > 0 else "bad"
                 verdicts.append(Verdict(label, f"the environment gave reward {step.reward:g}", _unit(step.reward),
                                         self.name))
+            elif step.reward is not None:
+                verdicts.append(Verdict("unknown", f"the episode ended with reward {step.reward:g} after {actions} "
+                                        "actions; which one went wrong is unknown", 0.5, self.name))
             elif step.action.is_terminal or final is None:
                 verdicts.append(None)
             elif float(final) > 0:
