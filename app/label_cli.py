@@ -1,18 +1,21 @@
 """`deskpilot label`: verify the steps of episodes (heuristic from the frames, a vision-language judge, the
-environment's reward, both as collection combines them, or a person's label) and write the verdicts into them."""
+environment's reward, both as collection combines them, continuations of a failed episode's prefixes, or a person's
+label) and write the verdicts into them."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import out
+from deskpilot.app.common import err, out
 from deskpilot.core.episode import label_steps, read_episode
 from deskpilot.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from deskpilot.evaluation.rollouts import RolloutConfig
 
 VERIFIERS = ("heuristic", "judge", "env", "env+heuristic", "rollout", "human")
 
@@ -49,9 +52,12 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
     if verifier == "rollout":
         if not model or not episodes:
             raise UsageError("the rollout verifier needs --model (the policy that continues) and episodes")
-        folder = rollouts_dir or episodes[0].resolve().parent.with_name(episodes[0].resolve().parent.name + "-rollouts")
-        judge_episode = _rollout_verdicts(episodes, RolloutSettings(model, base_url, rollouts, temperature, workers,
-                                                                    folder))
+        from deskpilot.evaluation.rollouts import RolloutConfig
+
+        parent = episodes[0].resolve().parent
+        config = RolloutConfig(model, rollouts_dir or parent.with_name(parent.name + "-rollouts"), rollouts,
+                               temperature, workers, base_url)
+        judge_episode = _rollout_verdicts(episodes, config)
     else:
         judge_episode = _verifier(verifier, set_label, step, planner, model, base_url)
     totals: Counter[str] = Counter()
@@ -98,27 +104,14 @@ def _verifier(name: str, set_label: Optional[str], step: Optional[int], planner:
     return lambda episode: [human_verdict(set_label) for _ in episode.steps]  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class RolloutSettings:
-    model: str
-    base_url: Optional[str]
-    rollouts: int
-    temperature: float
-    workers: int
-    folder: Path
-
-
-def _rollout_verdicts(paths: list[Path], settings: RolloutSettings):  # noqa: ANN202
+def _rollout_verdicts(paths: list[Path], config: RolloutConfig):  # noqa: ANN202
     """Run the continuations of the failed episodes among `paths` (with a progress bar) and return a
     `judge_episode` that hands out their verdicts."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from deskpilot.app.common import err
     from deskpilot.evaluation.collect import Collected
-    from deskpilot.evaluation.rollouts import RolloutConfig, RolloutLabeller
+    from deskpilot.evaluation.rollouts import RolloutLabeller
 
-    config = RolloutConfig(settings.model, settings.folder, settings.rollouts, settings.temperature, settings.workers,
-                           settings.base_url)
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeRemainingColumn(), console=err, transient=False) as progress:
         bar = progress.add_task("continuations", total=None)
@@ -131,5 +124,5 @@ def _rollout_verdicts(paths: list[Path], settings: RolloutSettings):  # noqa: AN
 
         verdicts = RolloutLabeller(config, on_episode=finished, on_start=started).label(
             [read_episode(path) for path in paths])
-    out.print(f"continuations in {settings.folder}", markup=False, highlight=False)
+    out.print(f"continuations in {config.out}", markup=False, highlight=False)
     return lambda episode: verdicts[episode.meta.id]

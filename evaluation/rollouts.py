@@ -112,6 +112,7 @@ class RolloutLabeller:
                          for n in range(self.config.rollouts) if (of, k, n) not in done]
         if not jobs:
             return
+        jobs.sort(key=lambda job: job[0])  # task by task: a worker seldom reloads its page
         tasks = tuple(dict.fromkeys(job[0] for job in jobs))
         summary = run_jobs(self.config.collect_config(tasks), jobs, CollectSummary(), self.on_episode, self.on_start)
         if summary.failed_workers:
