@@ -27,6 +27,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
+from deskpilot.core.secrets import PLACEHOLDER, REDACTED
 from deskpilot.core.task_text import normalised, numbered_ordinals, ranked_references, task_values
 from deskpilot.grounding.phrasings import echoes_task
 
@@ -209,8 +210,14 @@ class SomText:
         cannot be said in this mode's terms."""
         kind = action.kind
         if kind is ActionKind.TYPE:
-            return "Action: " + format_action(action.model_copy(update={"text": self._handle_for_text(action.text or "",
-                                                                                                      screen)}))
+            text = action.text or ""
+            if REDACTED in text:  # a typed secret, stored redacted: what a model types for the task's one secret
+                placeholders = [v for v in screen.values if PLACEHOLDER.fullmatch(v)]
+                if text != REDACTED or len(placeholders) != 1:
+                    return None
+                text = placeholders[0]
+            return "Action: " + format_action(action.model_copy(update={"text": self._handle_for_text(text, screen),
+                                                                        "secret": False}))
         if kind in (ActionKind.HOTKEY, ActionKind.SCROLL, ActionKind.FINISHED, ActionKind.WAIT,
                     ActionKind.CALL_USER) and action.point is None:
             return "Action: " + format_action(action)

@@ -50,11 +50,6 @@ class TextPlanner:
         if the model had given it. PlannerError when this screen has nothing that answer could name."""
         episode = self._episode_for(task, history)
         screen = episode.screen(elements)
-        if action.secret:  # stored redacted: typed again as the task's one secret, by its placeholder
-            secrets = task_secrets(task)
-            if len(secrets) != 1:
-                raise PlannerError(f"a typed secret cannot be re-enacted: the task holds {len(secrets)}")
-            action = action.model_copy(update={"text": secrets[0].placeholder, "secret": False})
         answer = episode.answer_for(action, screen)
         if answer is None:
             raise PlannerError(f"the recorded step ({action.redacted().describe()}) names nothing on this screen")

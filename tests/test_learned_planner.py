@@ -120,6 +120,18 @@ def test_a_step_becomes_the_answer_that_produces_it():
             assert resolved.point == hit.center
 
 
+def test_a_typed_secret_stored_redacted_is_answered_with_the_handle_of_the_tasks_one_secret():
+    from deskpilot.core.secrets import REDACTED, mask_secrets, task_secrets
+
+    task = 'Enter the username "ada" and the password "hunter22" and click OK'
+    episode = SomText(mask_secrets(task, task_secrets(task)))
+    screen = episode.screen([OK, FIRST])
+    assert screen.values == ["ada", "{{password}}", "OK"]  # the model never reads the secret itself
+    typed = Action(kind=ActionKind.TYPE, text=REDACTED, secret=True)  # how an episode stores it
+    assert episode.answer_for(typed, screen) == "Action: type(content='$2')"
+    assert episode.answer_for(Action(kind=ActionKind.TYPE, text=f"ada {REDACTED}"), screen) is None  # cannot say
+
+
 def test_exploring_clicks_controls_types_the_task_values_and_mixes_into_another_planner():
     import random
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from deskpilot.core.action_text import format_response, parse_response
 from deskpilot.core.actions import Action, ActionKind
-from deskpilot.core.secrets import PLACEHOLDER, REDACTED, mask_secrets, task_secrets
+from deskpilot.core.secrets import REDACTED, mask_secrets, task_secrets
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
 from deskpilot.core.errors import EpisodeError, TrainingError
@@ -187,17 +187,13 @@ class SampleBuilder:
         conversation = SomText(mask_secrets(task, task_secrets(task)))
         for step in episode.steps:
             screen = conversation.screen(step.seen)
-            action = step.action
-            placeholders = [v for v in screen.values if PLACEHOLDER.fullmatch(v)]
-            if action.kind is ActionKind.TYPE and action.text == REDACTED and len(placeholders) == 1:
-                action = action.model_copy(update={"text": placeholders[0]})  # what a model types for the secret
-            if step.dry_run or (action.text is not None and REDACTED in action.text):
+            if step.dry_run:
                 return
-            answer = conversation.answer_for(action, screen, step.elements)
+            answer = conversation.answer_for(step.action, screen, step.elements)
             if answer is None or (not step.seen and not step.action.is_terminal):
                 return
             yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
-                         step_label(step, episode), Target(action.kind.value,
+                         step_label(step, episode), Target(step.action.kind.value,
                                                            text=_target_text(parse_response(answer).actions[0])),
                          episode.meta.app or "", verifier_of(step))
             conversation.remember(answer)
