@@ -5,7 +5,8 @@ page (same task, same seed) is played again with its first k actions re-enacted 
 on by itself, sampling, several times. The share of those continuations that win estimates how winnable the episode
 still was after its k-th step:
 
-- the step after which no continuation wins any more, though some won before it, lost the episode: `bad`;
+- the step after which no continuation wins any more, though some won before it, lost the episode: `bad` — when
+  so many losses in a row would be unlikely (under `LUCK`) at the win rate before it; otherwise it gets no verdict;
 - the steps before it kept the episode winnable: `good`; the steps after it: `unknown` (already lost);
 - when no continuation wins even from the start, the model cannot do that page, and the steps get no verdict
   from this verifier (the ones they have stay).
@@ -30,6 +31,7 @@ from deskpilot.training.verify import Verdict
 
 from .collect import ROLLOUT_KEY, CollectConfig, Collected, CollectSummary, finished_episodes, run_jobs
 
+LUCK = 0.1  # a step is blamed only when its continuations' losing streak is this unlikely at the win rate before it
 Values = dict[int, tuple[int, int]]  # prefix length -> (continuations won, continuations that re-enacted it)
 
 
@@ -136,6 +138,9 @@ def judge(episode: Episode, values: Values) -> list[Verdict | None]:
                                   after[0] / after[1], RolloutLabeller.name)
             won, tried = after
             continue
+        ended = k == len(acted)  # after the last step the page had ended the episode: lost for certain
+        if not ended and (1 - won / tried) ** after[1] > LUCK:  # as likely bad luck as this step's fault
+            return verdicts
         verdicts[i] = Verdict("bad", f"continuations won {won}/{tried} before this step and none after it", 0.0,
                               RolloutLabeller.name)
         for later in acted[k:]:

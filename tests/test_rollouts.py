@@ -71,3 +71,7 @@ def test_pages_the_model_never_wins_and_unreenacted_prefixes_get_no_verdict():
     lost_last = judge(three, {0: (2, 4), 1: (3, 4), 2: (1, 4)})  # the page ended it: the last step lost it
     assert [v.label if v else None for v in lost_last] == ["good", "good", "bad", None]
     assert lost_last[0].score == 0.75
+    unlucky = judge(three, {0: (2, 4), 1: (1, 4), 2: (0, 4)})  # 0/4 after a 1/4 win rate: luck as likely as blame
+    assert [v.label if v else None for v in unlucky] == ["good", None, None, None]
+    blamed = judge(three, {0: (2, 4), 1: (3, 4), 2: (0, 4)})  # 0/4 after 3/4: that step lost it
+    assert [v.label if v else None for v in blamed] == ["good", "bad", "unknown", None]
