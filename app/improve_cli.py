@@ -32,6 +32,10 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
             max_steps: Annotated[Optional[int], typer.Option(help="optimizer steps per round")] = None,
             config: Annotated[Optional[Path], typer.Option(help="training settings (JSON/YAML), as for "
                                                                 "`train`")] = None,
+            label: Annotated[str, typer.Option(help="env+heuristic | rollout (also name the step that lost each "
+                                                    "failed episode, from continuations)")] = "env+heuristic",
+            rollouts: Annotated[int, typer.Option(min=1, help="continuations per prefix, with --label "
+                                                              "rollout")] = 2,
             json_file: JsonOption = None) -> None:
     """Improve a planner model in rounds: collect with it, label every step, train, score on held-out seeds."""
     from deskpilot.evaluation.rounds import PLOT_FILE, ROUNDS_FILE, Rounds, RoundsConfig
@@ -43,7 +47,7 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
     settings = RoundsConfig(model, chosen, rounds, out_dir, method=method, episodes_per_round=episodes_per_round,
                             workers=workers, eval_tasks=scored, eval_episodes=eval_episodes, eval_seed=eval_seed,
                             seed=seed, temperature=temperature, epsilon=epsilon, lora=not full,
-                            max_steps=max_steps, train_config=config)
+                            max_steps=max_steps, train_config=config, label=label, rollouts=rollouts)
     runner = Rounds(settings, on_stage=lambda number, stage: err.print(f"round {number}: {stage}", style="dim",
                                                                        markup=False))
     records = runner.run()

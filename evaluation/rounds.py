@@ -7,6 +7,7 @@ Everything lands under one folder, and each stage is resumable, so a cut session
 
     OUT/round-1/episodes/   collected by the round's model      OUT/round-1/model/   trained from it
     OUT/round-1/eval/       its held-out episodes               OUT/rounds.json      one record per round
+    OUT/round-1/rollouts/   with --label rollout: continuations of the failed episodes (rollouts.py), trained on
     OUT/rounds.png          mean success (and per task) by round
 
 Each stage is also a command of its own (`collect miniwob --policy model`, `label`, `train`, `collect miniwob
@@ -29,6 +30,7 @@ from .collect import COLLECT_KEY, CollectConfig, collect_miniwob
 
 log = logging.getLogger(__name__)
 METHODS = ("sft", "kto", "grpo")
+LABELLERS = ("env+heuristic", "rollout")
 ROUNDS_FILE = "rounds.json"
 PLOT_FILE = "rounds.png"
 
@@ -53,6 +55,8 @@ class RoundsConfig:
     lora: bool = False
     max_steps: int | None = None
     train_config: Path | None = None
+    label: str = "env+heuristic"  # or "rollout": also continuations name the step that lost each failed episode
+    rollouts: int = 2  # continuations per prefix, with label "rollout"
 
     @property
     def scored_tasks(self) -> tuple[str, ...]:
@@ -62,6 +66,8 @@ class RoundsConfig:
         """One-line errors for settings that cannot work, before anything runs."""
         if self.method not in METHODS:
             raise EvaluationError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
+        if self.label not in LABELLERS:
+            raise EvaluationError(f"unknown labeller {self.label!r}; known: {', '.join(LABELLERS)}")
         if self.rounds < 1 or self.episodes_per_round < 1 or self.eval_episodes < 1:
             raise EvaluationError("--rounds, --episodes-per-round and --eval-episodes must be at least 1")
         if not (Path(self.model) / "config.json").is_file():
@@ -145,9 +151,29 @@ class Rounds:
                                 model=model, epsilon=config.epsilon, temperature=config.temperature,
                                 workers=config.workers, frames="none")
         self._raise_failures(collect_miniwob(collect), f"round {number}'s collection")
+        if config.label == "rollout":
+            self.on_stage(number, "label")
+            self._label_by_rollouts(model, folder)
         found = folder_summary(folder, collect.policy_name)
         found.pop("tasks")
         return found
+
+    def _label_by_rollouts(self, model: str, folder: Path) -> None:
+        """Label the steps of the failed episodes in `folder` from continuations (kept beside it, in rollouts/)."""
+        from deskpilot.core.episode import label_steps
+
+        from .rollouts import RolloutConfig, RolloutLabeller
+
+        config = self.config
+        episodes = [read_episode(directory) for directory in list_episodes(folder)]
+        labeller = RolloutLabeller(RolloutConfig(model, folder.parent / "rollouts", config.rollouts,
+                                                 config.temperature, config.workers))
+        verdicts = labeller.label(episodes)
+        for episode in episodes:
+            chosen = {step.index: verdict.as_dict()
+                      for step, verdict in zip(episode.steps, verdicts[episode.meta.id]) if verdict is not None}
+            if chosen:
+                label_steps(episode.directory, chosen)
 
     def _train(self, model: str, number: int, out: Path) -> tuple[str, dict[str, Any]]:
         """The round's model, trained on every round's episodes so far; the current model again, with the
@@ -158,7 +184,8 @@ class Rounds:
         config = self.config
         if (out / RUN_FILE).is_file():  # trained before this run was cut: keep it
             return str(out), _trained(json.loads((out / RUN_FILE).read_text()))
-        data = [config.out / f"round-{n}" / "episodes" for n in range(1, number + 1)]
+        data = [config.out / f"round-{n}" / part for n in range(1, number + 1) for part in ("episodes", "rollouts")
+                if (config.out / f"round-{n}" / part).is_dir()]
         request = TrainRequest(config.method, model, data, out, FAMILIES["screen"],  # type: ignore[arg-type]
                                lora=config.lora, max_steps=config.max_steps, config=config.train_config,
                                mode="som-text")

@@ -227,8 +227,10 @@ def test_train_view_runs_rounds_and_draws_success_per_round_beside_the_loss(wind
     view.out.setText(str(out))
     view.rounds.setValue(2)
     view.tasks.setText("click-button,login-user")
+    view.labeller.setCurrentText("rollout")
     command = view.command()
     assert command[2:3] == ["improve"] and command[command.index("--rounds") + 1] == "2"
+    assert command[command.index("--label") + 1] == "rollout"
     assert command[command.index("--tasks") + 1] == "click-button,login-user" and "--data" not in command
     # what `deskpilot improve` leaves while it runs: rounds.json and the current round's metrics
     writer = MetricsWriter(out / "round-1" / "model")

@@ -275,11 +275,16 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     assert taught.returncode == 0, taught.stdout + taught.stderr
     clash = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--seed", "1000")
     assert clash.returncode == 2 and "overlap the held-out seeds" in clash.stderr.strip().splitlines()[-1]
+    unknown = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--label",
+                        "guess")
+    assert unknown.returncode == 2 and "unknown labeller 'guess'" in unknown.stderr.strip().splitlines()[-1]
     improved = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--rounds", "1", "--method",
                          "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500", "--seed",
                          "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4", "--config",
-                         str(config), "--out", str(out), "--json", str(tmp_path / "report.json"), timeout=600)
+                         str(config), "--label", "rollout", "--rollouts", "1", "--out", str(out), "--json",
+                         str(tmp_path / "report.json"), timeout=600)
     assert improved.returncode == 0, improved.stdout + improved.stderr
+    assert "round 1: label" in improved.stderr  # the failed episodes, if any, were continued to find their bad step
     report = json.loads((tmp_path / "report.json").read_text())
     start_record, first = report["rounds"]
     assert start_record["round"] == 0 and start_record["model"] == str(start)

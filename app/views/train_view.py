@@ -49,6 +49,10 @@ class TrainView(QWidget):
                                "score on held-out seeds")
         self.tasks = QLineEdit()
         self.tasks.setPlaceholderText("MiniWoB tasks for rounds, e.g. click-button,login-user")
+        self.labeller = QComboBox()
+        self.labeller.addItems(["env+heuristic", "rollout"])
+        self.labeller.setToolTip("how rounds label steps: the page's reward and the heuristic, or also continuations "
+                                 "that find the step that lost each failed episode (slower)")
         self.start, self.cancel, self.use = QPushButton("Start"), QPushButton("Cancel"), QPushButton("Use as planner")
         self.progress = QProgressBar()
         self.log = QPlainTextEdit()
@@ -78,6 +82,7 @@ class TrainView(QWidget):
         form.addRow("Max steps", self.max_steps)
         form.addRow("Rounds", self.rounds)
         form.addRow("Round tasks", self.tasks)
+        form.addRow("Round labels", self.labeller)
         buttons = QHBoxLayout()
         for button in (self.start, self.cancel, self.use):
             buttons.addWidget(button)
@@ -94,7 +99,7 @@ class TrainView(QWidget):
         if self.rounds.value():
             args = ["-m", "deskpilot.app", "improve", "--method", self.method.currentText(), "--model",
                     self.model.text().strip(), "--tasks", self.tasks.text().strip(), "--rounds",
-                    str(self.rounds.value()), "--out", self.out.text().strip()]
+                    str(self.rounds.value()), "--label", self.labeller.currentText(), "--out", self.out.text().strip()]
         else:
             args = ["-m", "deskpilot.app", "train", self.method.currentText(), "--model", self.model.text().strip(),
                     "--data", self.data.text().strip(), "--out", self.out.text().strip()]
