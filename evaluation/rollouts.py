@@ -31,6 +31,7 @@ from deskpilot.training.verify import Verdict
 
 from .collect import ROLLOUT_KEY, CollectConfig, Collected, CollectSummary, finished_episodes, run_jobs
 
+MODEL_FILES = ("config.json", "adapter_config.json")  # a model folder holds one: a whole model, or a peft adapter
 LUCK = 0.1  # a step is blamed only when its continuations' losing streak is this unlikely at the win rate before it
 Values = dict[int, tuple[int, int]]  # prefix length -> (continuations won, continuations that re-enacted it)
 
@@ -73,6 +74,10 @@ class RolloutLabeller:
                  on_start: Callable[[int], None] | None = None):
         if config.rollouts < 1:
             raise EvaluationError("--rollouts must be at least 1")
+        folder = Path(config.model)
+        if config.base_url is None and not any((folder / name).is_file() for name in MODEL_FILES):
+            raise EvaluationError(f"--model {config.model} is not a model folder (or name a model served at "
+                                  "--base-url)")
         self.config = config
         self.on_episode, self.on_start = on_episode, on_start
 

@@ -53,6 +53,10 @@ def test_continuations_blame_the_step_after_which_the_page_could_no_longer_be_wo
     again = deskpilot("label", str(failed), "--verifier", "rollout", "--model", "scripted", "--base-url",
                       "http://127.0.0.1:9/v1", "--rollouts", "1", "--rollouts-dir", str(continued), env=KEY)
     assert again.returncode == 0 and "1 bad, 1 good, 1 unknown" in again.stdout  # resumed: nothing run again
+    nowhere = deskpilot("label", str(failed), "--verifier", "rollout", "--model", str(tmp_path / "nowhere"))
+    assert nowhere.returncode != 0
+    assert nowhere.stderr.strip().splitlines()[-1] == f"error: --model {tmp_path / 'nowhere'} is not a model folder " \
+        "(or name a model served at --base-url)"
 
 
 def test_pages_the_model_never_wins_and_unreenacted_prefixes_get_no_verdict():
