@@ -4,7 +4,8 @@ own a virtual display and a browser. Every episode is the usual Episode with the
 by the environment and, where the environment cannot tell (a failed episode), by the heuristic verifier.
 
 A re-run into the same folder only adds the (task, seed, policy) episodes that are not there yet, so collection
-can span several sittings; a worker that dies loses at most its episode in flight, which the next run redoes."""
+can span several sittings; a worker that dies loses at most its episode in flight, which the next run redoes.
+The same workers also run continuations: a recorded episode's first steps re-enacted, then the model (rollouts.py)."""
 
 from __future__ import annotations
 
