@@ -209,13 +209,13 @@ class SomText:
         """The answer that would have produced `action` on this screen (for training samples), or None when it
         cannot be said in this mode's terms."""
         kind = action.kind
+        text = action.text or ""
+        if REDACTED in text:  # stored redacted: only a typed secret can be said, as the task's one placeholder
+            placeholders = [v for v in screen.values if PLACEHOLDER.fullmatch(v)]
+            if kind is not ActionKind.TYPE or text != REDACTED or len(placeholders) != 1:
+                return None
+            text = placeholders[0]
         if kind is ActionKind.TYPE:
-            text = action.text or ""
-            if REDACTED in text:  # a typed secret, stored redacted: what a model types for the task's one secret
-                placeholders = [v for v in screen.values if PLACEHOLDER.fullmatch(v)]
-                if text != REDACTED or len(placeholders) != 1:
-                    return None
-                text = placeholders[0]
             return "Action: " + format_action(action.model_copy(update={"text": self._handle_for_text(text, screen),
                                                                         "secret": False}))
         if kind in (ActionKind.HOTKEY, ActionKind.SCROLL, ActionKind.FINISHED, ActionKind.WAIT,

@@ -130,6 +130,7 @@ def test_a_typed_secret_stored_redacted_is_answered_with_the_handle_of_the_tasks
     typed = Action(kind=ActionKind.TYPE, text=REDACTED, secret=True)  # how an episode stores it
     assert episode.answer_for(typed, screen) == "Action: type(content='$2')"
     assert episode.answer_for(Action(kind=ActionKind.TYPE, text=f"ada {REDACTED}"), screen) is None  # cannot say
+    assert episode.answer_for(Action(kind=ActionKind.FINISHED, text=f"it is {REDACTED}"), screen) is None
 
 
 def test_exploring_clicks_controls_types_the_task_values_and_mixes_into_another_planner():
