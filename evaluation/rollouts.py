@@ -95,21 +95,19 @@ class RolloutLabeller:
 
     def values(self) -> dict[str, Values]:
         """Per continued episode and prefix length: continuations won, of those that re-enacted the prefix."""
-        counts: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-        for meta in finished_episodes(self.config.out)[0]:
-            tag = meta.extra.get(ROLLOUT_KEY)
-            if isinstance(tag, dict) and tag.get("reenacted"):
-                count = counts[str(tag["of"])][int(tag["prefix"])]
-                count[0] += float(meta.extra["reward"]) > 0
-                count[1] += 1
-        return {of: {k: (won, tried) for k, (won, tried) in by_prefix.items()} for of, by_prefix in counts.items()}
+        return _values(self._continuations())
+
+    def _continuations(self) -> list[tuple[dict[str, Any], bool]]:
+        """(tag, won) of each finished continuation in the folder."""
+        return [(tag, float(meta.extra["reward"]) > 0) for meta in finished_episodes(self.config.out)[0]
+                if isinstance(tag := meta.extra.get(ROLLOUT_KEY), dict)]
 
     def _run(self, chosen: dict[str, tuple[Episode, list[Action]]],
              prefixes: Callable[[list[Action], Values], Any]) -> None:
         """Run the continuations still missing for the prefix lengths `prefixes(actions, values)` names."""
-        finished, _ = finished_episodes(self.config.out)
-        done = {(t["of"], t["prefix"], t["try"]) for m in finished if isinstance(t := m.extra.get(ROLLOUT_KEY), dict)}
-        values = self.values()
+        continuations = self._continuations()
+        done = {(tag["of"], tag["prefix"], tag["try"]) for tag, _ in continuations}
+        values = _values(continuations)
         jobs = []
         for of, (episode, actions) in chosen.items():
             extra = episode.meta.extra
@@ -124,6 +122,16 @@ class RolloutLabeller:
         summary = run_jobs(self.config.collect_config(tasks), jobs, CollectSummary(), self.on_episode, self.on_start)
         if summary.failed_workers:
             raise EvaluationError(f"the continuations failed: {summary.failed_workers[0]}")
+
+
+def _values(continuations: list[tuple[dict[str, Any], bool]]) -> dict[str, Values]:
+    counts: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for tag, won in continuations:
+        if tag.get("reenacted"):
+            count = counts[str(tag["of"])][int(tag["prefix"])]
+            count[0] += won
+            count[1] += 1
+    return {of: {k: (wins, tried) for k, (wins, tried) in by_prefix.items()} for of, by_prefix in counts.items()}
 
 
 def judge(episode: Episode, values: Values) -> list[Verdict | None]:
