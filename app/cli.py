@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from deskpilot.app import (collect_cli, detector_cli, episodes_cli, eval_cli, improve_cli, label_cli, model_cli,
-                           recording_cli, train_cli)
+                           recognizer_cli, recording_cli, train_cli)
 from deskpilot.app.common import (build_agent, confirmer, err, listen_for_stop, out, plain,
                                   planner_for, write_png)
 from deskpilot.grounding.factory import build_grounder
@@ -243,6 +243,7 @@ app.add_typer(collect_cli.collect_app, name="collect")
 app.command()(improve_cli.improve)
 app.add_typer(model_cli.model_app, name="model")
 app.add_typer(detector_cli.detector_app, name="detector")
+app.add_typer(recognizer_cli.recognizer_app, name="recognizer")
 
 
 def main() -> None:

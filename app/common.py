@@ -27,6 +27,15 @@ DECIDE_GRACE_SECONDS = 1.0  # the agent's own deadline comes just after the back
 JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
 
 
+def progress_bar(total: int, description: str):  # noqa: ANN201 - a rich Progress and its task
+    """A transient progress bar on stderr with a free-text `info` field."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    progress = Progress(TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                        TextColumn("{task.fields[info]}"), console=err, transient=True)
+    return progress, progress.add_task(description, total=total, info="")
+
+
 def write_json(path: Optional[Path], report: dict) -> None:
     """Write a command's JSON report to `path` (when given) and say where."""
     if path is not None:
@@ -78,10 +87,10 @@ def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True, 
                  mask_typing: bool = False, excluded=None):
     """A Recorder that leaves the recording's own stop/pause hotkeys out of the demonstration."""
     from deskpilot.core.keys import split_combo
-    from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.grounding.factory import build_ocr
     from deskpilot.recorder.capture import Recorder
 
-    return Recorder(writer, screen, OcrEngine(threads=1) if ocr else None,
+    return Recorder(writer, screen, build_ocr(settings, threads=1) if ocr else None,
                     mask_typing=mask_typing, on_step=on_step, excluded=excluded,
                     ignore_hotkeys=(split_combo(settings.record_stop_hotkey),
                                     split_combo(settings.record_pause_hotkey)))

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import JsonOption, err, out, write_json
+from deskpilot.app.common import JsonOption, out, progress_bar, write_json
 from deskpilot.core.errors import UsageError
 
 detector_app = typer.Typer(help="Synthetic data, training and scoring of the UI-element detector.",
@@ -16,14 +16,6 @@ detector_app = typer.Typer(help="Synthetic data, training and scoring of the UI-
 
 DetectorModelOption = Annotated[Optional[Path], typer.Option(help="detector ONNX file (default: the bundled one)")]
 DeviceOption = Annotated[str, typer.Option(help="auto | cpu | cuda")]
-
-
-def _progress(total: int, description: str):  # noqa: ANN202 - a rich Progress and its task
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    progress = Progress(TextColumn(description), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                        TextColumn("{task.fields[info]}"), console=err, transient=True)
-    return progress, progress.add_task(description, total=total, info="")
 
 
 @detector_app.command("render")
@@ -37,7 +29,7 @@ def render(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (
 
     if count < 1:
         raise UsageError("--count must be at least 1")
-    progress, task = _progress(count, "rendering")
+    progress, task = progress_bar(count, "rendering")
     with progress:
         made = render_dataset(out_dir, count, seed, tuple(s.strip() for s in sources.split(",") if s.strip()),
                               on_screen=lambda _: progress.advance(task))
@@ -67,7 +59,7 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
         raise UsageError("--crop must be a multiple of 32, at least 64")
     config = DetectorTrainConfig(list(data), out_dir, epochs, minutes, batch_size, crop, learning_rate, width, seed,
                                  init=init)
-    progress, task = _progress(1, "training")
+    progress, task = progress_bar(1, "training")
 
     def show(step: int, total: int, metrics: dict[str, float]) -> None:
         progress.update(task, completed=step, total=total, info=f"loss {metrics['loss']:.3f}")
@@ -115,7 +107,7 @@ def evaluate(data: Annotated[Path, typer.Option(help="held-out dataset folder fr
     screens = read_dataset(data)
     detector = UiDetector(model, device)
 
-    progress, task = _progress(len(screens), "scoring")
+    progress, task = progress_bar(len(screens), "scoring")
     with progress:
         report = evaluate_screens(detector, screens, on_screen=lambda n: progress.update(task, completed=n))
     finish_report(report, detector, json_file, data=str(data))

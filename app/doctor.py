@@ -138,16 +138,18 @@ def _ocr() -> Check:
 
     from deskpilot.core.errors import DeskpilotError
     from deskpilot.core.settings import load_settings
-    from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.grounding.factory import build_ocr
 
-    engine = OcrEngine(threads=1, device=load_settings().ocr_device)
+    engine = build_ocr(load_settings(), threads=1)
     try:
         engine.load()
     except DeskpilotError as exc:
-        return Check("OCR models", "fail", str(exc), 'reinstall rapidocr-onnxruntime, or set ocr_device = "cpu"',
-                     required=True)
-    return Check("OCR models", "ok", f"PP-OCR loads on ONNX Runtime {ort.__version__} and runs on {engine.device} "
-                 f"(providers: {', '.join(ort.get_available_providers())})", required=True)
+        return Check("OCR models", "fail", str(exc), 'reinstall rapidocr-onnxruntime, or set ocr_device = "cpu"; '
+                     "for the text recogniser: point text_recognizer_model at an ONNX file, or set "
+                     "DESKPILOT_TEXT_RECOGNIZER=false", required=True)
+    own = f" with deskpilot's text recogniser ({engine.recognizer_path.name}) first" if engine.recognizer_path else ""
+    return Check("OCR models", "ok", f"PP-OCR{own} loads on ONNX Runtime {ort.__version__} and runs on "
+                 f"{engine.device} (providers: {', '.join(ort.get_available_providers())})", required=True)
 
 
 def _detector() -> Check:

@@ -113,12 +113,12 @@ def episodes_remerge(episodes: Annotated[list[Path], typer.Argument(help="record
                                                        "again")] = True) -> None:
     """Rebuild recordings' steps from their raw input events (the old steps are kept in steps.previous.jsonl)."""
     from deskpilot.core.keys import split_combo
-    from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.grounding.factory import build_ocr
     from deskpilot.recorder.remerge import remerge
 
     settings = load_settings()
     ignored = (split_combo(settings.record_stop_hotkey), split_combo(settings.record_pause_hotkey))
-    reader = OcrEngine(threads=1) if ocr else None
+    reader = build_ocr(settings, threads=1) if ocr else None
     for path in episodes:
         steps = remerge(path, reader, ignored)
         out.print(f"{path.name}: {len(steps)} step(s): " + ", ".join(s.action.redacted().describe() for s in steps),

@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     accessibility: bool = Field(True, description="use the accessibility tree (AT-SPI on Linux) where an app exposes "
                                                   "it: exact boxes, names and states; pixels otherwise")
     detector_model: Path | None = Field(None, description="detector ONNX file (default: the bundled one)")
+    text_recognizer: bool = Field(True, description="read text lines with deskpilot's own small recogniser first "
+                                                    "and with PP-OCR's only where it is unsure (several times "
+                                                    "faster); off: PP-OCR reads every line")
+    text_recognizer_model: Path | None = Field(None, description="text recogniser ONNX file (default: the bundled "
+                                                                 "one)")
     detector_device: ModelDevice = Field("auto", description="where the detector runs: auto (CUDA when "
                                                                "onnxruntime-gpu sees a GPU), cpu or cuda")
 

@@ -235,8 +235,7 @@ class Worker:
         from deskpilot.core.safety import ConfirmationPolicy, EmergencyStop, Safety
         from deskpilot.core.screen import Screen
         from deskpilot.core.settings import load_settings
-        from deskpilot.grounding.factory import build_grounder
-        from deskpilot.grounding.ocr import OcrEngine
+        from deskpilot.grounding.factory import build_grounder, build_ocr
         from deskpilot.planner.agent import Agent
         from deskpilot.training.verify import CombinedVerifier, HeuristicVerifier
 
@@ -255,7 +254,7 @@ class Worker:
                            locate_timeout=settings.locate_timeout, settle_timeout=settings.settle_timeout,
                            decide_timeout=settings.planner_timeout + 1.0)
         self.browser = self._stack.enter_context(MiniWobBrowser(scale=config.scale).start(config.tasks[0]))
-        self.verifier = CombinedVerifier(HeuristicVerifier(OcrEngine(threads=1)))
+        self.verifier = CombinedVerifier(HeuristicVerifier(build_ocr(settings, threads=1)))
         return self
 
     def _policy(self, settings: Any, grounder: Any) -> Any:

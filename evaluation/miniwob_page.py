@@ -75,12 +75,21 @@ class EnvState:
     reason: str | None
 
 
-def task_url(task: str) -> str:
+def _task_pages() -> Path:
     try:
         import miniwob
     except ImportError:
         raise EvaluationError("MiniWoB evaluation needs the bench extra: pip install 'deskpilot[bench]'") from None
-    page = Path(miniwob.__file__).parent / "html" / "miniwob" / f"{task}.html"
+    return Path(miniwob.__file__).parent / "html" / "miniwob"
+
+
+def all_tasks() -> list[str]:
+    """Every MiniWoB++ task, by name."""
+    return sorted(p.stem for p in _task_pages().glob("*.html"))
+
+
+def task_url(task: str) -> str:
+    page = _task_pages() / f"{task}.html"
     if not page.exists():
         raise EvaluationError(f"MiniWoB has no task {task!r}")
     return page.as_uri()

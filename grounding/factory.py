@@ -1,5 +1,6 @@
-"""Building the grounder the settings ask for: OCR, with the UI-element detector merged in when it is enabled, behind
-the accessibility tree when it is enabled and the platform has one (Linux with AT-SPI)."""
+"""Building the OCR engine and the grounder the settings ask for: OCR (deskpilot's text recogniser first when
+enabled), with the UI-element detector merged in when it is enabled, behind the accessibility tree when it is enabled
+and the platform has one (Linux with AT-SPI)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,24 @@ import sys
 from deskpilot.core.settings import Settings
 
 from .accessible_grounder import AccessibleGrounder
+from .ocr import OcrEngine
 from .ocr_grounder import OcrGrounder
+
+
+def build_ocr(settings: Settings, threads: int | None = None) -> OcrEngine:
+    """The OCR engine the settings ask for (`threads` overrides ocr_threads, e.g. 1 beside a busy agent)."""
+    from .text_recognizer import bundled_model
+
+    recognizer = (settings.text_recognizer_model or bundled_model()) if settings.text_recognizer else None
+    return OcrEngine(threads=settings.ocr_threads if threads is None else threads, device=settings.ocr_device,
+                     recognizer=recognizer)
 
 
 def build_grounder(settings: Settings) -> OcrGrounder | AccessibleGrounder:
     from .detector import UiDetector
-    from .ocr import OcrEngine
 
     detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
-    pixels = OcrGrounder(OcrEngine(threads=settings.ocr_threads, device=settings.ocr_device), detector=detector)
+    pixels = OcrGrounder(build_ocr(settings), detector=detector)
     if not (settings.accessibility and sys.platform.startswith("linux")):
         return pixels
     from .accessibility import AccessibilityTree

@@ -1,7 +1,8 @@
 """OCR for screens with PP-OCR's ONNX models (shipped inside the rapidocr-onnxruntime wheel), run by a pipeline made
 for screenshots: text detection only where the frame has content (flat desktop, page and window backgrounds are
 skipped), at a resolution chosen from the height of the smallest text seen lately; recognition of axis-aligned
-crops in batches, each crop's result cached by its pixels (text that was on an earlier frame is not read again);
+crops in batches, each crop's result cached by its pixels (text that was on an earlier frame is not read again),
+first by deskpilot's own small recogniser (grounding.text_recognizer) and by PP-OCR's only where that one is unsure;
 per-character boxes from the recogniser's own column positions. CUDA when onnxruntime-gpu sees a GPU."""
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
 
 from .changes import merge_boxes
+from .ctc import Reading, greedy_decode
 from .onnx_session import open_session, session_device
+from .text_recognizer import LineRecognizer
 
 DET_MODEL, REC_MODEL = "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"
 TILE = 16  # content is found tile by tile
@@ -30,6 +33,7 @@ DET_PAD = 32  # detection input sides are multiples of this
 DET_BOX_PX = 16  # detection finds text whose boxes are at least this tall at its input scale
 DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precision for almost no time
 REC_HEIGHT, REC_BATCH = 48, 6
+FAST_BATCH = 16  # lines per batch of the small recogniser
 REC_CACHE_SIZE = 4096
 DUPLICATE_SHARE = 0.6  # a box this much inside a larger one (seen again at a region's edge) is the same text
 
@@ -58,16 +62,6 @@ class TextLine:
             return self.box
         width = self.box.width / max(1, len(self.text))
         return Box(round(self.box.x0 + start * width), self.box.y0, round(self.box.x0 + end * width), self.box.y1)
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """What the recogniser read in one crop: the text, its score, and each character's centre as a share of the
-    crop's width."""
-
-    text: str
-    score: float
-    centres: tuple[float, ...]
 
 
 def models_dir() -> Path:
@@ -105,19 +99,24 @@ def detection_scale(box_height: float | None) -> float:
 
 class OcrEngine:
     """PP-OCR detection and recognition for screens. `threads` 0 lets ONNX Runtime choose; `device` is auto | cpu |
-    cuda. Models load on first use (or `load()`)."""
+    cuda; `recognizer` is deskpilot's own recogniser's ONNX file, read first (None: PP-OCR reads every line).
+    Models load on first use (or `load()`)."""
 
-    def __init__(self, threads: int = 0, min_score: float = 0.5, device: str = "auto"):
+    def __init__(self, threads: int = 0, min_score: float = 0.5, device: str = "auto",
+                 recognizer: Path | None = None):
         self.threads = threads
         self.min_score = min_score
         self.device_setting = device
+        self.recognizer_path = recognizer
         self._det = self._rec = self._boxes = None  # sessions and DB box post-processing, made by load()
+        self._fast: LineRecognizer | None = None
         self._alphabet: list[str] = []
-        self._cache: OrderedDict[bytes, _Reading] = OrderedDict()
+        self._cache: OrderedDict[bytes, Reading] = OrderedDict()
         self._box_height: float | None = None  # the smallest text boxes on the last frames read whole
         self.last_scale = 1.0  # the detection scale of the last read
         self.last_timing: dict[str, float] = {}  # milliseconds the last read spent detecting and recognising
-        self.crops_recognised = 0  # text crops run through the recogniser (cached ones are not)
+        self.crops_recognised = 0  # text crops run through PP-OCR's recogniser (cached ones are not)
+        self.crops_read_fast = 0  # text crops whose reading by the small recogniser was kept
 
     def load(self) -> None:
         if self._rec is not None:
@@ -137,6 +136,8 @@ class OcrEngine:
             raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")
         self._alphabet = ["", *characters.splitlines(), " "]  # CTC blank first, space last (as PP-OCR trains)
         self._rec = rec
+        if self.recognizer_path is not None:
+            self._fast = LineRecognizer(self.recognizer_path, self.device_setting, self.threads)
         # One pass each at a window's size, so the first frame does not pay for ONNX Runtime's first-run set-up
         # (its memory arena grows to what such inputs need).
         self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
@@ -201,13 +202,22 @@ class OcrEngine:
             quads += [q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32) for q in found]
         return quads
 
-    def _recognise(self, crops: list[np.ndarray]) -> list[_Reading]:
-        """Readings of text-line crops: cached ones from the cache, the rest in batches of similar width."""
+    def _recognise(self, crops: list[np.ndarray]) -> list[Reading]:
+        """Readings of text-line crops: cached ones from the cache; the rest by the small recogniser, and by
+        PP-OCR's where it is unsure; in batches of similar width."""
         keys = [hashlib.blake2b(np.ascontiguousarray(c).tobytes() + bytes(str(c.shape), "ascii"),
                                 digest_size=16).digest() for c in crops]
-        readings: list[_Reading | None] = [self._cache.get(k) for k in keys]
+        readings: list[Reading | None] = [self._cache.get(k) for k in keys]
         todo = [i for i, r in enumerate(readings) if r is None]
         todo.sort(key=lambda i: crops[i].shape[1] / max(1, crops[i].shape[0]))
+        if self._fast is not None:
+            for start in range(0, len(todo), FAST_BATCH):
+                batch = todo[start:start + FAST_BATCH]
+                for i, reading in zip(batch, self._fast.read([crops[i] for i in batch])):
+                    if reading.certainty >= self._fast.accept:
+                        readings[i] = reading
+                        self.crops_read_fast += 1
+            todo = [i for i in todo if readings[i] is None]
         for start in range(0, len(todo), REC_BATCH):
             batch = todo[start:start + REC_BATCH]
             widths = [max(8, int(np.ceil(REC_HEIGHT * crops[i].shape[1] / max(1, crops[i].shape[0]))))
@@ -219,26 +229,13 @@ class OcrEngine:
             probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
             self.crops_recognised += len(batch)
             for row, (i, width) in enumerate(zip(batch, widths)):
-                readings[i] = self._decode(probabilities[row], width / tensor.shape[3])
-                self._cache[keys[i]] = readings[i]  # type: ignore[assignment]
-        for key in keys:
+                readings[i] = greedy_decode(probabilities[row], self._alphabet, width / tensor.shape[3])
+        for key, reading in zip(keys, readings):
+            self._cache[key] = reading  # type: ignore[assignment]
             self._cache.move_to_end(key)
         while len(self._cache) > REC_CACHE_SIZE:
             self._cache.popitem(last=False)
         return readings  # type: ignore[return-value]
-
-    def _decode(self, probabilities: np.ndarray, used: float) -> _Reading:
-        """CTC greedy decoding of one row; `used` is the share of the row's columns that hold the crop."""
-        best = probabilities.argmax(axis=1)
-        keep = best != 0
-        keep[1:] &= best[1:] != best[:-1]
-        columns = np.flatnonzero(keep)
-        if not len(columns):
-            return _Reading("", 0.0, ())
-        text = "".join(self._alphabet[k] for k in best[columns])
-        score = float(probabilities[columns, best[columns]].mean())
-        span = len(best) * used
-        return _Reading(text, score, tuple(float((c + 0.5) / span) for c in columns))
 
 
 def _bounds(quad: np.ndarray, shape: tuple[int, ...]) -> Box:
@@ -256,7 +253,7 @@ def _distinct(boxes: list[Box]) -> list[Box]:
     return kept
 
 
-def _line(box: Box, reading: _Reading) -> TextLine:
+def _line(box: Box, reading: Reading) -> TextLine:
     """A line with a box per character: each reaches halfway to its neighbours' centres."""
     centres = [box.x0 + c * box.width for c in reading.centres]
     gaps = np.diff(centres)

@@ -23,7 +23,7 @@ CHOICES = {"planner": PLANNERS, "plan_mode": get_args(PlanMode), "confirm": get_
 RUNNING_CHECKS: set[QThread] = set()
 atexit.register(lambda: [check.wait(30_000) for check in list(RUNNING_CHECKS)])  # Qt aborts on a running QThread
 TEXTS = ("base_url", "model", "episodes_dir", "stop_hotkey", "record_stop_hotkey", "record_pause_hotkey",
-         "detector_model")
+         "detector_model", "text_recognizer_model")
 
 
 class SettingsView(QWidget):

@@ -1,0 +1,121 @@
+"""`deskpilot recognizer harvest|train`: collect text lines from real screens (PP-OCR's readings as labels) and
+train deskpilot's own text-line recogniser on them and on synthetic lines, exported to ONNX for grounding."""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from deskpilot.app.common import err, out, progress_bar
+from deskpilot.core.errors import UsageError
+
+recognizer_app = typer.Typer(help="Text lines from real screens, and training of deskpilot's text recogniser.",
+                             no_args_is_help=True)
+
+
+@recognizer_app.command("harvest")
+def harvest(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (added to when it exists)")],
+            screens: Annotated[Optional[list[Path]], typer.Option(help="a folder of screenshots (PNG), e.g. "
+                                                                 "`detector render`'s images/; repeat for more")]
+            = None,
+            miniwob: Annotated[Optional[str], typer.Option(help="comma-separated MiniWoB++ tasks whose pages to "
+                                                           "read, or 'all': every task but the 19 of `eval "
+                                                           "miniwob` (kept out so grounding's score there stays "
+                                                           "held out)")] = None,
+            episodes: Annotated[int, typer.Option(help="MiniWoB pages (seeds) per task and scale")] = 2,
+            seed: Annotated[int, typer.Option(help="seed of the first MiniWoB page")] = 100,
+            scales: Annotated[str, typer.Option(help="Chromium device scale factors, comma-separated")] = "1,2"
+            ) -> None:
+    """Cut the text lines out of real screens and keep the ones PP-OCR reads surely, as labelled crops."""
+    from deskpilot.training.detector.data import load_rgb
+    from deskpilot.training.recognizer.data import LineWriter, harvest_screen
+    from deskpilot.grounding.ocr import OcrEngine
+
+    images = sorted(p for folder in screens or [] for p in Path(folder).glob("*.png"))
+    if screens and not images:
+        raise UsageError(f"no PNG screenshots in {', '.join(map(str, screens))}")
+    if not images and not miniwob:
+        raise UsageError("give --screens and/or --miniwob")
+    writer, teacher = LineWriter(out_dir), OcrEngine()
+    kept = 0
+    if images:
+        progress, task = progress_bar(len(images), "screens")
+        with progress:
+            for path in images:
+                teacher.forget_text_size()
+                kept += harvest_screen(load_rgb(path), teacher, writer, f"{path.parent.name}/{path.stem}")
+                progress.update(task, advance=1, info=f"{kept} lines")
+    if miniwob:
+        kept += _harvest_miniwob(miniwob, episodes, seed, scales, teacher, writer)
+    out.print(f"{kept} lines kept -> {out_dir} ({writer.count} in all)", markup=False, highlight=False)
+
+
+def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher, writer) -> int:  # noqa: ANN001
+    from deskpilot.core.display import ensure_screen
+    from deskpilot.core.screen import Screen
+    from deskpilot.evaluation.grounding import miniwob_screens
+    from deskpilot.evaluation.miniwob import DEFAULT_TASKS
+    from deskpilot.evaluation.miniwob_page import MiniWobBrowser, all_tasks
+    from deskpilot.training.recognizer.data import harvest_screen
+
+    chosen = [t for t in all_tasks() if t not in DEFAULT_TASKS] if tasks == "all" else \
+        [t.strip() for t in tasks.split(",") if t.strip()]
+    try:
+        factors = [float(s) for s in scales.split(",") if s.strip()]
+    except ValueError:
+        raise UsageError(f"--scales must be numbers, comma-separated, not {scales!r}") from None
+    if episodes < 1 or not chosen or not factors:
+        raise UsageError("--miniwob needs tasks, --episodes >= 1 and at least one scale")
+    kept = 0
+    progress, task = progress_bar(len(chosen) * episodes * len(factors), "MiniWoB pages")
+    with ExitStack() as stack, progress:
+        if ensure_screen(stack):
+            err.print("no display: started a virtual one (Xvfb)", style="dim")
+        for factor in factors:
+            with MiniWobBrowser(scale=factor).start(chosen[0]) as browser:
+                for name, page_seed, obs, _, _ in miniwob_screens(browser, Screen(), chosen, episodes, seed):
+                    teacher.forget_text_size()
+                    kept += harvest_screen(obs.image, teacher, writer, f"miniwob/{name}/{page_seed}@{factor:g}")
+                    progress.update(task, advance=1, info=f"{kept} lines")
+    return kept
+
+
+@recognizer_app.command("train")
+def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from `recognizer harvest`; repeat for "
+                                                   "more")],
+          out_dir: Annotated[Path, typer.Option("--out", help="where recognizer.pt, text_recognizer.onnx, "
+                                                "report.json and metrics.csv go")],
+          steps: Annotated[int, typer.Option(help="optimizer steps")] = 6000,
+          minutes: Annotated[Optional[float], typer.Option(help="stop after this long, whatever the step")] = None,
+          batch_size: Annotated[int, typer.Option(help="lines per step (per process)")] = 48,
+          width: Annotated[int, typer.Option(help="channels of the first layer (model size)")] = 24,
+          synthetic: Annotated[int, typer.Option(help="synthetic lines drawn with this machine's fonts")] = 30000,
+          max_disagreement: Annotated[float, typer.Option(help="the readings the recogniser keeps may disagree "
+                                                          "with PP-OCR on held-out screens this often")] = 0.005,
+          learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 2e-3,
+          seed: Annotated[int, typer.Option()] = 0) -> None:
+    """Train the recogniser (accelerate: CPU, a GPU, or `accelerate launch`), choose its accept threshold on
+    held-out screens, export it to ONNX and check that ONNX Runtime agrees with PyTorch."""
+    from deskpilot.training.recognizer.train import RecognizerTrainConfig, train_recognizer
+
+    if steps < 1 or synthetic < 0 or not 0 <= max_disagreement < 1:
+        raise UsageError("--steps must be >= 1, --synthetic >= 0 and --max-disagreement in [0, 1)")
+    config = RecognizerTrainConfig(list(data), out_dir, steps, minutes, batch_size, width, learning_rate, synthetic,
+                                   max_disagreement=max_disagreement, seed=seed)
+    progress, task = progress_bar(steps, "training")
+
+    def show(step: int, total: int, metrics: dict[str, float]) -> None:
+        progress.update(task, completed=step, total=total, info=f"loss {metrics['loss']:.3f}")
+
+    with progress:
+        report = train_recognizer(config, show)
+    out.print(f"{report['steps']} steps in {report['seconds']} s, last loss {report['loss']}; held-out screens: "
+              f"agreement with PP-OCR {report['agreement']:.3f}, {report['accepted']:.1%} of lines accepted at "
+              f"certainty >= {report['accept']} ({report['accepted_disagreement']:.2%} of those disagree); "
+              f"synthetic accuracy {report['synthetic_accuracy']:.3f}", markup=False, highlight=False)
+    out.print(f"onnx: {report['onnx']} (max difference from PyTorch {report['onnx_max_difference']:.2g}); use it "
+              "with text_recognizer_model in config.toml or DESKPILOT_TEXT_RECOGNIZER_MODEL", markup=False,
+              highlight=False)

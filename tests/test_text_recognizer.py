@@ -1,0 +1,139 @@
+"""deskpilot's own text-line recogniser: the bundled model reads a real screen it never saw (the demo app on Xvfb) as
+PP-OCR does while PP-OCR reads only what it is unsure of; harvest and train end to end through the CLI; the line
+normalisation, CTC certainty and threshold choice; bad model files are one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from conftest import deskpilot
+from PIL import Image, ImageDraw
+
+from deskpilot.core.errors import GroundingError
+from deskpilot.core.screen import Screen
+from deskpilot.grounding import OcrGrounder
+from deskpilot.grounding.ctc import Reading, greedy_decode
+from deskpilot.grounding.detector import bundled_model as bundled_detector
+from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.text_match import match_text
+from deskpilot.grounding.text_recognizer import LINE_HEIGHT, LineRecognizer, bundled_model, normalise_line
+from deskpilot.training.recognizer.data import SyntheticLines, font_files
+from deskpilot.training.recognizer.train import choose_threshold, is_held_out, same_text
+
+
+def test_the_bundled_recogniser_reads_an_unseen_screen_as_ppocr_does_and_spares_it_most_lines(demo_app):
+    assert bundled_model().is_file() and bundled_model().stat().st_size < 5 * 2 ** 20
+    image = Screen().capture().image
+    teacher, fast = OcrEngine(), OcrEngine(recognizer=bundled_model())
+    slow_lines, fast_lines = teacher.read(image), fast.read(image)
+    assert fast.crops_read_fast >= 0.7 * len(fast_lines), (fast.crops_read_fast, len(fast_lines))
+    assert fast.crops_recognised <= 0.3 * teacher.crops_recognised
+    slow_text = {line.box: line.text for line in slow_lines}
+    agree = sum(same_text(line.text, slow_text.get(line.box, "")) for line in fast_lines)
+    assert agree >= 0.95 * len(slow_lines), ([line.text for line in fast_lines], list(slow_text.values()))
+    grounder = OcrGrounder(fast)
+    texts = [e.text for e in grounder.parse(Screen().capture())]
+    for word in ("Full name", "Email", "Password", "Remember me", "Save", "Cancel", "Report.txt"):
+        assert any(match_text(word, t) for t in texts), (word, texts)
+    save = grounder.locate(Screen().capture(), "the Save button")
+    assert save is not None and match_text("Save", save.text)
+
+
+def _screen_of_words(path: Path, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    words = ["Open", "Close", "Settings", "Profile", "Search", "Reply", "Archive", "Delete", "Submit", "Cancel"]
+    canvas = Image.new("RGB", (480, 260), (250, 250, 250))
+    draw = ImageDraw.Draw(canvas)
+    from PIL import ImageFont
+
+    fonts = font_files()
+    font = ImageFont.truetype(str(fonts[0]), 18) if fonts else ImageFont.load_default(18)
+    for row in range(5):
+        text = " ".join(rng.choice(words, size=2))
+        draw.text((20, 20 + 46 * row), text, font=font, fill=(20, 20, 20))
+    canvas.save(path)
+
+
+def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_ppocr(tmp_path):
+    screens = tmp_path / "screens"
+    screens.mkdir()
+    names = [f"s{i:02d}" for i in range(12)]
+    assert any(is_held_out(f"screens/{n}", 0.1) for n in names)  # some screens' lines are held out
+    for number, name in enumerate(names):
+        _screen_of_words(screens / f"{name}.png", number)
+    lines = tmp_path / "lines"
+    result = deskpilot("recognizer", "harvest", "--out", str(lines), "--screens", str(screens))
+    assert result.returncode == 0, result.stderr
+    labels = [json.loads(raw) for raw in (lines / "labels.jsonl").read_text().splitlines()]
+    assert len(labels) >= 40 and {entry["source"] for entry in labels} == {"ppocr"}
+    assert all((lines / entry["image"]).is_file() and entry["text"].strip() for entry in labels)
+
+    again = deskpilot("recognizer", "harvest", "--out", str(lines), "--screens", str(screens))  # adds, renumbers
+    assert again.returncode == 0 and len((lines / "labels.jsonl").read_text().splitlines()) == 2 * len(labels)
+
+    run = tmp_path / "run"
+    trained = deskpilot("recognizer", "train", "--data", str(lines), "--out", str(run), "--steps", "12",
+                        "--synthetic", "60", "--width", "8")
+    assert trained.returncode == 0, trained.stderr
+    report = json.loads((run / "report.json").read_text())
+    assert report["steps"] == 12 and report["onnx_max_difference"] < 1e-3
+    assert report["lines"]["held_out"] > 0 and 0 <= report["agreement"] <= 1
+    assert (run / "recognizer.pt").is_file() and (run / "metrics.csv").is_file()
+
+    recognizer = LineRecognizer(run / "text_recognizer.onnx", device="cpu")
+    assert recognizer.alphabet[0] == "" and "a" in recognizer.alphabet and 0 <= recognizer.accept <= 1
+    image = cv2.cvtColor(cv2.imread(str(screens / "s00.png")), cv2.COLOR_BGR2RGB)
+    untrained, teacher = OcrEngine(recognizer=run / "text_recognizer.onnx"), OcrEngine()
+    assert [line.text for line in untrained.read(image)] == [line.text for line in teacher.read(image)]
+    assert untrained.crops_read_fast == 0  # 12 steps learn nothing it is sure of: PP-OCR read every line
+
+
+def test_lines_are_normalised_to_light_ink_on_dark_whatever_the_colours():
+    maker = SyntheticLines(3, ["Save"])
+    crop, _ = maker.line()
+    inverted = 255 - crop
+    a, b = normalise_line(crop), normalise_line(inverted)
+    assert a.shape == b.shape and a.shape[0] == LINE_HEIGHT and a.dtype == np.float32
+    assert np.abs(a - b).mean() < 0.1
+    assert np.median(a) < 0.5  # background dark
+
+
+def test_certainty_is_the_least_sure_column_of_the_crop_not_of_the_padding():
+    alphabet = ["", "a", "b"]
+    columns = np.array([[0.1, 0.9, 0.0], [0.6, 0.4, 0.0], [0.05, 0.05, 0.9], [0.0, 0.0, 1.0],  # "ab", unsure blank
+                        [0.34, 0.33, 0.33], [0.34, 0.33, 0.33]])  # padding
+    reading = greedy_decode(columns, alphabet, used=4 / 6)
+    assert reading.text == "ab" and reading.certainty == pytest.approx(0.6)
+    assert reading.score == pytest.approx(0.9) and reading.centres == pytest.approx((0.5 / 4, 2.5 / 4))
+    assert greedy_decode(columns[:2] * 0 + [1.0, 0, 0], alphabet, 1.0).text == ""
+
+
+def test_the_threshold_is_the_lowest_certainty_whose_accepted_readings_agree():
+    readings = [Reading("Save", 1.0, (), c) for c in (0.99, 0.97, 0.95, 0.9, 0.8, 0.7)]
+    texts = ["Save", "Save", "S ave", "Saved", "Save", "Sane"]  # spacing does not count; 0.9 is wrong
+    chosen = choose_threshold(readings, texts, 0.0)
+    assert chosen["accept"] == 0.95 and chosen["accepted"] == pytest.approx(0.5)
+    loose = choose_threshold(readings, texts, 0.25)
+    assert loose["accept"] == 0.8 and loose["disagreement"] == pytest.approx(0.2)
+
+
+def test_bad_recogniser_files_are_one_line_errors(tmp_path):
+    junk = tmp_path / "junk.onnx"
+    junk.write_bytes(b"not a model")
+    with pytest.raises(GroundingError, match="cannot load the text recogniser"):
+        LineRecognizer(junk)
+    with pytest.raises(GroundingError, match="no text recogniser model"):
+        LineRecognizer(tmp_path / "missing.onnx")
+    with pytest.raises(GroundingError, match="metadata lacks"):
+        LineRecognizer(bundled_detector())  # an ONNX model, but not a recogniser
+    cv2.imwrite(str(tmp_path / "screen.png"), np.full((200, 300, 3), 255, np.uint8))
+    result = deskpilot("parse", "--image", str(tmp_path / "screen.png"),
+                       env={"DESKPILOT_TEXT_RECOGNIZER_MODEL": str(junk)})
+    assert result.returncode == 2 and result.stderr.strip().startswith("error: cannot load the text recogniser")
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = deskpilot("recognizer", "harvest", "--out", str(tmp_path / "x"))
+    assert result.returncode == 2 and "--screens and/or --miniwob" in result.stderr

@@ -1,0 +1,296 @@
+"""Training the text-line recogniser with CTC on harvested screen lines (PP-OCR's readings as labels) and synthetic
+lines, with accelerate (CPU, one GPU, or `accelerate launch` for more); then choosing the `accept` threshold on
+lines of held-out screens (the lowest certainty at which accepted readings still agree with PP-OCR's at least
+1 - max_disagreement of the time), exporting to ONNX with the alphabet and threshold in its metadata, and checking
+that ONNX Runtime gives the same outputs as PyTorch."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from deskpilot.core.errors import TrainingError
+from deskpilot.grounding.ctc import Reading, greedy_decode
+from deskpilot.grounding.text_recognizer import COLUMN_STRIDE, LINE_HEIGHT, line_batch, normalise_line
+from deskpilot.training.metrics import MetricsWriter, plot_metrics
+
+from .data import ALPHABET, LineSample, SyntheticLines, read_lines
+from .model import ColumnProbabilities, LineRecognizerNet
+
+CHECKPOINT = "recognizer.pt"
+ONNX_FILE = "text_recognizer.onnx"
+REPORT = "report.json"
+EQUAL_TOLERANCE = 1e-3
+MAX_WIDTH = 1024  # normalised lines wider than this (very long lines) are not trained on
+
+
+@dataclass
+class RecognizerTrainConfig:
+    data: list[Path]
+    out: Path
+    steps: int = 6000
+    max_minutes: float | None = None
+    batch_size: int = 48
+    width: int = 24
+    learning_rate: float = 2e-3
+    synthetic: int = 30000  # synthetic lines drawn for training (and a tenth as many, held out)
+    held_out: float = 0.1  # share of the screens whose lines are kept out of training
+    max_disagreement: float = 0.005
+    seed: int = 0
+    log_every: int = 20
+
+
+def same_text(a: str, b: str) -> bool:
+    """Readings agree when they differ at most in spacing."""
+    return a.replace(" ", "") == b.replace(" ", "")
+
+
+def is_held_out(group: str, share: float) -> bool:
+    return zlib.crc32(group.encode()) % 1000 < share * 1000
+
+
+def _encode(text: str) -> list[int]:
+    return [ALPHABET.index(ch) + 1 for ch in text]
+
+
+def _usable(line: np.ndarray, text: str) -> bool:
+    """CTC needs a column per character and one between repeated ones."""
+    repeats = sum(a == b for a, b in zip(text, text[1:]))
+    return line.shape[1] <= MAX_WIDTH and line.shape[1] // COLUMN_STRIDE >= len(text) + repeats
+
+
+def load_real(samples: list[LineSample]) -> tuple[list[tuple[np.ndarray, str]], list[LineSample]]:
+    """Normalised lines (uint8) and their texts, and the samples they came from (lines CTC cannot learn are left
+    out)."""
+    lines, kept = [], []
+    for sample in samples:
+        crop = cv2.imread(str(sample.image))
+        if crop is None:
+            raise TrainingError(f"cannot read the text-line image {sample.image}")
+        line = normalise_line(crop)
+        if _usable(line, sample.text):
+            lines.append(((line * 255).astype(np.uint8), sample.text))
+            kept.append(sample)
+    return lines, kept
+
+
+def draw_synthetic(count: int, seed: int, words: list[str]) -> list[tuple[np.ndarray, str]]:
+    maker = SyntheticLines(seed, words)
+    lines = []
+    while len(lines) < count:
+        crop, text = maker.line()
+        line = normalise_line(crop)
+        if _usable(line, text):
+            lines.append(((line * 255).astype(np.uint8), text))
+    return lines
+
+
+class LineBatches(torch.utils.data.IterableDataset):
+    """Endless batches of lines of similar width (random chunks sorted by width), each line's width jittered."""
+
+    def __init__(self, lines: list[tuple[np.ndarray, str]], batch_size: int, seed: int):
+        self.lines, self.batch_size, self.rng = lines, batch_size, random.Random(seed)
+
+    def __iter__(self):  # noqa: ANN204 - yields (lines, targets, line columns, target lengths)
+        rng = self.rng
+        while True:
+            chunk = rng.sample(range(len(self.lines)), min(len(self.lines), self.batch_size * 16))
+            chunk.sort(key=lambda i: self.lines[i][0].shape[1])
+            batches = [chunk[s:s + self.batch_size] for s in range(0, len(chunk), self.batch_size)]
+            rng.shuffle(batches)
+            for batch in batches:
+                yield self._tensors(batch)
+
+    def _tensors(self, batch: list[int]) -> tuple[torch.Tensor, ...]:
+        rng = self.rng
+        lines, texts = [], []
+        for i in batch:
+            line, text = self.lines[i]
+            width = max(LINE_HEIGHT // 2, round(line.shape[1] * rng.uniform(0.9, 1.1)))
+            line = cv2.resize(line, (width, LINE_HEIGHT)).astype(np.float32) / 255.0
+            if not _usable(line, text):
+                line = self.lines[i][0].astype(np.float32) / 255.0
+            shift = rng.randint(-2, 2)  # detection's boxes sit a pixel or two higher or lower
+            if shift:
+                line = np.roll(line, shift, axis=0)
+                line[(slice(0, shift) if shift > 0 else slice(shift, None))] = 0.0
+            lines.append(line * rng.uniform(0.6, 1.0) if rng.random() < 0.3 else line)
+            texts.append(text)
+        pixels, widths = line_batch(lines)
+        targets = torch.tensor([k for text in texts for k in _encode(text)], dtype=torch.long)
+        return (torch.from_numpy(pixels), targets, torch.tensor([w // COLUMN_STRIDE for w in widths]),
+                torch.tensor([len(t) for t in texts]))
+
+
+def read_all(net: LineRecognizerNet, lines: list[tuple[np.ndarray, str]], batch_size: int = 64) -> list[Reading]:
+    """The network's readings of normalised lines (as grounding decodes them)."""
+    alphabet = ["", *ALPHABET]
+    order = sorted(range(len(lines)), key=lambda i: lines[i][0].shape[1])
+    readings: list[Reading | None] = [None] * len(lines)
+    net.eval()
+    with torch.no_grad():
+        for start in range(0, len(order), batch_size):
+            batch = order[start:start + batch_size]
+            pixels, widths = line_batch([lines[i][0].astype(np.float32) / 255.0 for i in batch])
+            probabilities = ColumnProbabilities(net)(torch.from_numpy(pixels)).numpy()
+            for row, (i, width) in enumerate(zip(batch, widths)):
+                readings[i] = greedy_decode(probabilities[row], alphabet, width / pixels.shape[3])
+    return readings  # type: ignore[return-value]
+
+
+def choose_threshold(readings: list[Reading], texts: list[str], max_disagreement: float) -> dict[str, float]:
+    """The lowest certainty threshold at which the accepted readings disagree with `texts` at most
+    max_disagreement of the time; with the share accepted and the disagreement there."""
+    pairs = sorted(zip((r.certainty for r in readings), (same_text(r.text, t) for r, t in zip(readings, texts))),
+                   reverse=True)
+    best = {"accept": 1.0, "accepted": 0.0, "disagreement": 0.0}
+    wrong = 0
+    for count, (certainty, agrees) in enumerate(pairs, 1):
+        wrong += not agrees
+        if wrong / count <= max_disagreement and (count == len(pairs) or pairs[count][0] < certainty):
+            best = {"accept": certainty, "accepted": count / len(pairs), "disagreement": wrong / count}
+    return best
+
+
+def train_recognizer(config: RecognizerTrainConfig,
+                     on_progress: Callable[[int, int, dict[str, float]], None] | None = None) -> dict[str, object]:
+    """Train, save recognizer.pt, choose the threshold, export text_recognizer.onnx and check it; returns the
+    report (also written to report.json)."""
+    from accelerate import Accelerator
+
+    samples = [s for folder in config.data for s in read_lines(folder)]
+    train_samples = [s for s in samples if not is_held_out(s.group, config.held_out)]
+    held_samples = [s for s in samples if is_held_out(s.group, config.held_out)]
+    if not train_samples or not held_samples:
+        raise TrainingError(f"{len(samples)} harvested lines are too few to train and hold some out: harvest "
+                            "more screens with `deskpilot recognizer harvest`")
+    (real, _), (held, held_kept) = load_real(train_samples), load_real(held_samples)
+    words = sorted({w for _, text in real for w in text.split() if w.isalpha()})
+    synthetic = draw_synthetic(config.synthetic, config.seed, words)
+    synthetic_held = draw_synthetic(max(100, config.synthetic // 10), config.seed + 1, words)
+    torch.manual_seed(config.seed)
+    accelerator = Accelerator()
+    model = LineRecognizerNet(len(ALPHABET) + 1, config.width)
+    loader = torch.utils.data.DataLoader(LineBatches(real + synthetic, config.batch_size, config.seed),
+                                         batch_size=None)
+    optimizer = torch.optim.AdamW(model.parameters(), config.learning_rate, weight_decay=1e-4)
+    warmup = min(300, config.steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup)) * (
+        0.5 * (1 + math.cos(math.pi * min(1.0, step / max(1, config.steps))))) + 0.01)
+    model, optimizer, schedule = accelerator.prepare(model, optimizer, schedule)
+    ctc = torch.nn.CTCLoss(zero_infinity=True)
+    config.out.mkdir(parents=True, exist_ok=True)
+    metrics = MetricsWriter(config.out)
+    if accelerator.is_main_process:
+        metrics.start()
+    started, step, last = time.monotonic(), 0, {}
+    deadline = started + 60 * config.max_minutes if config.max_minutes else math.inf
+    model.train()
+    for pixels, targets, columns, lengths in loader:
+        pixels = pixels.to(accelerator.device)
+        log_probs = model(pixels).log_softmax(1).permute(2, 0, 1)
+        loss = ctc(log_probs, targets.to(accelerator.device), columns, lengths)
+        optimizer.zero_grad()
+        accelerator.backward(loss)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        optimizer.step()
+        schedule.step()
+        step += 1
+        last = {"loss": loss.item(), "learning_rate": schedule.get_last_lr()[0]}
+        if accelerator.is_main_process and (step % config.log_every == 0 or step == 1):
+            metrics.write(step, last)
+        if on_progress is not None:
+            on_progress(step, config.steps, last)
+        if step >= config.steps or time.monotonic() > deadline:
+            break
+    seconds = time.monotonic() - started
+    accelerator.wait_for_everyone()
+    report: dict[str, object] = {"steps": step, "seconds": round(seconds, 1), "loss": round(last["loss"], 4),
+                                 "lines": {"harvested": len(real), "synthetic": len(synthetic),
+                                           "held_out": len(held)}}
+    if accelerator.is_main_process:
+        net = accelerator.unwrap_model(model).cpu().eval()
+        torch.save({"state_dict": net.state_dict(), "width": net.width, "alphabet": ALPHABET},
+                   config.out / CHECKPOINT)
+        report.update(evaluate_lines(net, held, [s.group.split("/")[0] for s in held_kept], synthetic_held,
+                                     config.max_disagreement))
+        onnx_path = export_onnx(net, config.out / ONNX_FILE, float(report["accept"]))  # type: ignore[arg-type]
+        report["onnx"] = str(onnx_path)
+        report["onnx_max_difference"] = check_export(net, onnx_path, held[:32])
+        (config.out / REPORT).write_text(json.dumps(report, indent=1) + "\n")
+        plot_metrics(config.out)
+    return report
+
+
+def evaluate_lines(net: LineRecognizerNet, held: list[tuple[np.ndarray, str]], sources: list[str],
+                   synthetic_held: list[tuple[np.ndarray, str]], max_disagreement: float) -> dict[str, object]:
+    """Agreement with PP-OCR on held-out screens' lines (all, per source of screens, and at the chosen threshold)
+    and exact accuracy on held-out synthetic lines."""
+    readings = read_all(net, held)
+    texts = [t for _, t in held]
+    agrees = [same_text(r.text, t) for r, t in zip(readings, texts)]
+    chosen = choose_threshold(readings, texts, max_disagreement)
+    by_source = {source: {"lines": sum(s == source for s in sources),
+                          "agreement": round(float(np.mean([a for a, s in zip(agrees, sources) if s == source])), 4),
+                          "accepted": round(float(np.mean([r.certainty >= chosen["accept"]
+                                                           for r, s in zip(readings, sources) if s == source])), 4)}
+                 for source in sorted(set(sources))}
+    synthetic_readings = read_all(net, synthetic_held)
+    return {"agreement": round(sum(agrees) / len(held), 4), "by_source": by_source,
+            "exact_agreement": round(sum(r.text == t for r, t in zip(readings, texts)) / len(held), 4),
+            "synthetic_accuracy": round(sum(r.text == t for r, (_, t) in zip(synthetic_readings, synthetic_held))
+                                        / len(synthetic_held), 4),
+            "accept": round(chosen["accept"], 4), "accepted": round(chosen["accepted"], 4),
+            "accepted_disagreement": round(chosen["disagreement"], 4)}
+
+
+def load_checkpoint(path: Path) -> LineRecognizerNet:
+    try:
+        saved = torch.load(path, map_location="cpu", weights_only=True)
+        net = LineRecognizerNet(len(saved["alphabet"]) + 1, int(saved["width"]))
+        net.load_state_dict(saved["state_dict"])
+    except (OSError, KeyError, RuntimeError) as exc:
+        raise TrainingError(f"cannot load the recogniser checkpoint {path}: {str(exc).splitlines()[0]}") from None
+    return net.eval()
+
+
+def export_onnx(net: LineRecognizerNet, path: Path, accept: float) -> Path:
+    """ONNX with dynamic batch and width; metadata `alphabet` (JSON list, blank excluded) and `accept`."""
+    import onnx
+
+    example = torch.zeros(2, 1, LINE_HEIGHT, 128)
+    torch.onnx.export(ColumnProbabilities(net.eval()), (example,), str(path), input_names=["lines"],
+                      output_names=["probabilities"],
+                      dynamic_axes={"lines": {0: "batch", 3: "width"}, "probabilities": {0: "batch", 1: "columns"}},
+                      opset_version=17, dynamo=False)
+    model = onnx.load(str(path))
+    for key, value in (("alphabet", json.dumps(list(ALPHABET))), ("accept", f"{accept:.4f}")):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, value
+    onnx.save(model, str(path))
+    return path
+
+
+def check_export(net: LineRecognizerNet, path: Path, lines: list[tuple[np.ndarray, str]]) -> float:
+    """The largest difference between PyTorch's and ONNX Runtime's probabilities on `lines`; an error when it is
+    over EQUAL_TOLERANCE."""
+    import onnxruntime as ort
+
+    pixels, _ = line_batch([line.astype(np.float32) / 255.0 for line, _ in lines])
+    with torch.no_grad():
+        expected = ColumnProbabilities(net.eval())(torch.from_numpy(pixels)).numpy()
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    difference = float(np.abs(expected - session.run(None, {"lines": pixels})[0]).max())
+    if difference > EQUAL_TOLERANCE:
+        raise TrainingError(f"the ONNX export differs from PyTorch by {difference:.2g} (> {EQUAL_TOLERANCE})")
+    return difference
