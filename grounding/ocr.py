@@ -34,6 +34,7 @@ DET_BOX_PX = 16  # detection finds text whose boxes are at least this tall at it
 DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precision for almost no time
 REC_HEIGHT, REC_BATCH = 48, 6
 FAST_BATCH = 16  # lines per batch of the small recogniser
+MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
 REC_CACHE_SIZE = 4096
 DUPLICATE_SHARE = 0.6  # a box this much inside a larger one (seen again at a region's edge) is the same text
 
@@ -181,7 +182,7 @@ class OcrEngine:
         if not boxes:
             return []
         self.load()
-        readings = self._recognise([np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in boxes])  # BGR
+        readings = self.recognise([np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in boxes])  # BGR
         return [_line(box, reading) for box, reading in zip(boxes, readings)
                 if reading.score >= self.min_score and reading.text.strip()]
 
@@ -202,9 +203,10 @@ class OcrEngine:
             quads += [q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32) for q in found]
         return quads
 
-    def _recognise(self, crops: list[np.ndarray]) -> list[Reading]:
-        """Readings of text-line crops: cached ones from the cache; the rest by the small recogniser, and by
+    def recognise(self, crops: list[np.ndarray]) -> list[Reading]:
+        """Readings of BGR text-line crops: cached ones from the cache; the rest by the small recogniser, and by
         PP-OCR's where it is unsure; in batches of similar width."""
+        self.load()
         keys = [hashlib.blake2b(np.ascontiguousarray(c).tobytes() + bytes(str(c.shape), "ascii"),
                                 digest_size=16).digest() for c in crops]
         readings: list[Reading | None] = [self._cache.get(k) for k in keys]
@@ -214,7 +216,8 @@ class OcrEngine:
             for start in range(0, len(todo), FAST_BATCH):
                 batch = todo[start:start + FAST_BATCH]
                 for i, reading in zip(batch, self._fast.read([crops[i] for i in batch])):
-                    if reading.certainty >= self._fast.accept:
+                    # One glyph alone is as often an icon (a radio button's ring, an arrow) as a letter.
+                    if reading.certainty >= self._fast.accept and len(reading.text.strip()) >= MIN_FAST_TEXT:
                         readings[i] = reading
                         self.crops_read_fast += 1
             todo = [i for i in todo if readings[i] is None]
