@@ -88,11 +88,11 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
                                                    "more")],
           out_dir: Annotated[Path, typer.Option("--out", help="where recognizer.pt, text_recognizer.onnx, "
                                                 "report.json and metrics.csv go")],
-          steps: Annotated[int, typer.Option(help="optimizer steps")] = 6000,
+          steps: Annotated[int, typer.Option(help="optimizer steps")] = 8000,
           minutes: Annotated[Optional[float], typer.Option(help="stop after this long, whatever the step")] = None,
           batch_size: Annotated[int, typer.Option(help="lines per step (per process)")] = 48,
-          width: Annotated[int, typer.Option(help="channels of the first layer (model size)")] = 24,
-          synthetic: Annotated[int, typer.Option(help="synthetic lines drawn with this machine's fonts")] = 30000,
+          width: Annotated[int, typer.Option(help="channels of the first layer (model size)")] = 32,
+          synthetic: Annotated[int, typer.Option(help="synthetic lines drawn with this machine's fonts")] = 60000,
           max_disagreement: Annotated[float, typer.Option(help="the readings the recogniser keeps may disagree "
                                                           "with PP-OCR on held-out screens this often")] = 0.01,
           learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 2e-3,

@@ -35,8 +35,8 @@ def normalise_line(crop: np.ndarray) -> np.ndarray:
     height, width = grey.shape[:2]
     resized = cv2.resize(grey, (max(LINE_HEIGHT // 2, round(LINE_HEIGHT * width / max(1, height))), LINE_HEIGHT),
                          interpolation=cv2.INTER_AREA if height > LINE_HEIGHT else cv2.INTER_LINEAR)
-    low, high = np.percentile(resized, (2, 98))
-    stretched = np.clip((resized.astype(np.float32) - low) / max(float(high - low), 16.0), 0.0, 1.0)
+    low, high = (float(v) for v in np.percentile(resized, (2, 98)))
+    stretched = np.clip((resized.astype(np.float32) - low) / max(high - low, 16.0), 0.0, 1.0)
     border = np.concatenate([stretched[0], stretched[-1], stretched[:, 0], stretched[:, -1]])
     return 1.0 - stretched if np.median(border) > 0.5 else stretched
 

@@ -77,13 +77,14 @@ def read_lines(folder: Path) -> list[LineSample]:
     if not path.exists():
         raise TrainingError(f"{folder} holds no text lines ({LABELS} is missing): harvest some with "
                             "`deskpilot recognizer harvest`")
+    rows = path.read_text(encoding="utf-8").splitlines()
     samples = []
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, raw in enumerate(rows, 1):
         try:
             entry = json.loads(raw)
             samples.append(LineSample(folder / entry["image"], entry["text"], entry["source"], entry["group"]))
         except (ValueError, KeyError, TypeError):
-            if number < len(path.read_text(encoding="utf-8").splitlines()):  # a torn last line is expected
+            if number < len(rows):  # a torn last line (an interrupted harvest) is expected
                 raise TrainingError(f"{path}:{number} is not a text-line label") from None
     return samples
 

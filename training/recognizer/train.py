@@ -38,12 +38,12 @@ MAX_WIDTH = 1024  # normalised lines wider than this (very long lines) are not t
 class RecognizerTrainConfig:
     data: list[Path]
     out: Path
-    steps: int = 6000
+    steps: int = 8000
     max_minutes: float | None = None
     batch_size: int = 48
-    width: int = 24
+    width: int = 32
     learning_rate: float = 2e-3
-    synthetic: int = 30000  # synthetic lines drawn for training (and a tenth as many, held out)
+    synthetic: int = 60000  # synthetic lines drawn for training (and a tenth as many, held out)
     held_out: float = 0.1  # share of the screens whose lines are kept out of training
     max_disagreement: float = 0.01  # PP-OCR's own misreadings (doubled letters) are a good part of this
     seed: int = 0
