@@ -84,6 +84,12 @@ def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_
     assert report["lines"]["held_out"] > 0 and 0 <= report["agreement"] <= 1
     assert (run / "recognizer.pt").is_file() and (run / "metrics.csv").is_file()
 
+    again = deskpilot("recognizer", "export", "--checkpoint", str(run / "recognizer.pt"), "--data", str(lines),
+                      "--out", str(run / "again.onnx"), "--synthetic", "20", "--max-disagreement", "0.5")
+    assert again.returncode == 0, again.stderr
+    assert "max difference from PyTorch" in again.stdout and "PP-OCR" in again.stdout
+    assert json.loads((run / "again.json").read_text())["synthetic"]["lines"] == 20
+
     recognizer = LineRecognizer(run / "text_recognizer.onnx", device="cpu")
     assert recognizer.alphabet[0] == "" and "a" in recognizer.alphabet and 0 <= recognizer.accept <= 1
     image = cv2.cvtColor(cv2.imread(str(screens / "s00.png")), cv2.COLOR_BGR2RGB)

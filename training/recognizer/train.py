@@ -32,6 +32,7 @@ ONNX_FILE = "text_recognizer.onnx"
 REPORT = "report.json"
 EQUAL_TOLERANCE = 1e-3
 MAX_WIDTH = 1024  # normalised lines wider than this (very long lines) are not trained on
+HELD_OUT_SHARE = 0.1  # share of the screens whose lines are kept out of training
 
 
 @dataclass
@@ -44,7 +45,7 @@ class RecognizerTrainConfig:
     width: int = 32
     learning_rate: float = 2e-3
     synthetic: int = 60000  # synthetic lines drawn for training (and a tenth as many, held out)
-    held_out: float = 0.1  # share of the screens whose lines are kept out of training
+    held_out: float = HELD_OUT_SHARE
     max_disagreement: float = 0.01  # PP-OCR's own misreadings (doubled letters) are a good part of this
     seed: int = 0
     log_every: int = 20
@@ -280,8 +281,9 @@ def evaluate_lines(net: LineRecognizerNet, held: HeldOut, max_disagreement: floa
                                             4)}
                  for source in sorted(set(held.sources))}
     truth = [t for _, t in held.synthetic]
-    ours = [r.text == t for r, t in zip(read_all(net, held.synthetic), truth)]
-    accepted = [r.certainty >= chosen["accept"] for r in read_all(net, held.synthetic)]
+    synthetic_readings = read_all(net, held.synthetic)
+    ours = [r.text == t for r, t in zip(synthetic_readings, truth)]
+    accepted = [r.certainty >= chosen["accept"] for r in synthetic_readings]
     teacher = [r.text.strip() == t for r, t in zip(OcrEngine().recognise(held.synthetic_crops), truth)]
     return {"agreement": round(sum(agrees) / len(held.lines), 4), "by_source": by_source,
             "exact_agreement": round(sum(r.text == t for r, t in zip(readings, texts)) / len(held.lines), 4),
