@@ -143,12 +143,13 @@ def export(checkpoint: Annotated[Path, typer.Option(help="recognizer.pt from `re
     """Choose the accept threshold again on the held-out screens, export to ONNX and check it against PyTorch."""
     import json
 
+    from deskpilot.training.recognizer.data import read_datasets
     from deskpilot.training.recognizer.train import (HELD_OUT_SHARE, held_out_lines, load_checkpoint,
                                                      threshold_and_export)
 
     if not 0 <= max_disagreement < 1 or synthetic < 1:
         raise UsageError("--max-disagreement must be in [0, 1) and --synthetic >= 1")
-    held = held_out_lines(list(data), HELD_OUT_SHARE, synthetic, seed + 1)
+    held = held_out_lines(read_datasets(list(data)), HELD_OUT_SHARE, synthetic, seed + 1)
     out_file.parent.mkdir(parents=True, exist_ok=True)
     report = threshold_and_export(load_checkpoint(checkpoint), held, max_disagreement, out_file)
     out_file.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")

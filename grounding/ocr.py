@@ -181,7 +181,6 @@ class OcrEngine:
         """The text of these boxes of an RGB image (from `find_text`); boxes that read as nothing are left out."""
         if not boxes:
             return []
-        self.load()
         readings = self.recognise([np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in boxes])  # BGR
         return [_line(box, reading) for box, reading in zip(boxes, readings)
                 if reading.score >= self.min_score and reading.text.strip()]

@@ -35,7 +35,7 @@ NOT_TEXT_FONTS = ("symbol", "d050000l", "z003", "math", "dingbat", "emoji")
 class LineSample:
     image: Path
     text: str
-    source: str  # ppocr | synthetic
+    source: str  # who read its text: ppocr (synthetic lines are drawn in memory, never stored)
     group: str
 
 
@@ -62,9 +62,8 @@ class LineWriter:
 def harvest_screen(image: np.ndarray, teacher: OcrEngine, writer: LineWriter, group: str) -> int:
     """Detect the text lines of an RGB screen and keep the ones PP-OCR reads surely in ALPHABET; returns how
     many were kept."""
-    boxes = teacher.find_text(image)
     kept = 0
-    for line in teacher.read_boxes(image, boxes):
+    for line in teacher.read(image):
         if line.score >= TEACHER_SCORE and in_alphabet(line.text):
             box = line.box
             writer.add(np.ascontiguousarray(image[box.y0:box.y1, box.x0:box.x1, ::-1]), line.text, "ppocr", group)
@@ -87,6 +86,10 @@ def read_lines(folder: Path) -> list[LineSample]:
             if number < len(rows):  # a torn last line (an interrupted harvest) is expected
                 raise TrainingError(f"{path}:{number} is not a text-line label") from None
     return samples
+
+
+def read_datasets(folders: list[Path]) -> list[LineSample]:
+    return [sample for folder in folders for sample in read_lines(folder)]
 
 
 def font_files() -> list[Path]:

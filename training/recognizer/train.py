@@ -24,7 +24,7 @@ from deskpilot.grounding.ctc import Reading, greedy_decode
 from deskpilot.grounding.text_recognizer import COLUMN_STRIDE, LINE_HEIGHT, line_batch, normalise_line
 from deskpilot.training.metrics import MetricsWriter, plot_metrics
 
-from .data import ALPHABET, LineSample, SyntheticLines, read_lines
+from .data import ALPHABET, LineSample, SyntheticLines, read_datasets
 from .model import ColumnProbabilities, LineRecognizerNet
 
 CHECKPOINT = "recognizer.pt"
@@ -171,17 +171,15 @@ def train_recognizer(config: RecognizerTrainConfig,
     report (also written to report.json)."""
     from accelerate import Accelerator
 
-    samples = [s for folder in config.data for s in read_lines(folder)]
+    samples = read_datasets(config.data)
     train_samples = [s for s in samples if not is_held_out(s.group, config.held_out)]
-    held_samples = [s for s in samples if is_held_out(s.group, config.held_out)]
-    if not train_samples or not held_samples:
+    if not train_samples or len(train_samples) == len(samples):
         raise TrainingError(f"{len(samples)} harvested lines are too few to train and hold some out: harvest "
                             "more screens with `deskpilot recognizer harvest`")
-    (real, _), (held, held_kept) = load_real(train_samples), load_real(held_samples)
+    real, _ = load_real(train_samples)
     words = sorted({w for _, text in real for w in text.split() if w.isalpha()})
     synthetic, _ = draw_synthetic(config.synthetic, config.seed, words)
-    held_out = HeldOut(held, [s.group.split("/")[0] for s in held_kept],
-                       *draw_synthetic(max(100, config.synthetic // 10), config.seed + 1, words))
+    held_out = held_out_lines(samples, config.held_out, max(100, config.synthetic // 10), config.seed + 1)
     torch.manual_seed(config.seed)
     accelerator = Accelerator()
     model = LineRecognizerNet(len(ALPHABET) + 1, config.width)
@@ -221,7 +219,7 @@ def train_recognizer(config: RecognizerTrainConfig,
     accelerator.wait_for_everyone()
     report: dict[str, object] = {"steps": step, "seconds": round(seconds, 1), "loss": round(last["loss"], 4),
                                  "lines": {"harvested": len(real), "synthetic": len(synthetic),
-                                           "held_out": len(held)}}
+                                           "held_out": len(held_out.lines)}}
     if accelerator.is_main_process:
         net = accelerator.unwrap_model(model).cpu().eval()
         torch.save({"state_dict": net.state_dict(), "width": net.width, "alphabet": ALPHABET},
@@ -243,12 +241,12 @@ class HeldOut:
     synthetic_crops: list[np.ndarray]
 
 
-def held_out_lines(data: list[Path], share: float, count: int, seed: int) -> HeldOut:
-    """The held-out part of harvested folders as training split it, and `count` synthetic lines of `seed`."""
-    samples = [s for folder in data for s in read_lines(folder)]
+def held_out_lines(samples: list[LineSample], share: float, count: int, seed: int) -> HeldOut:
+    """The lines of the held-out `share` of the samples' screens, and `count` synthetic lines of `seed` (their words
+    from all the samples' texts); training and `recognizer export` score on the same."""
     lines, kept = load_real([s for s in samples if is_held_out(s.group, share)])
     if not lines:
-        raise TrainingError(f"no held-out lines in {', '.join(map(str, data))}")
+        raise TrainingError(f"no held-out lines among the {len(samples)} harvested ones")
     words = sorted({w for s in samples for w in s.text.split() if w.isalpha()})
     return HeldOut(lines, [s.group.split("/")[0] for s in kept], *draw_synthetic(count, seed, words))
 
