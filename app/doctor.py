@@ -145,9 +145,10 @@ def _ocr() -> Check:
         engine.load()
     except DeskpilotError as exc:
         return Check("OCR models", "fail", str(exc), 'reinstall rapidocr-onnxruntime, or set ocr_device = "cpu"; '
-                     "for the text recogniser: point text_recognizer_model at an ONNX file, or set "
-                     "DESKPILOT_TEXT_RECOGNIZER=false", required=True)
-    own = f" with deskpilot's text recogniser ({engine.recognizer_path.name}) first" if engine.recognizer_path else ""
+                     "for deskpilot's own models: point text_recognizer_model / text_detector_model at an ONNX "
+                     "file, or set DESKPILOT_TEXT_RECOGNIZER=false / DESKPILOT_TEXT_DETECTOR=false", required=True)
+    own = "".join(f" with deskpilot's {what} ({path.name})" for what, path in (
+        ("text-line detector", engine.text_detector_path), ("text recogniser first", engine.recognizer_path)) if path)
     return Check("OCR models", "ok", f"PP-OCR{own} loads on ONNX Runtime {ort.__version__} and runs on "
                  f"{engine.device} (providers: {', '.join(ort.get_available_providers())})", required=True)
 

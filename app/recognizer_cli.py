@@ -1,5 +1,6 @@
-"""`deskpilot recognizer harvest|train|export`: collect text lines from real screens (PP-OCR's readings as labels) and
-train deskpilot's own text-line recogniser on them and on synthetic lines, exported to ONNX for grounding."""
+"""`deskpilot recognizer harvest|train|export|train-detector`: collect text lines from real screens (PP-OCR's
+readings as labels) and train deskpilot's own text-line recogniser on them and on synthetic lines, and its own
+text-line detector on the whole screens (PP-OCR's lines as targets); both exported to ONNX for grounding."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def harvest(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder 
                 progress.update(task, advance=1, info=f"{kept} lines")
     if miniwob:
         kept += _harvest_miniwob(miniwob, episodes, seed, scales, teacher, writer)
-    out.print(f"{kept} lines kept -> {out_dir} ({writer.count} in all)", markup=False, highlight=False)
+    out.print(f"{kept} lines kept -> {out_dir} ({writer.count} lines and {writer.pages} whole screens in all)",
+              markup=False, highlight=False)
 
 
 def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher, writer) -> int:  # noqa: ANN001
@@ -154,3 +156,41 @@ def export(checkpoint: Annotated[Path, typer.Option(help="recognizer.pt from `re
     report = threshold_and_export(load_checkpoint(checkpoint), held, max_disagreement, out_file)
     out_file.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     _print_scores(report)
+
+
+@recognizer_app.command("train-detector")
+def train_detector(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from `recognizer harvest` "
+                                                            "(their whole screens); repeat for more")],
+                   out_dir: Annotated[Path, typer.Option("--out", help="where text_detector.pt, text_detector.onnx, "
+                                                         "detector_report.json and metrics.csv go")],
+                   steps: Annotated[int, typer.Option(help="optimizer steps")] = 4000,
+                   minutes: Annotated[Optional[float], typer.Option(help="stop after this long, whatever the "
+                                                                    "step")] = None,
+                   batch_size: Annotated[int, typer.Option(help="crops per step (per process)")] = 8,
+                   crop: Annotated[int, typer.Option(help="side of the square crops, pixels")] = 320,
+                   width: Annotated[int, typer.Option(help="channels of the first layer (model size)")] = 8,
+                   learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 3e-3,
+                   seed: Annotated[int, typer.Option()] = 0) -> None:
+    """Train the text-line detector (accelerate: CPU, a GPU, or `accelerate launch`), choose its threshold on
+    held-out screens, export it to ONNX and check that ONNX Runtime agrees with PyTorch."""
+    from deskpilot.training.recognizer.line_detector import TextDetectorTrainConfig, train_text_detector
+
+    if steps < 1 or batch_size < 1 or crop < 64 or crop % 32 or width < 4:
+        raise UsageError("--steps and --batch-size must be >= 1, --crop a multiple of 32 (>= 64), --width >= 4")
+    config = TextDetectorTrainConfig(list(data), out_dir, steps, minutes, batch_size, crop, width, learning_rate,
+                                     seed=seed)
+    progress, task = progress_bar(steps, "training")
+
+    def show(step: int, total: int, metrics: dict[str, float]) -> None:
+        progress.update(task, completed=step, total=total, info=f"loss {metrics['loss']:.3f}")
+
+    with progress:
+        report = train_text_detector(config, show)
+    out.print(f"{report['steps']} steps in {report['seconds']} s, last loss {report['loss']}", markup=False,
+              highlight=False)
+    out.print(f"held-out screens: {report['recall']:.3f} of PP-OCR's {report['held_out_lines']} lines found, "
+              f"precision {report['precision']:.3f} (IoU >= 0.5, threshold {report['threshold']})", markup=False,
+              highlight=False)
+    out.print(f"onnx: {report['onnx']} (max difference from PyTorch {report['onnx_max_difference']:.2g}); use it "
+              "with text_detector_model in config.toml or DESKPILOT_TEXT_DETECTOR_MODEL", markup=False,
+              highlight=False)

@@ -7,8 +7,9 @@ up) on the same image in the same run, a baseline that holds on any machine.
 Screens: the demo app on a 1280x800 display; a busy 1920x1080 desktop (three demo-app windows, about 150 lines of
 text); with --miniwob, a MiniWoB++ page in Chromium at 200 %. For each: the plain OCR pass, `deskpilot parse
 --image` in a fresh process (its reported parse_ms), and a parse by a freshly loaded grounder in this process with
-its stages (OCR detection, OCR recognition, layout, detector), beside the same with PP-OCR reading every line
-(deskpilot's own text recogniser off: the code before it). Then the agent on the demo app: a step and its
+its stages (OCR detection, OCR recognition, layout, detector), beside the same with PP-OCR finding and reading every
+line (deskpilot's own text detector and recogniser off: the code before both), and with PP-OCR finding the lines
+and deskpilot's recogniser reading them (its text detector off: the code before it). Then the agent on the demo app: a step and its
 stages (parse and its parts, plan, locate, input, settle wait and the look-ahead parse inside it, frame
 write). Starts its own Xvfb."""
 
@@ -84,14 +85,14 @@ def fresh_process_parse(shot: Path, repeats: int) -> list[float]:
 
 
 def in_process_parse(obs: Observation, repeats: int,
-                     recognizer: bool = True) -> tuple[list[float], dict[str, list[float]]]:
-    """Parses by a newly built (loaded, so cache-cold) grounder each time, with its stage timings; `recognizer`
-    False has PP-OCR read every line (deskpilot's own recogniser off)."""
+                     changes: dict[str, bool]) -> tuple[list[float], dict[str, list[float]]]:
+    """Parses by a newly built (loaded, so cache-cold) grounder each time, with its stage timings; `changes` to the
+    settings (e.g. text_detector False: PP-OCR's detector finds the lines)."""
     import time
 
     totals: list[float] = []
     stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
-    settings = load_settings().model_copy(update={"text_recognizer": recognizer})
+    settings = load_settings().model_copy(update=changes)
     for _ in range(repeats + 1):
         grounder = build_grounder(settings)
         grounder.load()
@@ -111,8 +112,10 @@ def screen_figures(name: str, obs: Observation, folder: Path, repeats: int) -> f
     baseline = statistics.median(plain)
     line("plain PP-OCR pass (baseline)", plain)
     line("deskpilot parse --image, fresh process", fresh_process_parse(shot, repeats), baseline)
-    for recognizer, name in ((False, "parse, PP-OCR reading every line"), (True, "parse, freshly loaded grounder")):
-        totals, stages = in_process_parse(obs, repeats, recognizer)
+    for changes, name in (({"text_detector": False, "text_recognizer": False}, "parse, PP-OCR finding+reading all"),
+                          ({"text_detector": False}, "parse, PP-OCR finding lines"),
+                          ({}, "parse, freshly loaded grounder")):
+        totals, stages = in_process_parse(obs, repeats, changes)
         line(name, totals, baseline)
         for stage, values in stages.items():
             line(f"  of which {stage.removesuffix('_ms').replace('_', ' ')}", values, baseline)

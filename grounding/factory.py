@@ -1,5 +1,5 @@
-"""Building the OCR engine and the grounder the settings ask for: OCR (deskpilot's text recogniser first when
-enabled), with the UI-element detector merged in when it is enabled, behind the accessibility tree when it is enabled
+"""Building the OCR engine and the grounder the settings ask for: OCR (deskpilot's text-line detector, and its
+text recogniser first, when enabled), with the UI-element detector merged in when it is enabled, behind the accessibility tree when it is enabled
 and the platform has one (Linux with AT-SPI)."""
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ from .ocr_grounder import OcrGrounder
 
 def build_ocr(settings: Settings, threads: int | None = None) -> OcrEngine:
     """The OCR engine the settings ask for (`threads` overrides ocr_threads, e.g. 1 beside a busy agent)."""
-    from .text_recognizer import bundled_model
+    from . import text_detector, text_recognizer
 
-    recognizer = (settings.text_recognizer_model or bundled_model()) if settings.text_recognizer else None
+    recognizer = (settings.text_recognizer_model or text_recognizer.bundled_model()) \
+        if settings.text_recognizer else None
+    lines = (settings.text_detector_model or text_detector.bundled_model()) if settings.text_detector else None
     return OcrEngine(threads=settings.ocr_threads if threads is None else threads, device=settings.ocr_device,
-                     recognizer=recognizer)
+                     recognizer=recognizer, text_detector=lines)
 
 
 def build_grounder(settings: Settings) -> OcrGrounder | AccessibleGrounder:

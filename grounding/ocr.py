@@ -1,5 +1,6 @@
-"""OCR for screens with PP-OCR's ONNX models (shipped inside the rapidocr-onnxruntime wheel), run by a pipeline made
-for screenshots: text detection only where the frame has content (flat desktop, page and window backgrounds are
+"""OCR for screens with PP-OCR's ONNX models (shipped inside the rapidocr-onnxruntime wheel) and deskpilot's own,
+run by a pipeline made for screenshots: text detection (deskpilot's text-line detector, grounding.text_detector, when
+given; PP-OCR's otherwise) only where the frame has content (flat desktop, page and window backgrounds are
 skipped), at a resolution chosen from the height of the smallest text seen lately; recognition of axis-aligned
 crops in batches, each crop's result cached by its pixels (text that was on an earlier frame is not read again),
 first by deskpilot's own small recogniser (grounding.text_recognizer) and by PP-OCR's only where that one is unsure;
@@ -23,6 +24,7 @@ from deskpilot.core.geometry import Box
 from .changes import merge_boxes
 from .ctc import Reading, greedy_decode
 from .onnx_session import open_session, session_device
+from .text_detector import TextLineDetector
 from .text_recognizer import LineRecognizer
 
 DET_MODEL, REC_MODEL = "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"
@@ -100,17 +102,20 @@ def detection_scale(box_height: float | None) -> float:
 
 class OcrEngine:
     """PP-OCR detection and recognition for screens. `threads` 0 lets ONNX Runtime choose; `device` is auto | cpu |
-    cuda; `recognizer` is deskpilot's own recogniser's ONNX file, read first (None: PP-OCR reads every line).
-    Models load on first use (or `load()`)."""
+    cuda; `recognizer` is deskpilot's own recogniser's ONNX file, read first (None: PP-OCR reads every line);
+    `text_detector` deskpilot's own text-line detector's (None: PP-OCR's detector finds the lines). Models load on
+    first use (or `load()`)."""
 
     def __init__(self, threads: int = 0, min_score: float = 0.5, device: str = "auto",
-                 recognizer: Path | None = None):
+                 recognizer: Path | None = None, text_detector: Path | None = None):
         self.threads = threads
         self.min_score = min_score
         self.device_setting = device
         self.recognizer_path = recognizer
+        self.text_detector_path = text_detector
         self._det = self._rec = self._boxes = None  # sessions and DB box post-processing, made by load()
         self._fast: LineRecognizer | None = None
+        self._lines: TextLineDetector | None = None
         self._alphabet: list[str] = []
         self._cache: OrderedDict[bytes, Reading] = OrderedDict()
         self._box_height: float | None = None  # the smallest text boxes on the last frames read whole
@@ -129,8 +134,14 @@ class OcrEngine:
             raise GroundingError(f"cannot load the OCR models: {exc}") from None
         from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
 
-        self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model")
-        self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
+        # Each model runs once on a blank input at load, so the first frame does not pay for ONNX Runtime's
+        # first-run set-up (its memory arena grows to what such inputs need).
+        if self.text_detector_path is not None:
+            self._lines = TextLineDetector(self.text_detector_path, self.device_setting, self.threads)
+        else:
+            self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model")
+            self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
+            self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
         rec = open_session(models / REC_MODEL, self.device_setting, self.threads, "OCR model")
         characters = rec.get_modelmeta().custom_metadata_map.get("character")
         if not characters:
@@ -139,9 +150,6 @@ class OcrEngine:
         self._rec = rec
         if self.recognizer_path is not None:
             self._fast = LineRecognizer(self.recognizer_path, self.device_setting, self.threads)
-        # One pass each at a window's size, so the first frame does not pay for ONNX Runtime's first-run set-up
-        # (its memory arena grows to what such inputs need).
-        self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
         rec.run(None, {rec.get_inputs()[0].name: np.zeros((REC_BATCH, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
 
     @property
@@ -168,10 +176,9 @@ class OcrEngine:
         if image.size == 0 or min(image.shape[:2]) < 4:
             return []
         self.load()
-        bgr = np.ascontiguousarray(image[:, :, ::-1])  # PP-OCR's models were trained on BGR images
         scale = detection_scale(self._box_height)
         self.last_scale = scale
-        boxes = _distinct([_bounds(q, image.shape) for q in self._detect(bgr, scale)])
+        boxes = _distinct(self._detect(image, scale))
         if len(boxes) >= 3:  # the smallest text decides; a shrunk frame's boxes may only lower the estimate
             smallest = float(np.percentile([b.height for b in boxes], 10))
             self._box_height = smallest if scale == 1.0 else min(smallest, self._box_height or smallest)
@@ -185,10 +192,16 @@ class OcrEngine:
         return [_line(box, reading) for box, reading in zip(boxes, readings)
                 if reading.score >= self.min_score and reading.text.strip()]
 
-    def _detect(self, image: np.ndarray, scale: float) -> list[np.ndarray]:
-        quads: list[np.ndarray] = []
+    def _detect(self, image: np.ndarray, scale: float) -> list[Box]:
+        """Line boxes of an RGB image's content regions, seen at `scale`."""
+        frame = Box(0, 0, image.shape[1], image.shape[0])
+        boxes: list[Box] = []
         for region in content_regions(image):
             crop = image[region.y0:region.y1, region.x0:region.x1]
+            if self._lines is not None:
+                boxes += [b.shifted(region.x0, region.y0) for b in self._lines.find(crop, scale)]
+                continue
+            crop = np.ascontiguousarray(crop[:, :, ::-1])  # PP-OCR's models were trained on BGR images
             if scale != 1.0:
                 crop = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
                                   interpolation=cv2.INTER_AREA)
@@ -199,8 +212,9 @@ class OcrEngine:
             tensor = ((padded.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
             prediction = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0]
             found, _ = self._boxes(prediction[:, :, :height, :width], (height, width))
-            quads += [q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32) for q in found]
-        return quads
+            boxes += [_bounds(q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32), frame)
+                      for q in found]
+        return boxes
 
     def recognise(self, crops: list[np.ndarray]) -> list[Reading]:
         """Readings of BGR text-line crops: cached ones from the cache; the rest by the small recogniser, and by
@@ -240,8 +254,7 @@ class OcrEngine:
         return readings  # type: ignore[return-value]
 
 
-def _bounds(quad: np.ndarray, shape: tuple[int, ...]) -> Box:
-    frame = Box(0, 0, shape[1], shape[0])
+def _bounds(quad: np.ndarray, frame: Box) -> Box:
     return Box(round(float(quad[:, 0].min())), round(float(quad[:, 1].min())), round(float(quad[:, 0].max())),
                round(float(quad[:, 1].max()))).clipped(frame)
 

@@ -1,6 +1,7 @@
 """deskpilot's own text-line recogniser: the bundled model reads a real screen it never saw (the demo app on Xvfb) as
 PP-OCR does while PP-OCR reads only what it is unsure of; harvest and train end to end through the CLI; the line
-normalisation, CTC certainty and threshold choice; bad model files are one-line errors."""
+normalisation, CTC certainty and threshold choice; bad model files are one-line errors. The harvest's whole screens
+train the text-line detector here too (through the CLI)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.ctc import Reading, greedy_decode
 from deskpilot.grounding.detector import bundled_model as bundled_detector
 from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.text_detector import TextLineDetector
 from deskpilot.grounding.text_match import match_text
 from deskpilot.grounding.text_recognizer import LINE_HEIGHT, LineRecognizer, bundled_model, normalise_line
 from deskpilot.training.recognizer.data import SyntheticLines, font_files
@@ -71,6 +73,8 @@ def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_
     labels = [json.loads(raw) for raw in (lines / "labels.jsonl").read_text().splitlines()]
     assert len(labels) >= 40 and {entry["source"] for entry in labels} == {"ppocr"}
     assert all((lines / entry["image"]).is_file() and entry["text"].strip() for entry in labels)
+    pages = [json.loads(raw) for raw in (lines / "pages.jsonl").read_text().splitlines()]
+    assert len(pages) == 12 and all(len(page["boxes"]) == 5 for page in pages)  # whole screens for the detector
 
     again = deskpilot("recognizer", "harvest", "--out", str(lines), "--screens", str(screens))  # adds, renumbers
     assert again.returncode == 0 and len((lines / "labels.jsonl").read_text().splitlines()) == 2 * len(labels)
@@ -96,6 +100,13 @@ def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_
     untrained, teacher = OcrEngine(recognizer=run / "text_recognizer.onnx"), OcrEngine()
     assert [line.text for line in untrained.read(image)] == [line.text for line in teacher.read(image)]
     assert untrained.crops_read_fast == 0  # 12 steps learn nothing it is sure of: PP-OCR read every line
+
+    detector = deskpilot("recognizer", "train-detector", "--data", str(lines), "--out", str(tmp_path / "lines-run"),
+                         "--steps", "4", "--crop", "128", "--batch-size", "2")
+    assert detector.returncode == 0, detector.stderr
+    report = json.loads((tmp_path / "lines-run" / "detector_report.json").read_text())
+    assert report["steps"] == 4 and report["held_out_lines"] >= 5 and report["onnx_max_difference"] < 1e-3
+    assert TextLineDetector(tmp_path / "lines-run" / "text_detector.onnx").threshold == report["threshold"]
 
 
 def test_lines_are_normalised_to_light_ink_on_dark_whatever_the_colours():

@@ -216,8 +216,9 @@ def load_checkpoint(path: Path) -> UiDetectorNet:
     return net.eval()
 
 
-def export_onnx(net: UiDetectorNet, path: Path) -> Path:
-    """ONNX with dynamic input size; metadata `classes` (JSON list) and `input_scale` for grounding.detector."""
+def export_onnx(net: UiDetectorNet, path: Path, metadata: dict[str, str] | None = None) -> Path:
+    """ONNX with dynamic input size and `metadata` (default: the UI detector's `classes`, a JSON list, and
+    `input_scale`, for grounding.detector)."""
     import onnx
 
     example = torch.zeros(1, 3, 416, 640)
@@ -225,19 +226,19 @@ def export_onnx(net: UiDetectorNet, path: Path) -> Path:
                       dynamic_axes={"image": {2: "height", 3: "width"}, "scores": {2: "rows", 3: "cols"},
                                     "ltrb": {2: "rows", 3: "cols"}}, opset_version=17, dynamo=False)
     model = onnx.load(str(path))
-    for key, value in (("classes", json.dumps(list(UI_CLASSES))), ("input_scale", str(INPUT_SCALE))):
+    for key, value in (metadata or {"classes": json.dumps(list(UI_CLASSES)), "input_scale": str(INPUT_SCALE)}).items():
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
     onnx.save(model, str(path))
     return path
 
 
-def check_export(net: UiDetectorNet, path: Path, image: np.ndarray) -> float:
-    """The largest difference between PyTorch's and ONNX Runtime's outputs on `image` (seen as in grounding);
-    an error when it is over EQUAL_TOLERANCE."""
+def check_export(net: UiDetectorNet, path: Path, image: np.ndarray, scale: float = INPUT_SCALE) -> float:
+    """The largest difference between PyTorch's and ONNX Runtime's outputs on `image` (seen at `scale`, as
+    grounding sees it); an error when it is over EQUAL_TOLERANCE."""
     import onnxruntime as ort
 
-    pixels = prepare(image, INPUT_SCALE)
+    pixels = prepare(image, scale)
     with torch.no_grad():
         expected = [t.numpy() for t in net.eval()(torch.from_numpy(pixels))]
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])

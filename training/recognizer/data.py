@@ -3,8 +3,11 @@ drawn with the machine's fonts (their text known exactly: random strings, number
 
 A dataset folder holds `lines/NNNNNN.png` (the crop as detection cut it, BGR as OpenCV writes it) and
 `labels.jsonl` (`{"image": "lines/000001.png", "text": "Save", "source": "ppocr", "group": "screens/000004"}`;
-`group` is the screen it came from, so held-out lines come from held-out screens). A crop is written before the
-line naming it, so an interrupted harvest loses at most one line; harvesting again into a folder adds to it."""
+`group` is the screen it came from, so held-out lines come from held-out screens). For the text-line detector it
+also holds every screen whole, `pages/NNNNNN.png` (RGB), with `pages.jsonl` (`{"image": "pages/000001.png", "boxes":
+[[x0, y0, x1, y1], ...], "group": "screens/000004"}`: every line PP-OCR detected and read as text, whatever its
+alphabet). A file is written before the line naming it, so an interrupted harvest loses at most one line or page;
+harvesting again into a folder adds to it."""
 
 from __future__ import annotations
 
@@ -21,14 +24,25 @@ from PIL import Image, ImageDraw, ImageFont
 
 from deskpilot.core.episode import encode_png
 from deskpilot.core.errors import TrainingError
+from deskpilot.core.geometry import Box
 from deskpilot.grounding.ocr import OcrEngine
 
 LABELS = "labels.jsonl"
+PAGES = "pages.jsonl"
 # Printable ASCII and the symbols screens show most; text with anything else is left to PP-OCR.
 ALPHABET = string.printable[:95].replace("\t", "") + "•·–—‘’“”…©®°±×÷€£¥§«»"
 TEACHER_SCORE = 0.9  # PP-OCR readings below this are not used as labels
 FONT_FOLDERS = (Path("/usr/share/fonts"), Path.home() / ".fonts", Path.home() / ".local/share/fonts")
 NOT_TEXT_FONTS = ("symbol", "d050000l", "z003", "math", "dingbat", "emoji")
+
+
+@dataclass(frozen=True)
+class Page:
+    """A whole screen and its text lines' boxes (as PP-OCR detected them), for the text-line detector."""
+
+    image: Path
+    boxes: tuple[Box, ...]
+    group: str
 
 
 @dataclass(frozen=True)
@@ -44,12 +58,14 @@ def in_alphabet(text: str) -> bool:
 
 
 class LineWriter:
-    """Appends crops and their labels to a dataset folder."""
+    """Appends crops and their labels, and whole screens with their line boxes, to a dataset folder."""
 
     def __init__(self, folder: Path):
         self.folder = folder
         (folder / "lines").mkdir(parents=True, exist_ok=True)
+        (folder / "pages").mkdir(exist_ok=True)
         self.count = len(read_lines(folder)) if (folder / LABELS).exists() else 0
+        self.pages = len(read_pages(folder)) if (folder / PAGES).exists() else 0
 
     def add(self, crop_bgr: np.ndarray, text: str, source: str, group: str) -> None:
         self.count += 1
@@ -58,12 +74,21 @@ class LineWriter:
         with open(self.folder / LABELS, "a", encoding="utf-8") as labels:
             labels.write(json.dumps({"image": name, "text": text, "source": source, "group": group}) + "\n")
 
+    def add_page(self, image: np.ndarray, boxes: list[Box], group: str) -> None:
+        self.pages += 1
+        name = f"pages/{self.pages:06d}.png"
+        (self.folder / name).write_bytes(encode_png(image))
+        with open(self.folder / PAGES, "a", encoding="utf-8") as pages:
+            pages.write(json.dumps({"image": name, "boxes": [list(b) for b in boxes], "group": group}) + "\n")
+
 
 def harvest_screen(image: np.ndarray, teacher: OcrEngine, writer: LineWriter, group: str) -> int:
-    """Detect the text lines of an RGB screen and keep the ones PP-OCR reads surely in ALPHABET; returns how
-    many were kept."""
+    """Detect and read the text lines of an RGB screen: keep the screen with every line read as text, and the
+    lines PP-OCR reads surely in ALPHABET as labelled crops; returns how many crops were kept."""
+    lines = teacher.read(image)
+    writer.add_page(image, [line.box for line in lines], group)
     kept = 0
-    for line in teacher.read(image):
+    for line in lines:
         if line.score >= TEACHER_SCORE and in_alphabet(line.text):
             box = line.box
             writer.add(np.ascontiguousarray(image[box.y0:box.y1, box.x0:box.x1, ::-1]), line.text, "ppocr", group)
@@ -71,21 +96,42 @@ def harvest_screen(image: np.ndarray, teacher: OcrEngine, writer: LineWriter, gr
     return kept
 
 
+def _json_rows(path: Path, what: str) -> list[dict]:
+    """The entries of a JSONL file that a harvest appends to; a torn last line (an interrupted harvest) is
+    skipped, a corrupt earlier one is an error."""
+    rows = path.read_text(encoding="utf-8").splitlines()
+    entries = []
+    for number, raw in enumerate(rows, 1):
+        try:
+            entries.append(json.loads(raw))
+        except ValueError:
+            if number < len(rows):
+                raise TrainingError(f"{path}:{number} is not {what}") from None
+    return entries
+
+
 def read_lines(folder: Path) -> list[LineSample]:
     path = folder / LABELS
     if not path.exists():
         raise TrainingError(f"{folder} holds no text lines ({LABELS} is missing): harvest some with "
                             "`deskpilot recognizer harvest`")
-    rows = path.read_text(encoding="utf-8").splitlines()
-    samples = []
-    for number, raw in enumerate(rows, 1):
-        try:
-            entry = json.loads(raw)
-            samples.append(LineSample(folder / entry["image"], entry["text"], entry["source"], entry["group"]))
-        except (ValueError, KeyError, TypeError):
-            if number < len(rows):  # a torn last line (an interrupted harvest) is expected
-                raise TrainingError(f"{path}:{number} is not a text-line label") from None
-    return samples
+    try:
+        return [LineSample(folder / e["image"], e["text"], e["source"], e["group"])
+                for e in _json_rows(path, "a text-line label")]
+    except (KeyError, TypeError):
+        raise TrainingError(f"{path} holds an entry that is not a text-line label") from None
+
+
+def read_pages(folder: Path) -> list[Page]:
+    path = folder / PAGES
+    if not path.exists():
+        raise TrainingError(f"{folder} holds no whole screens ({PAGES} is missing): harvest them with "
+                            "`deskpilot recognizer harvest`")
+    try:
+        return [Page(folder / e["image"], tuple(Box(*map(int, b)) for b in e["boxes"]), e["group"])
+                for e in _json_rows(path, "a page entry")]
+    except (KeyError, TypeError, ValueError):
+        raise TrainingError(f"{path} holds an entry that is not a page with text-line boxes") from None
 
 
 def read_datasets(folders: list[Path]) -> list[LineSample]:
