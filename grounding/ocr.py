@@ -101,7 +101,7 @@ def detection_scale(box_height: float | None) -> float:
 
 
 class OcrEngine:
-    """PP-OCR detection and recognition for screens. `threads` 0 lets ONNX Runtime choose; `device` is auto | cpu |
+    """Text detection and recognition for screens. `threads` 0 lets ONNX Runtime choose; `device` is auto | cpu |
     cuda; `recognizer` is deskpilot's own recogniser's ONNX file, read first (None: PP-OCR reads every line);
     `text_detector` deskpilot's own text-line detector's (None: PP-OCR's detector finds the lines). Models load on
     first use (or `load()`)."""
