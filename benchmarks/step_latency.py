@@ -9,9 +9,9 @@ text); with --miniwob, a MiniWoB++ page in Chromium at 200 %. For each: the plai
 --image` in a fresh process (its reported parse_ms), and a parse by a freshly loaded grounder in this process with
 its stages (OCR detection, OCR recognition, layout, detector), beside the same with PP-OCR finding and reading every
 line (deskpilot's own text detector and recogniser off: the code before both), and with PP-OCR finding the lines
-and deskpilot's recogniser reading them (its text detector off: the code before it). Then the agent on the demo app: a step and its
-stages (parse and its parts, plan, locate, input, settle wait and the look-ahead parse inside it, frame
-write). Starts its own Xvfb."""
+and deskpilot's recogniser reading them (its text detector off: the code before it). Then the agent on the demo
+app: a step and its stages (parse and its parts, plan, locate, input, settle wait and the look-ahead parse inside
+it, frame write). Starts its own Xvfb."""
 
 from __future__ import annotations
 

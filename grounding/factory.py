@@ -1,6 +1,6 @@
 """Building the OCR engine and the grounder the settings ask for: OCR (deskpilot's text-line detector, and its
-text recogniser first, when enabled), with the UI-element detector merged in when it is enabled, behind the accessibility tree when it is enabled
-and the platform has one (Linux with AT-SPI)."""
+text recogniser first, when enabled), with the UI-element detector merged in when it is enabled, behind the
+accessibility tree when it is enabled and the platform has one (Linux with AT-SPI)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,6 @@ import re
 import time
 from dataclasses import replace
 
-import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
@@ -21,7 +20,7 @@ from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets
 from .ocr import OcrEngine, TextLine
-from .phrasings import ICON_ZOOM, echoes_task, quoted_at
+from .phrasings import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
 from .widgets import find_field, find_toggle, toggle_checked
 
@@ -189,15 +188,18 @@ class OcrGrounder:
                    for other in self._lines)
 
     def _icon_button(self, obs: Observation, spec: TargetSpec) -> Element | None:
-        """A small button whose glyph OCR skipped at screen size (a close "x", a "+"), read again enlarged."""
+        """A small button whose glyph text detection skipped (a close "x", a "+": a lone glyph is as often an icon as
+        text), its whole inside read as one text line; at 100 % such a square is found as an icon or check box."""
         if len(spec.phrase) > 2 or spec.role not in (None, "button", "icon"):
             return None
         for widget in self._controls(obs.image):
-            if widget.role != "button" or widget.text or widget.box.width > 6 * widget.box.height:
+            # At 100 % a close button's square with its glyph looks like a checked check box.
+            if widget.role not in ("button", "icon", "checkbox") or widget.text or \
+                    widget.box.width > 6 * widget.box.height:
                 continue
             crop = obs.image[widget.box.y0:widget.box.y1, widget.box.x0:widget.box.x1]
-            zoomed = cv2.resize(crop, None, fx=ICON_ZOOM, fy=ICON_ZOOM, interpolation=cv2.INTER_CUBIC)
-            if any(match_text(spec.phrase, line.text) for line in self.engine.read(zoomed)):
+            whole = Box(0, 0, crop.shape[1], crop.shape[0])
+            if any(match_text(spec.phrase, line.text) for line in self.engine.read_boxes(crop, [whole])):
                 return self._widget_element(obs, widget, spec.phrase)
         return None
 

@@ -44,9 +44,6 @@ BENCHMARK_ROLE_WORDS: dict[str, ElementRole] = {"input textbox": "input", "list"
 
 # --- Reading the screen (grounding.ocr_grounder) ---
 
-# A jQuery UI dialog's close button shows a lone "x" glyph that OCR skips at screen size (click-dialog): text-less
-# small buttons are read again this much larger when a short name is not found.
-ICON_ZOOM = 3
 ECHO_MIN_WORDS = 3
 QUOTES = "\"'“”‘’«»"
 

@@ -33,7 +33,7 @@ def bundled_model() -> Path:
 
 def core_box(box: Box) -> tuple[float, float, float, float]:
     """The part of a line box (x0, y0, x1, y1, in the same pixels) whose cells the network marks as core."""
-    cx, cy = (box.x0 + box.x1) / 2, (box.y0 + box.y1) / 2
+    cy = (box.y0 + box.y1) / 2
     half_height = box.height * CORE_SHARE / 2
     end = min(box.height * END_SHARE, box.width / 4)
     return box.x0 + end, cy - half_height, box.x1 - end, cy + half_height
