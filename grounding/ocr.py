@@ -34,6 +34,7 @@ CONTEXT = 8  # pixels of background kept around content given to detection
 DET_PAD = 32  # detection input sides are multiples of this
 DET_BOX_PX = 16  # detection finds text whose boxes are at least this tall at its input scale
 DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precision for almost no time
+SMALL_LINE_PX, SMALL_LINE_SCALE = 17, 1.5  # lines this short are found by deskpilot's detector at 1.5x
 REC_HEIGHT, REC_BATCH = 48, 6
 FAST_BATCH = 16  # lines per batch of the small recogniser
 MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
@@ -176,13 +177,23 @@ class OcrEngine:
         if image.size == 0 or min(image.shape[:2]) < 4:
             return []
         self.load()
-        scale = detection_scale(self._box_height)
-        self.last_scale = scale
+        scale = self._scale()
         boxes = _distinct(self._detect(image, scale))
         if len(boxes) >= 3:  # the smallest text decides; a shrunk frame's boxes may only lower the estimate
             smallest = float(np.percentile([b.height for b in boxes], 10))
-            self._box_height = smallest if scale == 1.0 else min(smallest, self._box_height or smallest)
+            self._box_height = smallest if scale >= 1.0 else min(smallest, self._box_height or smallest)
+            if self._scale() > scale:  # small text, first seen at 1: find its lines again enlarged
+                scale = self._scale()
+                boxes = _distinct(self._detect(image, scale))
+        self.last_scale = scale
         return boxes
+
+    def _scale(self) -> float:
+        """The detection scale for the text seen lately: deskpilot's text-line detector sees small text enlarged
+        (its boxes' ends are a few pixels loose at 100 % otherwise)."""
+        if self._lines is not None and self._box_height is not None and self._box_height < SMALL_LINE_PX:
+            return SMALL_LINE_SCALE
+        return detection_scale(self._box_height)
 
     def read_boxes(self, image: np.ndarray, boxes: list[Box]) -> list[TextLine]:
         """The text of these boxes of an RGB image (from `find_text`); boxes that read as nothing are left out."""

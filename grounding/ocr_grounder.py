@@ -30,6 +30,7 @@ READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
 ADDRESS_TEXT = re.compile(r"^(?:/|~/|[a-z][a-z0-9+.-]*://|www\.|file:)", re.I)  # a path or a URL, as address bars show
 WHOLE_LINE_SHARE = 0.6  # of a line's characters a phrase must cover to stand for the control around the line
+OWN_COLOUR = 50  # text whose ink keeps this much colour of its own (RGB distance) apart from the background is a link
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
@@ -266,12 +267,15 @@ def colourful(image: np.ndarray, box: Box) -> bool:
     crop = image[max(0, box.y0):box.y1, max(0, box.x0):box.x1]
     if crop.size == 0:
         return False
-    pixels = crop.reshape(-1, 3).astype(np.int16)
+    pixels = crop.reshape(-1, 3).astype(np.float32)
     lightness = pixels.sum(axis=1)
-    # The cores of the strokes only: anti-aliased edges blend the ink with a coloured background (black on yellow
-    # has dark-yellow edges).
     ink = pixels[(lightness < np.median(lightness) - 90) & (lightness <= np.percentile(lightness, 15))]
-    if len(ink) < 4:
+    background = np.median(pixels, axis=0)
+    if len(ink) < 4 or background @ background < 1:
         return False
-    spread = ink.max(axis=1) - ink.min(axis=1)
-    return bool(np.median(spread) > 60)
+    # Anti-aliased strokes blend the ink with the background: dark text on yellow is dark yellow, and small text
+    # has no pure-ink core. What is left of an ink pixel once its share of the background colour is taken out is
+    # the ink's own colour: grey for black or grey text, blue or purple for a link.
+    share = ink @ background / (background @ background)
+    own = np.linalg.norm(ink - share[:, None] * background, axis=1)
+    return bool(np.median(own) > OWN_COLOUR)

@@ -272,7 +272,7 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     config.write_text(json.dumps({"learning_rate": 1e-2, "per_device_train_batch_size": 2, "packing": False,
                                   "warmup_steps": 0, "logging_steps": 5, "save_strategy": "no"}))
     taught = deskpilot("train", "sft", "--mode", "som-text", "--full", "--model", str(tmp_path / "fresh"), "--data",
-                       str(shown), "--out", str(start), "--max-steps", "40", "--config", str(config), timeout=400)
+                       str(shown), "--out", str(start), "--max-steps", "80", "--config", str(config), timeout=400)
     assert taught.returncode == 0, taught.stdout + taught.stderr
     clash = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--seed", "1000")
     assert clash.returncode == 2 and "overlap the held-out seeds" in clash.stderr.strip().splitlines()[-1]

@@ -144,65 +144,91 @@ def detector_loss(heat: torch.Tensor, log_distance: torch.Tensor, target_heat: t
     return focal_loss(heat, target_heat), box
 
 
-def train_detector(config: DetectorTrainConfig,
-                   on_progress: Callable[[int, int, dict[str, float]], None] | None = None) -> dict[str, object]:
-    """Train, save detector.pt, export ui_detector.onnx and check it; returns a summary (steps, seconds, last
-    loss, ONNX max difference)."""
+@dataclass
+class Fitted:
+    """What `fit` leaves: the trained network (unwrapped, on the CPU, in eval mode), steps taken, seconds, the last
+    step's metrics, and whether this is the main process (the one that saves and exports)."""
+
+    net: UiDetectorNet
+    steps: int
+    seconds: float
+    last: dict[str, float]
+    main: bool
+
+
+def fit(model: UiDetectorNet, loader: torch.utils.data.DataLoader,
+        losses: Callable[[UiDetectorNet, list[torch.Tensor]], dict[str, torch.Tensor]], steps: int,
+        learning_rate: float, out: Path, max_minutes: float | None = None, log_every: int = 10,
+        on_progress: Callable[[int, int, dict[str, float]], None] | None = None) -> Fitted:
+    """Train the detector network for `steps` (going round the loader as often as it takes, or until max_minutes)
+    with accelerate: AdamW, warm-up then cosine decay; `losses` gives a step's named losses for a batch, summed
+    into the loss. Metrics go to out/metrics.csv and a plot."""
     from accelerate import Accelerator
 
-    screens = [s for folder in config.data for s in read_dataset(folder)]
-    if not screens:
-        raise TrainingError("no screens to train on: render some with `deskpilot detector render`")
-    torch.manual_seed(config.seed)
     accelerator = Accelerator()
-    model = load_checkpoint(config.init).train() if config.init else UiDetectorNet(len(UI_CLASSES), config.width)
-    loader = torch.utils.data.DataLoader(CropDataset(screens, config.crop, config.seed), config.batch_size,
-                                         shuffle=True, drop_last=len(screens) >= config.batch_size)
-    optimizer = torch.optim.AdamW(model.parameters(), config.learning_rate, weight_decay=1e-4)
-    total = config.epochs * len(loader)
-    warmup = min(200, total // 10)
+    optimizer = torch.optim.AdamW(model.parameters(), learning_rate, weight_decay=1e-4)
+    warmup = min(200, steps // 10)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup)) * (
-        0.5 * (1 + math.cos(math.pi * min(1.0, step / max(1, total))))) + 0.02)
+        0.5 * (1 + math.cos(math.pi * min(1.0, step / max(1, steps))))) + 0.02)
     model, optimizer, loader, schedule = accelerator.prepare(model, optimizer, loader, schedule)
-    metrics = MetricsWriter(config.out)
-    config.out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    metrics = MetricsWriter(out)
     if accelerator.is_main_process:
         metrics.start()
     started, step, last = time.monotonic(), 0, {}
-    deadline = started + 60 * config.max_minutes if config.max_minutes else math.inf
+    deadline = started + 60 * max_minutes if max_minutes else math.inf
     model.train()
-    for _ in range(config.epochs):
-        for pixels, heat_target, distance_target, weight in loader:
-            heat, log_distance = model(pixels)
-            heat_loss, box_loss = detector_loss(heat, log_distance, heat_target, distance_target, weight)
-            loss = heat_loss + box_loss
+    while step < steps and time.monotonic() <= deadline:
+        for batch in loader:
+            parts = losses(model, batch)
+            loss = sum(parts.values())
             optimizer.zero_grad()
             accelerator.backward(loss)
             optimizer.step()
             schedule.step()
             step += 1
-            last = {"loss": loss.item(), "heat_loss": heat_loss.item(), "box_loss": box_loss.item(),
+            last = {"loss": loss.item(), **{name: value.item() for name, value in parts.items()},
                     "learning_rate": schedule.get_last_lr()[0]}
-            if accelerator.is_main_process and (step % config.log_every == 0 or step == 1):
+            if accelerator.is_main_process and (step % log_every == 0 or step == 1):
                 metrics.write(step, last)
             if on_progress is not None:
-                on_progress(step, total, last)
-            if time.monotonic() > deadline:
+                on_progress(step, steps, last)
+            if step >= steps or time.monotonic() > deadline:
                 break
-        if time.monotonic() > deadline:
-            break
     seconds = time.monotonic() - started
     accelerator.wait_for_everyone()
-    summary: dict[str, object] = {"steps": step, "seconds": round(seconds, 1), "screens": len(screens),
-                                  "loss": round(last.get("loss", float("nan")), 4)}
     if accelerator.is_main_process:
-        net = accelerator.unwrap_model(model).cpu().eval()
-        torch.save({"state_dict": net.state_dict(), "width": net.width, "classes": list(UI_CLASSES),
+        plot_metrics(out)
+    return Fitted(accelerator.unwrap_model(model).cpu().eval(), step, seconds, last, accelerator.is_main_process)
+
+
+def train_detector(config: DetectorTrainConfig,
+                   on_progress: Callable[[int, int, dict[str, float]], None] | None = None) -> dict[str, object]:
+    """Train, save detector.pt, export ui_detector.onnx and check it; returns a summary (steps, seconds, last
+    loss, ONNX max difference)."""
+    screens = [s for folder in config.data for s in read_dataset(folder)]
+    if not screens:
+        raise TrainingError("no screens to train on: render some with `deskpilot detector render`")
+    torch.manual_seed(config.seed)
+    model = load_checkpoint(config.init).train() if config.init else UiDetectorNet(len(UI_CLASSES), config.width)
+    loader = torch.utils.data.DataLoader(CropDataset(screens, config.crop, config.seed), config.batch_size,
+                                         shuffle=True, drop_last=len(screens) >= config.batch_size)
+
+    def losses(net: UiDetectorNet, batch: list[torch.Tensor]) -> dict[str, torch.Tensor]:
+        pixels, heat_target, distance_target, weight = batch
+        heat_loss, box_loss = detector_loss(*net(pixels), heat_target, distance_target, weight)
+        return {"heat_loss": heat_loss, "box_loss": box_loss}
+
+    fitted = fit(model, loader, losses, config.epochs * len(loader), config.learning_rate, config.out,
+                 config.max_minutes, config.log_every, on_progress)
+    summary: dict[str, object] = {"steps": fitted.steps, "seconds": round(fitted.seconds, 1), "screens": len(screens),
+                                  "loss": round(fitted.last.get("loss", float("nan")), 4)}
+    if fitted.main:
+        torch.save({"state_dict": fitted.net.state_dict(), "width": fitted.net.width, "classes": list(UI_CLASSES),
                     "input_scale": INPUT_SCALE}, config.out / CHECKPOINT)
-        onnx_path = export_onnx(net, config.out / ONNX_FILE)
+        onnx_path = export_onnx(fitted.net, config.out / ONNX_FILE)
         summary["onnx"] = str(onnx_path)
-        summary["onnx_max_difference"] = check_export(net, onnx_path, load_rgb(screens[0].image))
-        plot_metrics(config.out)
+        summary["onnx_max_difference"] = check_export(fitted.net, onnx_path, load_rgb(screens[0].image))
     return summary
 
 

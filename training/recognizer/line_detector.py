@@ -7,9 +7,7 @@ pages (the best F1 against PP-OCR's lines), and the model exported to ONNX and c
 from __future__ import annotations
 
 import json
-import math
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +23,7 @@ from deskpilot.grounding.detector import STRIDE, prepare
 from deskpilot.grounding.text_detector import KIND, core_box, decode_lines
 from deskpilot.training.detector.data import load_rgb
 from deskpilot.training.detector.model import UiDetectorNet
-from deskpilot.training.detector.train import check_export, export_onnx
-from deskpilot.training.metrics import MetricsWriter, plot_metrics
+from deskpilot.training.detector.train import check_export, export_onnx, fit
 
 from .data import Page, read_pages
 from .train import HELD_OUT_SHARE, is_held_out
@@ -144,8 +141,6 @@ def train_text_detector(config: TextDetectorTrainConfig,
                         on_progress: Callable[[int, int, dict[str, float]], None] | None = None) -> dict[str, object]:
     """Train, save text_detector.pt, choose the threshold on held-out pages, export text_detector.onnx and check
     it; returns the report (also written to detector_report.json)."""
-    from accelerate import Accelerator
-
     pages = [page for folder in config.data for page in read_pages(folder)]
     train_pages = [p for p in pages if not is_held_out(p.group, config.held_out)]
     held = [p for p in pages if is_held_out(p.group, config.held_out)]
@@ -153,50 +148,23 @@ def train_text_detector(config: TextDetectorTrainConfig,
         raise TrainingError(f"{len(pages)} harvested pages are too few to train and hold some out: harvest more "
                             "with `deskpilot recognizer harvest`")
     torch.manual_seed(config.seed)
-    accelerator = Accelerator()
-    model = UiDetectorNet(1, config.width)
     loader = torch.utils.data.DataLoader(PageCrops(train_pages, config.crop, config.seed), config.batch_size,
                                          shuffle=True, drop_last=len(train_pages) >= config.batch_size)
-    optimizer = torch.optim.AdamW(model.parameters(), config.learning_rate, weight_decay=1e-4)
-    warmup = min(200, config.steps // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup)) * (
-        0.5 * (1 + math.cos(math.pi * min(1.0, step / max(1, config.steps))))) + 0.02)
-    model, optimizer, loader, schedule = accelerator.prepare(model, optimizer, loader, schedule)
-    config.out.mkdir(parents=True, exist_ok=True)
-    metrics = MetricsWriter(config.out)
-    if accelerator.is_main_process:
-        metrics.start()
-    started, step, last = time.monotonic(), 0, {}
-    deadline = started + 60 * config.max_minutes if config.max_minutes else math.inf
-    model.train()
-    while step < config.steps and time.monotonic() <= deadline:
-        for pixels, core, weight, distances in loader:
-            logits, log_distance = model(pixels)
-            core_loss, side_loss = line_loss(logits, log_distance, core, weight, distances)
-            loss = core_loss + side_loss
-            optimizer.zero_grad()
-            accelerator.backward(loss)
-            optimizer.step()
-            schedule.step()
-            step += 1
-            last = {"loss": loss.item(), "core_loss": core_loss.item(), "side_loss": side_loss.item(),
-                    "learning_rate": schedule.get_last_lr()[0]}
-            if accelerator.is_main_process and (step % config.log_every == 0 or step == 1):
-                metrics.write(step, last)
-            if on_progress is not None:
-                on_progress(step, config.steps, last)
-            if step >= config.steps or time.monotonic() > deadline:
-                break
-    seconds = time.monotonic() - started
-    accelerator.wait_for_everyone()
-    report: dict[str, object] = {"steps": step, "seconds": round(seconds, 1), "loss": round(last["loss"], 4),
+
+    def losses(net: UiDetectorNet, batch: list[torch.Tensor]) -> dict[str, torch.Tensor]:
+        pixels, *targets = batch
+        core_loss, side_loss = line_loss(*net(pixels), *targets)
+        return {"core_loss": core_loss, "side_loss": side_loss}
+
+    fitted = fit(UiDetectorNet(1, config.width), loader, losses, config.steps, config.learning_rate, config.out,
+                 config.max_minutes, config.log_every, on_progress)
+    report: dict[str, object] = {"steps": fitted.steps, "seconds": round(fitted.seconds, 1),
+                                 "loss": round(fitted.last["loss"], 4),
                                  "pages": {"train": len(train_pages), "held_out": len(held)}}
-    if accelerator.is_main_process:
-        net = accelerator.unwrap_model(model).cpu().eval()
-        torch.save({"state_dict": net.state_dict(), "width": net.width}, config.out / CHECKPOINT)
-        report.update(threshold_and_export(net, held, config.out / ONNX_FILE, config.seed))
+    if fitted.main:
+        torch.save({"state_dict": fitted.net.state_dict(), "width": fitted.net.width}, config.out / CHECKPOINT)
+        report.update(threshold_and_export(fitted.net, held, config.out / ONNX_FILE, config.seed))
         (config.out / REPORT).write_text(json.dumps(report, indent=1) + "\n")
-        plot_metrics(config.out)
     return report
 
 
