@@ -78,6 +78,31 @@ def make_targets(boxes: list[tuple[Box, int]], height: int, width: int) -> tuple
 SCALE_RANGE = (0.7, 1.5)  # training scales, relative to INPUT_SCALE
 
 
+def random_crop(image: np.ndarray, boxes: list[Box], scale: float, crop: int,
+                rng: random.Random) -> tuple[np.ndarray, list[tuple[Box, Box]]]:
+    """A `crop` x `crop` canvas cut from `image` (a screen already resized by `scale`), centred near one of `boxes`
+    (in the screen's own pixels) most of the time, so sparse screens still teach something, and padded with a
+    random grey where the screen ends; with each box moved into the canvas, whole and clipped to the screen's part."""
+    height, width = image.shape[:2]
+    if boxes and rng.random() < 0.8:
+        box = rng.choice(boxes)
+        cx, cy = (box.x0 + box.x1) / 2 * scale, (box.y0 + box.y1) / 2 * scale
+        x0, y0 = int(cx - rng.uniform(0.1, 0.9) * crop), int(cy - rng.uniform(0.1, 0.9) * crop)
+    else:
+        x0, y0 = rng.randint(0, max(0, width - crop)), rng.randint(0, max(0, height - crop))
+    x0, y0 = max(0, min(x0, width - crop)), max(0, min(y0, height - crop))
+    canvas = np.full((crop, crop, 3), rng.randint(0, 255), np.uint8)
+    part = image[y0:y0 + crop, x0:x0 + crop]
+    canvas[:part.shape[0], :part.shape[1]] = part
+    frame = Box(0, 0, part.shape[1], part.shape[0])
+    placed = []
+    for box in boxes:
+        moved = Box(round(box.x0 * scale) - x0, round(box.y0 * scale) - y0, round(box.x1 * scale) - x0,
+                    round(box.y1 * scale) - y0)
+        placed.append((moved, moved.clipped(frame)))
+    return canvas, placed
+
+
 class CropDataset(torch.utils.data.Dataset):
     """Random crops of the screens at random scales around INPUT_SCALE, with their targets. Screens are decoded
     once and kept at the largest training scale (a 2,400-screen set takes about 4 GB)."""
@@ -102,24 +127,9 @@ class CropDataset(torch.utils.data.Dataset):
         scale = INPUT_SCALE * rng.uniform(*SCALE_RANGE)
         relative = scale / (INPUT_SCALE * SCALE_RANGE[1])
         image = cv2.resize(self._image(index), None, fx=relative, fy=relative, interpolation=cv2.INTER_AREA)
-        height, width = image.shape[:2]
-        # Crops centred on a control most of the time, so sparse screens still teach something.
-        if screen.boxes and rng.random() < 0.8:
-            box = rng.choice(screen.boxes)[0]
-            cx, cy = (box.x0 + box.x1) / 2 * scale, (box.y0 + box.y1) / 2 * scale
-            x0, y0 = int(cx - rng.uniform(0.1, 0.9) * crop), int(cy - rng.uniform(0.1, 0.9) * crop)
-        else:
-            x0, y0 = rng.randint(0, max(0, width - crop)), rng.randint(0, max(0, height - crop))
-        x0, y0 = max(0, min(x0, width - crop)), max(0, min(y0, height - crop))
-        canvas = np.full((crop, crop, 3), rng.randint(0, 255), np.uint8)
-        part = image[y0:y0 + crop, x0:x0 + crop]
-        canvas[:part.shape[0], :part.shape[1]] = part
-        frame = Box(0, 0, part.shape[1], part.shape[0])
+        canvas, placed = random_crop(image, [box for box, _ in screen.boxes], scale, crop, rng)
         boxes: list[tuple[Box, int]] = []
-        for box, name in screen.boxes:
-            moved = Box(round(box.x0 * scale) - x0, round(box.y0 * scale) - y0, round(box.x1 * scale) - x0,
-                        round(box.y1 * scale) - y0)
-            inside = moved.clipped(frame)
+        for (moved, inside), (_, name) in zip(placed, screen.boxes):
             if inside.width >= 2 and inside.height >= 2 and inside.area >= 0.6 * moved.area:
                 boxes.append((inside, UI_CLASSES.index(name)))  # type: ignore[arg-type]
         heat, distances, weight = make_targets(boxes, crop, crop)

@@ -23,7 +23,7 @@ from deskpilot.grounding.detector import STRIDE, prepare
 from deskpilot.grounding.text_detector import KIND, core_box, decode_lines
 from deskpilot.training.detector.data import load_rgb
 from deskpilot.training.detector.model import UiDetectorNet
-from deskpilot.training.detector.train import check_export, export_onnx, fit
+from deskpilot.training.detector.train import check_export, export_onnx, fit, random_crop
 
 from .data import Page, read_pages
 from .train import HELD_OUT_SHARE, is_held_out
@@ -98,23 +98,9 @@ class PageCrops(torch.utils.data.Dataset):
         page, rng, crop = self.pages[index], self.rng, self.crop
         scale = rng.uniform(*SCALE_RANGE)
         image = cv2.resize(load_rgb(page.image), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        height, width = image.shape[:2]
-        if page.boxes and rng.random() < 0.8:
-            box = rng.choice(page.boxes)
-            cx, cy = (box.x0 + box.x1) / 2 * scale, (box.y0 + box.y1) / 2 * scale
-            x0, y0 = int(cx - rng.uniform(0.1, 0.9) * crop), int(cy - rng.uniform(0.1, 0.9) * crop)
-        else:
-            x0, y0 = rng.randint(0, max(0, width - crop)), rng.randint(0, max(0, height - crop))
-        x0, y0 = max(0, min(x0, width - crop)), max(0, min(y0, height - crop))
-        canvas = np.full((crop, crop, 3), rng.randint(0, 255), np.uint8)
-        part = image[y0:y0 + crop, x0:x0 + crop]
-        canvas[:part.shape[0], :part.shape[1]] = part
-        frame = Box(0, 0, part.shape[1], part.shape[0])
+        canvas, placed = random_crop(image, list(page.boxes), scale, crop, rng)
         lines, ignored = [], []
-        for box in page.boxes:
-            moved = Box(round(box.x0 * scale) - x0, round(box.y0 * scale) - y0, round(box.x1 * scale) - x0,
-                        round(box.y1 * scale) - y0)
-            inside = moved.clipped(frame)
+        for moved, inside in placed:
             if inside.width < 2 or inside.height < 2:
                 continue
             (lines if inside.area >= 0.7 * moved.area and inside.height == moved.height else ignored).append(inside)
