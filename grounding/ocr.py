@@ -133,13 +133,13 @@ class OcrEngine:
             import onnxruntime  # noqa: F401
         except ImportError as exc:
             raise GroundingError(f"cannot load the OCR models: {exc}") from None
-        from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
-
         # Each model runs once on a blank input at load, so the first frame does not pay for ONNX Runtime's
         # first-run set-up (its memory arena grows to what such inputs need).
         if self.text_detector_path is not None:
             self._lines = TextLineDetector(self.text_detector_path, self.device_setting, self.threads)
         else:
+            from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
+
             self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model")
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
             self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})

@@ -195,12 +195,3 @@ def threshold_and_export(net: UiDetectorNet, held: list[Page], path: Path, seed:
     return {"held_out_pages": len(pages), "held_out_lines": total, **best, "thresholds": scored, "onnx": str(path),
             "onnx_max_difference": difference}
 
-
-def load_checkpoint(path: Path) -> UiDetectorNet:
-    try:
-        saved = torch.load(path, map_location="cpu", weights_only=True)
-        net = UiDetectorNet(1, int(saved["width"]))
-        net.load_state_dict(saved["state_dict"])
-    except (OSError, KeyError, RuntimeError) as exc:
-        raise TrainingError(f"cannot load the text-detector checkpoint {path}: {str(exc).splitlines()[0]}") from None
-    return net.eval()
