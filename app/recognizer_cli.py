@@ -17,45 +17,65 @@ recognizer_app = typer.Typer(help="Text lines from real screens, and training of
                              no_args_is_help=True)
 
 
+CUTS = {"ppocr": (True, False), "text-detector": (False, True), "both": (True, True)}
+
+
 @recognizer_app.command("harvest")
 def harvest(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (added to when it exists)")],
             screens: Annotated[Optional[list[Path]], typer.Option(help="a folder of screenshots (PNG), e.g. "
                                                                  "`detector render`'s images/; repeat for more")]
             = None,
+            pages: Annotated[Optional[list[Path]], typer.Option(help="an earlier harvest's folder whose whole "
+                                                               "screens to cut again (each keeps its screen's "
+                                                               "group, so held-out screens stay held out); "
+                                                               "repeat for more")] = None,
             miniwob: Annotated[Optional[str], typer.Option(help="comma-separated MiniWoB++ tasks whose pages to "
                                                            "read, or 'all': every task but the 19 of `eval "
                                                            "miniwob` (kept out so grounding's score there stays "
                                                            "held out)")] = None,
             episodes: Annotated[int, typer.Option(help="MiniWoB pages (seeds) per task and scale")] = 2,
             seed: Annotated[int, typer.Option(help="seed of the first MiniWoB page")] = 100,
-            scales: Annotated[str, typer.Option(help="Chromium device scale factors, comma-separated")] = "1,2"
+            scales: Annotated[str, typer.Option(help="Chromium device scale factors, comma-separated")] = "1,2",
+            cut: Annotated[str, typer.Option(help="whose line boxes cut the crops: ppocr (PP-OCR's detector; the "
+                                             "screens are kept whole too), text-detector (deskpilot's text-line "
+                                             "detector, text_detector_model or the bundled one: the crops the "
+                                             "recogniser reads at run time) or both")] = "both"
             ) -> None:
     """Cut the text lines out of real screens and keep the ones PP-OCR reads surely, as labelled crops."""
-    from deskpilot.training.detector.data import load_rgb
-    from deskpilot.training.recognizer.data import LineWriter, harvest_screen
+    from deskpilot.core.settings import load_settings
+    from deskpilot.grounding import text_detector
     from deskpilot.grounding.ocr import OcrEngine
+    from deskpilot.training.detector.data import load_rgb
+    from deskpilot.training.recognizer.data import LineWriter, harvest_screen, read_pages
 
-    images = sorted(p for folder in screens or [] for p in Path(folder).glob("*.png"))
-    if screens and not images:
+    if cut not in CUTS:
+        raise UsageError(f"--cut must be one of {', '.join(CUTS)}, not {cut!r}")
+    ppocr_cut, own_cut = CUTS[cut]
+    shots = [(p, f"{p.parent.name}/{p.stem}") for folder in screens or [] for p in sorted(Path(folder).glob("*.png"))]
+    if screens and not shots:
         raise UsageError(f"no PNG screenshots in {', '.join(map(str, screens))}")
-    if not images and not miniwob:
-        raise UsageError("give --screens and/or --miniwob")
+    shots += [(page.image, page.group) for folder in pages or [] for page in read_pages(folder)]
+    if not shots and not miniwob:
+        raise UsageError("give --screens, --pages and/or --miniwob")
     writer, teacher = LineWriter(out_dir), OcrEngine()
+    model = load_settings().text_detector_model or text_detector.bundled_model()
+    cutter = OcrEngine(text_detector=model) if own_cut else None
     kept = 0
-    if images:
-        progress, task = progress_bar(len(images), "screens")
+    if shots:
+        progress, task = progress_bar(len(shots), "screens")
         with progress:
-            for path in images:
+            for path, group in shots:
                 teacher.forget_text_size()
-                kept += harvest_screen(load_rgb(path), teacher, writer, f"{path.parent.name}/{path.stem}")
+                kept += harvest_screen(load_rgb(path), teacher, writer, group, cutter, ppocr_cut)
                 progress.update(task, advance=1, info=f"{kept} lines")
     if miniwob:
-        kept += _harvest_miniwob(miniwob, episodes, seed, scales, teacher, writer)
+        kept += _harvest_miniwob(miniwob, episodes, seed, scales, teacher, writer, cutter, ppocr_cut)
     out.print(f"{kept} lines kept -> {out_dir} ({writer.count} lines and {writer.pages} whole screens in all)",
               markup=False, highlight=False)
 
 
-def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher, writer) -> int:  # noqa: ANN001
+def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher, writer,  # noqa: ANN001
+                     cutter, ppocr_cut: bool) -> int:
     from deskpilot.core.display import ensure_screen
     from deskpilot.core.screen import Screen
     from deskpilot.evaluation.grounding import miniwob_screens
@@ -80,7 +100,8 @@ def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher,
             with MiniWobBrowser(scale=factor).start(chosen[0]) as browser:
                 for name, page_seed, obs, _, _ in miniwob_screens(browser, Screen(), chosen, episodes, seed):
                     teacher.forget_text_size()
-                    kept += harvest_screen(obs.image, teacher, writer, f"miniwob/{name}/{page_seed}@{factor:g}")
+                    group = f"miniwob/{name}/{page_seed}@{factor:g}"
+                    kept += harvest_screen(obs.image, teacher, writer, group, cutter, ppocr_cut)
                     progress.update(task, advance=1, info=f"{kept} lines")
     return kept
 
@@ -98,7 +119,9 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
           max_disagreement: Annotated[float, typer.Option(help="the readings the recogniser keeps may disagree "
                                                           "with PP-OCR on held-out screens this often")] = 0.01,
           learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 2e-3,
-          seed: Annotated[int, typer.Option()] = 0) -> None:
+          seed: Annotated[int, typer.Option()] = 0,
+          init: Annotated[Optional[Path], typer.Option(help="a recognizer.pt to go on training (its width is "
+                                                       "kept), e.g. after harvesting new lines")] = None) -> None:
     """Train the recogniser (accelerate: CPU, a GPU, or `accelerate launch`), choose its accept threshold on
     held-out screens, export it to ONNX and check that ONNX Runtime agrees with PyTorch."""
     from deskpilot.training.recognizer.train import RecognizerTrainConfig, train_recognizer
@@ -106,7 +129,7 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
     if steps < 1 or synthetic < 0 or not 0 <= max_disagreement < 1:
         raise UsageError("--steps must be >= 1, --synthetic >= 0 and --max-disagreement in [0, 1)")
     config = RecognizerTrainConfig(list(data), out_dir, steps, minutes, batch_size, width, learning_rate, synthetic,
-                                   max_disagreement=max_disagreement, seed=seed)
+                                   max_disagreement=max_disagreement, seed=seed, init=init)
     progress, task = progress_bar(steps, "training")
 
     def show(step: int, total: int, metrics: dict[str, float]) -> None:

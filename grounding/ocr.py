@@ -34,7 +34,8 @@ CONTEXT = 8  # pixels of background kept around content given to detection
 DET_PAD = 32  # detection input sides are multiples of this
 DET_BOX_PX = 16  # detection finds text whose boxes are at least this tall at its input scale
 DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precision for almost no time
-SMALL_LINE_PX, SMALL_LINE_SCALE = 17, 1.5  # lines this short are found by deskpilot's detector at 1.5x
+SMALL_LINE_PX, SMALL_LINE_SCALE = 21, 1.5  # lines this short (at 1x) are found again by deskpilot's detector at 1.5x
+SMALL_AREA_GRID = 64  # ... in parts of the frame on this grid (on the network's grid at 1.5x, as a whole frame)
 REC_HEIGHT, REC_BATCH = 48, 6
 FAST_BATCH = 16  # lines per batch of the small recogniser
 MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
@@ -91,9 +92,9 @@ def content_regions(image: np.ndarray) -> list[Box]:
     return merge_boxes(boxes)
 
 
-def _on_grid(box: Box, frame: Box) -> Box:
-    return Box(box.x0 - box.x0 % DET_PAD, box.y0 - box.y0 % DET_PAD, box.x1 + -box.x1 % DET_PAD,
-               box.y1 + -box.y1 % DET_PAD).clipped(frame)
+def _on_grid(box: Box, frame: Box, grid: int = DET_PAD) -> Box:
+    return Box(box.x0 - box.x0 % grid, box.y0 - box.y0 % grid, box.x1 + -box.x1 % grid,
+               box.y1 + -box.y1 % grid).clipped(frame)
 
 
 def detection_scale(box_height: float | None) -> float:
@@ -177,23 +178,28 @@ class OcrEngine:
         if image.size == 0 or min(image.shape[:2]) < 4:
             return []
         self.load()
-        scale = self._scale()
+        scale = detection_scale(self._box_height)
         boxes = _distinct(self._detect(image, scale))
         if len(boxes) >= 3:  # the smallest text decides; a shrunk frame's boxes may only lower the estimate
             smallest = float(np.percentile([b.height for b in boxes], 10))
             self._box_height = smallest if scale >= 1.0 else min(smallest, self._box_height or smallest)
-            if self._scale() > scale:  # small text, first seen at 1: find its lines again enlarged
-                scale = self._scale()
-                boxes = _distinct(self._detect(image, scale))
         self.last_scale = scale
-        return boxes
+        return self._small_lines_enlarged(image, boxes) if self._lines is not None else boxes
 
-    def _scale(self) -> float:
-        """The detection scale for the text seen lately: deskpilot's text-line detector sees small text enlarged
-        (its boxes' ends are a few pixels loose at 100 % otherwise)."""
-        if self._lines is not None and self._box_height is not None and self._box_height < SMALL_LINE_PX:
-            return SMALL_LINE_SCALE
-        return detection_scale(self._box_height)
+    def _small_lines_enlarged(self, image: np.ndarray, boxes: list[Box]) -> list[Box]:
+        """deskpilot's text-line detector sees small text enlarged (the ends of its lines come out a few pixels
+        loose otherwise): the parts of the frame around lines under SMALL_LINE_PX are detected again at
+        SMALL_LINE_SCALE, and what is found there replaces what was found in them."""
+        frame = Box(0, 0, image.shape[1], image.shape[0])
+        areas = merge_boxes([_on_grid(Box(b.x0 - 2 * b.height, b.y0 - b.height, b.x1 + 2 * b.height, b.y1 + b.height),
+                                      frame, SMALL_AREA_GRID) for b in boxes if b.height < SMALL_LINE_PX])
+        if not areas:
+            return boxes
+        kept = [b for b in boxes if all(b.share_in(area) < DUPLICATE_SHARE for area in areas)]
+        for area in areas:
+            kept += [b.shifted(area.x0, area.y0)
+                     for b in self._lines.find(image[area.y0:area.y1, area.x0:area.x1], SMALL_LINE_SCALE)]
+        return _distinct(kept)
 
     def read_boxes(self, image: np.ndarray, boxes: list[Box]) -> list[TextLine]:
         """The text of these boxes of an RGB image (from `find_text`); boxes that read as nothing are left out."""

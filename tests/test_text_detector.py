@@ -18,7 +18,7 @@ from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.detector import STRIDE
 from deskpilot.grounding.detector import bundled_model as bundled_ui_detector
 from deskpilot.grounding.factory import build_ocr
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.ocr import SMALL_LINE_SCALE, OcrEngine
 from deskpilot.grounding.text_detector import TextLineDetector, bundled_model, decode_lines
 from deskpilot.grounding.text_match import match_text
 from deskpilot.training.recognizer.line_detector import line_targets, matched
@@ -31,6 +31,10 @@ def test_the_bundled_detector_finds_ppocrs_lines_on_an_unseen_screen_and_the_def
     found, truth = ours.find_text(image), teacher.find_text(image)
     assert matched(found, truth) >= 0.9 * len(truth), (found, truth)
     assert len(found) <= 1.2 * len(truth)
+    # Small text is detected again at 1.5x only around its lines: the same lines as a whole frame seen at 1.5x.
+    enlarged = TextLineDetector(bundled_model()).find(image, SMALL_LINE_SCALE)
+    assert all(max(b.iou(f) for f in found) >= 0.8 for b in enlarged), (found, enlarged)
+    assert len(set(found) & set(enlarged)) >= 0.8 * len(enlarged)
     engine = build_ocr(Settings())
     assert engine.text_detector_path == bundled_model() and engine.recognizer_path is not None
     grounder = OcrGrounder(engine)

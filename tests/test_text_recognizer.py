@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+import torch
 from conftest import deskpilot
 from PIL import Image, ImageDraw
 
@@ -71,13 +72,18 @@ def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_
     result = deskpilot("recognizer", "harvest", "--out", str(lines), "--screens", str(screens))
     assert result.returncode == 0, result.stderr
     labels = [json.loads(raw) for raw in (lines / "labels.jsonl").read_text().splitlines()]
-    assert len(labels) >= 40 and {entry["source"] for entry in labels} == {"ppocr"}
+    # Every line twice: as PP-OCR's detector cuts it and as deskpilot's text-line detector does.
+    assert len(labels) >= 80 and {entry["source"] for entry in labels} == {"ppocr"}
     assert all((lines / entry["image"]).is_file() and entry["text"].strip() for entry in labels)
     pages = [json.loads(raw) for raw in (lines / "pages.jsonl").read_text().splitlines()]
     assert len(pages) == 12 and all(len(page["boxes"]) == 5 for page in pages)  # whole screens for the detector
 
-    again = deskpilot("recognizer", "harvest", "--out", str(lines), "--screens", str(screens))  # adds, renumbers
-    assert again.returncode == 0 and len((lines / "labels.jsonl").read_text().splitlines()) == 2 * len(labels)
+    # The kept screens cut again by the text-line detector: added to the folder, each line in its screen's group.
+    again = deskpilot("recognizer", "harvest", "--out", str(lines), "--pages", str(lines), "--cut", "text-detector")
+    assert again.returncode == 0, again.stderr
+    added = [json.loads(raw) for raw in (lines / "labels.jsonl").read_text().splitlines()][len(labels):]
+    assert len(added) >= 40 and {e["group"] for e in added} == {e["group"] for e in labels}
+    assert len((lines / "pages.jsonl").read_text().splitlines()) == 12
 
     run = tmp_path / "run"
     trained = deskpilot("recognizer", "train", "--data", str(lines), "--out", str(run), "--steps", "12",
@@ -87,6 +93,15 @@ def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_
     assert report["steps"] == 12 and report["onnx_max_difference"] < 1e-3
     assert report["lines"]["held_out"] > 0 and 0 <= report["agreement"] <= 1
     assert (run / "recognizer.pt").is_file() and (run / "metrics.csv").is_file()
+
+    # Training goes on from a checkpoint: with a vanishing learning rate its weights stay those of the checkpoint.
+    more = deskpilot("recognizer", "train", "--data", str(lines), "--out", str(tmp_path / "more"), "--steps", "2",
+                     "--synthetic", "60", "--init", str(run / "recognizer.pt"), "--learning-rate", "1e-12")
+    assert more.returncode == 0, more.stderr
+    before, after = (torch.load(p / "recognizer.pt", weights_only=True) for p in (run, tmp_path / "more"))
+    assert after["width"] == 8
+    assert all(torch.allclose(before["state_dict"][k], v, atol=1e-6) for k, v in after["state_dict"].items()
+               if k.endswith("weight"))
 
     again = deskpilot("recognizer", "export", "--checkpoint", str(run / "recognizer.pt"), "--data", str(lines),
                       "--out", str(run / "again.onnx"), "--synthetic", "20", "--max-disagreement", "0.5")
@@ -160,4 +175,4 @@ def test_bad_recogniser_files_are_one_line_errors(tmp_path):
     assert result.returncode == 2 and result.stderr.strip().startswith("error: cannot load the text recogniser")
     assert len(result.stderr.strip().splitlines()) == 1
     result = deskpilot("recognizer", "harvest", "--out", str(tmp_path / "x"))
-    assert result.returncode == 2 and "--screens and/or --miniwob" in result.stderr
+    assert result.returncode == 2 and "--pages and/or --miniwob" in result.stderr

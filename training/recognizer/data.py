@@ -1,7 +1,8 @@
 """Text-line data for the recogniser: crops of real screens labelled by PP-OCR (the teacher), and synthetic lines
 drawn with the machine's fonts (their text known exactly: random strings, numbers, dates, addresses and words).
 
-A dataset folder holds `lines/NNNNNN.png` (the crop as detection cut it, BGR as OpenCV writes it) and
+A dataset folder holds `lines/NNNNNN.png` (the crop as a detector cut it, PP-OCR's or deskpilot's text-line
+detector's; BGR as OpenCV writes it) and
 `labels.jsonl` (`{"image": "lines/000001.png", "text": "Save", "source": "ppocr", "group": "screens/000004"}`;
 `group` is the screen it came from, so held-out lines come from held-out screens). For the text-line detector it
 also holds every screen whole, `pages/NNNNNN.png` (RGB), with `pages.jsonl` (`{"image": "pages/000001.png", "boxes":
@@ -25,7 +26,7 @@ from PIL import Image, ImageDraw, ImageFont
 from deskpilot.core.episode import encode_png
 from deskpilot.core.errors import TrainingError
 from deskpilot.core.geometry import Box
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.ocr import OcrEngine, TextLine
 
 LABELS = "labels.jsonl"
 PAGES = "pages.jsonl"
@@ -82,18 +83,29 @@ class LineWriter:
             pages.write(json.dumps({"image": name, "boxes": [list(b) for b in boxes], "group": group}) + "\n")
 
 
-def harvest_screen(image: np.ndarray, teacher: OcrEngine, writer: LineWriter, group: str) -> int:
-    """Detect and read the text lines of an RGB screen: keep the screen with every line read as text, and the
-    lines PP-OCR reads surely in ALPHABET as labelled crops; returns how many crops were kept."""
-    lines = teacher.read(image)
-    writer.add_page(image, [line.box for line in lines], group)
+def harvest_screen(image: np.ndarray, teacher: OcrEngine, writer: LineWriter, group: str,
+                   cutter: OcrEngine | None = None, ppocr_cut: bool = True) -> int:
+    """Read the text lines of an RGB screen with PP-OCR (the teacher) and keep the ones it reads surely in ALPHABET
+    as labelled crops, cut as PP-OCR's detector finds them (`ppocr_cut`; the screen is kept whole too, with every
+    line read as text, for the text-line detector) and as `cutter`'s detector finds them (deskpilot's text-line
+    detector: the crops the recogniser reads at run time); returns how many crops were kept."""
     kept = 0
-    for line in lines:
-        if line.score >= TEACHER_SCORE and in_alphabet(line.text):
-            box = line.box
-            writer.add(np.ascontiguousarray(image[box.y0:box.y1, box.x0:box.x1, ::-1]), line.text, "ppocr", group)
-            kept += 1
+    if ppocr_cut:
+        lines = teacher.read(image)
+        writer.add_page(image, [line.box for line in lines], group)
+        kept += _keep_sure(image, lines, writer, group)
+    if cutter is not None:
+        cutter.forget_text_size()
+        kept += _keep_sure(image, teacher.read_boxes(image, cutter.find_text(image)), writer, group)
     return kept
+
+
+def _keep_sure(image: np.ndarray, lines: list[TextLine], writer: LineWriter, group: str) -> int:
+    sure = [line for line in lines if line.score >= TEACHER_SCORE and in_alphabet(line.text)]
+    for line in sure:
+        box = line.box
+        writer.add(np.ascontiguousarray(image[box.y0:box.y1, box.x0:box.x1, ::-1]), line.text, "ppocr", group)
+    return len(sure)
 
 
 def _json_rows(path: Path, what: str) -> list[dict]:

@@ -49,6 +49,7 @@ class RecognizerTrainConfig:
     max_disagreement: float = 0.01  # PP-OCR's own misreadings (doubled letters) are a good part of this
     seed: int = 0
     log_every: int = 20
+    init: Path | None = None  # a recognizer.pt to go on training (its width is kept), e.g. on newly harvested lines
 
 
 def same_text(a: str, b: str) -> bool:
@@ -182,7 +183,8 @@ def train_recognizer(config: RecognizerTrainConfig,
     held_out = held_out_lines(samples, config.held_out, max(100, config.synthetic // 10), config.seed + 1)
     torch.manual_seed(config.seed)
     accelerator = Accelerator()
-    model = LineRecognizerNet(len(ALPHABET) + 1, config.width)
+    model = load_checkpoint(config.init).train() if config.init else LineRecognizerNet(len(ALPHABET) + 1,
+                                                                                         config.width)
     loader = torch.utils.data.DataLoader(LineBatches(real + synthetic, config.batch_size, config.seed),
                                          batch_size=None)
     optimizer = torch.optim.AdamW(model.parameters(), config.learning_rate, weight_decay=1e-4)
@@ -301,6 +303,8 @@ def load_checkpoint(path: Path) -> LineRecognizerNet:
         net.load_state_dict(saved["state_dict"])
     except (OSError, KeyError, RuntimeError) as exc:
         raise TrainingError(f"cannot load the recogniser checkpoint {path}: {str(exc).splitlines()[0]}") from None
+    if saved["alphabet"] != ALPHABET:
+        raise TrainingError(f"the recogniser checkpoint {path} reads another alphabet than this deskpilot's")
     return net.eval()
 
 
