@@ -141,11 +141,13 @@ class Screen:
         two grabs SETTLE_QUIET apart are the same once something changed, or REACTION_WAIT seconds without any
         change after `previous` (the frame before an action; without it, the first grab). A small area that keeps
         changing in place (a blinking caret, a spinner) is an animation: once seen ANIMATION_REPEATS times running
-        it no longer counts as a change. `on_change(frame)` is called with each changed frame, so work on it (the
-        next parse) overlaps the wait instead of following it."""
+        it no longer counts as a change. `on_change(frame)` is called with each changed frame (and, without
+        `previous`, with the first grab), so work on it (the next parse) overlaps the wait instead of following it."""
         started = time.monotonic()
         deadline = started + timeout
         last = self.grab() if previous is None else previous
+        if previous is None and on_change is not None:
+            on_change(last)
         changed_at: float | None = None if previous is not None else started
         quiet_since = started
         animated: Box | None = None

@@ -82,7 +82,8 @@ class Agent:
             if refusal is not None:
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
-            obs = self._observe(self.screen.wait_until_settled(timeout=self.settle_timeout))
+            first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead)
+            obs = self._observe(first)
             before = writer.add_frame(obs.image)
             for index in range(max_steps):
                 step, obs, before = self._step(index, task, steps, obs, before, writer)

@@ -1,5 +1,6 @@
 """The screen's settle wait on a real X display: an endless spinner does not hold it to its timeout, and an app
-that answers a click a little later is still waited for."""
+that answers a click a little later is still waited for; a first look hands its first grab to the caller's work
+at once."""
 
 from __future__ import annotations
 
@@ -72,3 +73,9 @@ def test_changed_box_bounds_every_differing_pixel():
     box = changed_box(before, after)
     assert box is not None and tuple(box) == (20, 10, 61, 31)
     assert changed_box(before, before) is None
+
+
+def test_a_first_look_hands_its_first_grab_over_at_once(xdisplay):  # noqa: ANN001
+    seen: list[np.ndarray] = []
+    settled = Screen().wait_until_settled(timeout=3.0, on_change=seen.append)  # a still screen: only that grab
+    assert len(seen) == 1 and np.array_equal(seen[0], settled)
