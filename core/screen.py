@@ -141,8 +141,10 @@ class Screen:
         two grabs SETTLE_QUIET apart are the same once something changed, or REACTION_WAIT seconds without any
         change after `previous` (the frame before an action; without it, the first grab). A small area that keeps
         changing in place (a blinking caret, a spinner) is an animation: once seen ANIMATION_REPEATS times running
-        it no longer counts as a change. `on_change(frame)` is called with each changed frame (and, without
-        `previous`, with the first grab), so work on it (the next parse) overlaps the wait instead of following it."""
+        it no longer counts as a change. `on_change(frame)` is called with a frame that changed and then held still
+        for a poll (and, without `previous`, with the first grab), so work on it (the next parse) overlaps the rest
+        of the wait instead of following it, and the frames of a page still moving (a section sliding open) are not
+        worked on in vain."""
         started = time.monotonic()
         deadline = started + timeout
         last = self.grab() if previous is None else previous
@@ -153,6 +155,7 @@ class Screen:
         animated: Box | None = None
         small: Box | None = None
         repeats = 0
+        unseen = False  # a change on_change has not been given yet
         while time.monotonic() < deadline:
             time.sleep(SETTLE_POLL)
             frame = self.grab()
@@ -170,8 +173,10 @@ class Screen:
                 repeats, small = 0, None
             if change is not None:
                 changed_at = quiet_since = now
-                if on_change is not None:
-                    on_change(frame)
+                unseen = True
+            elif unseen and on_change is not None:
+                on_change(frame)
+                unseen = False
             if changed_at is not None and now - quiet_since >= SETTLE_QUIET:
                 break
             if changed_at is None and now - started >= REACTION_WAIT:
