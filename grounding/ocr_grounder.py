@@ -169,9 +169,10 @@ class OcrGrounder:
                                                                           line.text)
             return self._element(obs, line, field, role)
         if spec.role in (None, "button", "tab", "menu_item", "list_item") and _names_whole_line(spec.phrase, line):
-            holder = next((w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
-                           and w.box.contains(*box.center) and not self._holds_other_text(w.box, line)), None)
-            if holder is not None:
+            holders = [w for w in self._controls(obs.image) if w.role not in ("checkbox", "radio")
+                       and w.box.contains(*box.center) and not self._holds_other_text(w.box, line)]
+            if holders:  # the kind asked for, else the tightest: a button rather than the list row around it
+                holder = min(holders, key=lambda w: (w.role != spec.role, w.box.area))
                 return self._widget_element(obs, holder, line.text)
         if spec.role in ("checkbox", "radio"):
             toggle = find_toggle(obs.image, box)
