@@ -16,7 +16,9 @@ from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import ConfirmationPolicy, Safety
 from deskpilot.core.secrets import task_secrets
 from deskpilot.core.screen import Screen
+from deskpilot.core.settings import Settings
 from deskpilot.grounding import OcrGrounder
+from deskpilot.grounding.factory import build_grounder
 from deskpilot.planner.agent import Agent
 from deskpilot.planner.offline import OfflinePlanner
 from deskpilot.evaluation.miniwob import run_episode
@@ -161,3 +163,15 @@ def test_dom_boxes_line_up_with_the_screen(xdisplay):
         inside = image[button.box.y0 + 3:button.box.y1 - 3, button.box.x0 + 3:button.box.x1 - 3]
         outside = image[button.box.y1 + 4:button.box.y1 + 10, button.box.x0:button.box.x1]
         assert inside.mean() < outside.mean() - 5  # the grey face of the button, on a white page
+
+
+def test_a_named_button_is_found_as_the_button_not_the_row_drawn_around_it(xdisplay):
+    """At 100 % the UI detector draws a list row around click-button's "Ok" (seed 1); the button, the tightest
+    control holding the name and the kind asked for, is what is clicked."""
+    screen = Screen()
+    with MiniWobBrowser(scale=1.0).start("click-button") as browser:
+        browser.reset(seed=1)
+        obs = Observation(image=screen.wait_until_settled(timeout=1.0), monitor=screen.monitor(), cursor=None)
+        button = next(e for e in browser.elements() if e.tag == "button" and e.text.strip() == "Ok")
+        found = build_grounder(Settings(accessibility=False)).locate(obs, 'the "Ok" button')
+        assert found is not None and found.role == "button" and button.box.contains(*found.box.center), found
