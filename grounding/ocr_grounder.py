@@ -48,6 +48,7 @@ class OcrGrounder:
         self._link_words: list[tuple[TextLine, str, Box]] | None = None
         self._task = ""
         self._fresh: set[int] = set()
+        self._read_whole = False  # the lines come from a read of the whole frame, not of its changed parts
         self.last_read_area = 0.0  # share of the frame OCR'd by the last parse (for benchmarks and logs)
         self.timing: dict[str, float] = {}
 
@@ -121,6 +122,7 @@ class OcrGrounder:
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
         self._image = image.copy()
         self._widgets = self._link_words = None
+        self._read_whole = regions == [frame]
         self.last_read_area = sum(r.area for r in regions) / frame.area
 
     def _regions_to_read(self, changed: list[Box], frame: Box) -> tuple[list[TextLine], list[Box]]:
@@ -152,7 +154,9 @@ class OcrGrounder:
         if not spec.phrase:
             return self._unnamed(obs, spec)
         label = self._best_text(spec, obs.image)
-        if label is None and self.engine.last_scale < 1.0:  # a short word ("AU") shrunk detection missed: read again
+        if label is None and (self.engine.last_scale < 1.0 or not self._read_whole):
+            # A short word ("AU") shrunk detection missed, or a short line ("15" in a calendar) the reads of the
+            # changed parts alone missed (a part's detection sees less around it): read the whole frame again.
             self.engine.forget_text_size()
             self._image, self._lines = None, []
             self._update(obs.image)
