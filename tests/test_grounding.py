@@ -81,6 +81,10 @@ def test_incremental_parse_reads_only_the_change_and_agrees_with_a_full_read(dem
     assert {e.text for e in full} <= {e.text for e in incremental} | {e.text for e in full if "Incremental" in e.text}
     grounder.parse(obs)
     assert grounder.last_read_area == 0.0
+    # A name missing from lines read part by part is looked for in a whole-frame read before locate gives up.
+    grounder._lines = [line for line in grounder._lines if "Email" not in line.text]  # as if a part's read lost it
+    found = grounder.locate(obs, "Email")
+    assert found is not None and match_text("Email", found.text) and grounder.last_read_area == 1.0
 
 
 def test_a_word_inside_a_longer_line_gets_its_own_box():
