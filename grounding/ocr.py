@@ -273,9 +273,15 @@ def _bounds(quad: np.ndarray, frame: Box) -> Box:
 
 def _distinct(boxes: list[Box]) -> list[Box]:
     """Boxes without the ones found twice where content regions' margins overlap; larger ones first kept."""
+    ordered = sorted((b for b in boxes if b.width > 3 and b.height > 3), key=lambda b: -b.area)
     kept: list[Box] = []
-    for box in sorted((b for b in boxes if b.width > 3 and b.height > 3), key=lambda b: -b.area):
-        if all(box.share_in(other) < DUPLICATE_SHARE for other in kept):
+    corners = np.empty((len(ordered), 4), np.int64)  # the kept boxes' corners, compared all at once
+    for box in ordered:
+        others = corners[:len(kept)]
+        width = np.minimum(others[:, 2], box.x1) - np.maximum(others[:, 0], box.x0)
+        height = np.minimum(others[:, 3], box.y1) - np.maximum(others[:, 1], box.y0)
+        if not np.any((width > 0) & (height > 0) & (width * height >= DUPLICATE_SHARE * box.area)):
+            corners[len(kept)] = tuple(box)
             kept.append(box)
     return kept
 
