@@ -48,24 +48,36 @@ def decode_lines(scores: np.ndarray, ltrb: np.ndarray, scale: float, threshold: 
         return []
     rows, cols = np.nonzero(labels)
     owners = labels[rows, cols]
-    order = np.argsort(owners, kind="stable")
-    rows, cols, owners = rows[order], cols[order], owners[order]
-    starts = np.searchsorted(owners, np.arange(1, count + 1))
     centre_x, centre_y = (cols + 0.5) * STRIDE, (rows + 0.5) * STRIDE
     left, top, right, bottom = (ltrb[i, rows, cols] for i in range(4))
+    lowest, highest = np.full(count, cols.max(), cols.dtype), np.zeros(count, cols.dtype)
+    np.minimum.at(lowest, owners, cols)
+    np.maximum.at(highest, owners, cols)
+    first, last = cols == lowest[owners], cols == highest[owners]  # each line's first and last columns
+    x0 = _medians(owners[first], (centre_x - left)[first])
+    x1 = _medians(owners[last], (centre_x + right)[last])
+    y0, y1 = _medians(owners, centre_y - top), _medians(owners, centre_y + bottom)
     boxes = []
-    for start, end in zip(starts[:-1], starts[1:]):
-        part = slice(start, end)
-        line_cols = cols[part]
-        first, last = line_cols == line_cols.min(), line_cols == line_cols.max()
-        x0 = float(np.median((centre_x[part] - left[part])[first]))
-        x1 = float(np.median((centre_x[part] + right[part])[last]))
-        y0 = float(np.median(centre_y[part] - top[part]))
-        y1 = float(np.median(centre_y[part] + bottom[part]))
-        box = Box(round(x0 / scale), round(y0 / scale), round(x1 / scale), round(y1 / scale))
+    for line in zip(x0, y0, x1, y1):
+        box = Box(*(round(float(v) / scale) for v in line))
         if box.width > 3 and box.height > 3:
             boxes.append(box)
     return boxes
+
+
+def _starts(sorted_owners: np.ndarray) -> np.ndarray:
+    """Where each owner's run begins in a sorted array of owners."""
+    return np.flatnonzero(np.r_[True, sorted_owners[1:] != sorted_owners[:-1]])
+
+
+def _medians(owners: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The median of `values` per owner, owners in increasing order (as np.median: the mean of the two middle
+    values when their number is even)."""
+    order = np.lexsort((values, owners))
+    ordered = values[order]
+    starts = _starts(owners[order])
+    sizes = np.diff(np.r_[starts, len(ordered)])
+    return (ordered[starts + (sizes - 1) // 2] + ordered[starts + sizes // 2]) / 2
 
 
 class TextLineDetector:
