@@ -58,14 +58,13 @@ def harvest(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder 
     if not shots and not miniwob:
         raise UsageError("give --screens, --pages and/or --miniwob")
     writer, teacher = LineWriter(out_dir), OcrEngine()
-    model = load_settings().text_detector_model or text_detector.bundled_model()
-    cutter = OcrEngine(text_detector=model) if own_cut else None
+    cutter = OcrEngine(text_detector=load_settings().text_detector_model or text_detector.bundled_model()) \
+        if own_cut else None
     kept = 0
     if shots:
         progress, task = progress_bar(len(shots), "screens")
         with progress:
             for path, group in shots:
-                teacher.forget_text_size()
                 kept += harvest_screen(load_rgb(path), teacher, writer, group, cutter, ppocr_cut)
                 progress.update(task, advance=1, info=f"{kept} lines")
     if miniwob:
@@ -99,7 +98,6 @@ def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher,
         for factor in factors:
             with MiniWobBrowser(scale=factor).start(chosen[0]) as browser:
                 for name, page_seed, obs, _, _ in miniwob_screens(browser, Screen(), chosen, episodes, seed):
-                    teacher.forget_text_size()
                     group = f"miniwob/{name}/{page_seed}@{factor:g}"
                     kept += harvest_screen(obs.image, teacher, writer, group, cutter, ppocr_cut)
                     progress.update(task, advance=1, info=f"{kept} lines")

@@ -156,8 +156,10 @@ class OcrGrounder:
         label = self._best_text(spec, obs.image)
         if label is None and (self.engine.last_scale < 1.0 or not self._read_whole):
             # A short word ("AU") shrunk detection missed, or a short line ("15" in a calendar) the reads of the
-            # changed parts alone missed (a part's detection sees less around it): read the whole frame again.
-            self.engine.forget_text_size()
+            # changed parts alone missed (a part's detection sees less around it): read the whole frame again, at
+            # full size only after a shrunk read.
+            if self.engine.last_scale < 1.0:
+                self.engine.forget_text_size()
             self._image, self._lines = None, []
             self._update(obs.image)
             label = self._best_text(spec, obs.image)

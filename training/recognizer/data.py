@@ -91,6 +91,7 @@ def harvest_screen(image: np.ndarray, teacher: OcrEngine, writer: LineWriter, gr
     detector: the crops the recogniser reads at run time); returns how many crops were kept."""
     kept = 0
     if ppocr_cut:
+        teacher.forget_text_size()  # each screen's text size is its own
         lines = teacher.read(image)
         writer.add_page(image, [line.box for line in lines], group)
         kept += _keep_sure(image, lines, writer, group)
