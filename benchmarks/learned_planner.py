@@ -20,6 +20,7 @@ from pathlib import Path
 from timing import median_ms
 
 from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.settings import Settings
 from deskpilot.planner.families import FAMILIES
 from deskpilot.planner.som_text import ANSWER_TOKENS
 from deskpilot.planner.transformers_backend import TransformersBackend
@@ -37,10 +38,14 @@ def step_speed(model: str, data: Path, repeats: int) -> None:
     backend = TransformersBackend(model, max_new_tokens=ANSWER_TOKENS)
     prompts = iter(samples * (repeats // max(1, len(samples)) + 2))
     model_ms = median_ms(lambda: backend.complete(next(prompts).messages), repeats, warmup=3)
+    answers = Settings().model_answers
+    ranked_ms = median_ms(lambda: backend.alternatives(next(prompts).messages, answers), repeats, warmup=3)
     parse = [step.timing["parse_ms"] for directory in list_episodes(data)
              for step in read_episode(directory).steps if "parse_ms" in step.timing]
     parse_ms = statistics.median(parse) if parse else float("nan")
     print(f"model step (prompt -> action)   median {model_ms:7.1f} ms  ({repeats} prompts, 2 CPU threads)")
+    print(f"model step, {answers} answers (beams) median {ranked_ms:7.1f} ms  ratio to one answer "
+          f"{ranked_ms / model_ms:.2f}")
     print(f"grounding parse (same screens)  median {parse_ms:7.1f} ms  ratio model/parse {model_ms / parse_ms:.2f}")
 
 

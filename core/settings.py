@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     max_new_tokens: int = Field(512, ge=16, description="longest model reply")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="sampling temperature of a local model's reply "
                                                                 "(0 = greedy)")
+    model_answers: int = Field(4, ge=1, le=16, description="replies a local som-text model gives per step; the planner "
+                               "acts on the likeliest that repeats no move on the same screen and clicks only what "
+                               "is shown (1 = its first reply)")
     max_steps: int = Field(30, ge=1, le=1000, description="step limit of one run")
     dry_run: bool = Field(False, description="decide and log actions without moving the mouse or typing")
     monitor: int = Field(0, ge=0, description="0 = the whole virtual desktop, 1..n = one monitor")

@@ -45,6 +45,7 @@ BENCHMARK_ROLE_WORDS: dict[str, ElementRole] = {"input textbox": "input", "list"
 # --- Reading the screen (grounding.ocr_grounder) ---
 
 ECHO_MIN_WORDS = 3
+NEXT_LINE_GAP = 0.6  # lines of one block of text stand at most this many line heights apart
 QUOTES = "\"'“”‘’«»"
 
 
@@ -55,6 +56,27 @@ def echoes_task(line_text: str, task: str, phrase: str) -> bool:
     task_squashed = squash(task)
     return bool(task_squashed) and len(line_text.split()) >= ECHO_MIN_WORDS and squashed in task_squashed \
         and squashed != squash(phrase)
+
+
+def task_echoes(elements: list[Element], task: str) -> list[Element]:
+    """The text lines that repeat the task: those `echoes_task` finds, and the short lines that go on from one (a
+    wrapped utterance's last words: 'button TWO.' under 'Click button ONE, then click', 'order.' under 'Click on
+    the numbers in ascending'): words of the task, the next or previous line of an echo, starting where it does."""
+    lines = [e for e in elements if e.role == "text"]
+    echoes = [e for e in lines if echoes_task(e.text, task, "")]
+    task_squashed = squash(task)
+    rest = [e for e in lines if e not in echoes and squash(e.text) and squash(e.text) in task_squashed]
+    while more := [e for e in rest if any(_next_line(e, echo) for echo in echoes)]:
+        echoes += more
+        rest = [e for e in rest if e not in more]
+    return echoes
+
+
+def _next_line(line: Element, other: Element) -> bool:
+    """Whether `line` is the line right above or below `other` in one left-aligned block of text."""
+    height = max(line.box.height, other.box.height)
+    gap = max(line.box.y0 - other.box.y1, other.box.y0 - line.box.y1)
+    return -height / 2 < gap <= height * NEXT_LINE_GAP and abs(line.box.x0 - other.box.x0) <= height
 
 
 def quoted_at(text: str, start: int, end: int) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
 from deskpilot.core.actions import Action
 from deskpilot.core.episode import Step
@@ -56,4 +56,13 @@ class ChatBackend(Protocol):
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
         """The model's whole reply; `on_text` gets pieces of it as they are generated, where the backend streams."""
+        ...
+
+
+@runtime_checkable
+class RankingBackend(ChatBackend, Protocol):
+    """A backend that can give several replies to one prompt, likeliest first (a local model's beam search)."""
+
+    def alternatives(self, messages: list[dict[str, object]], count: int) -> list[str]:
+        """Up to `count` replies, best first."""
         ...

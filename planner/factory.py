@@ -51,7 +51,7 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .text_planner import TextPlanner
 
         short = settings.model_copy(update={"max_new_tokens": min(settings.max_new_tokens, ANSWER_TOKENS)})
-        return TextPlanner(build_backend(short), on_text=on_text)
+        return TextPlanner(build_backend(short), on_text=on_text, answers=settings.model_answers)
     from .model_planner import ModelPlanner
 
     chosen = resolve_family(settings.family, settings.model)

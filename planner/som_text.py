@@ -19,22 +19,24 @@ all use it, so what a model is trained on is what it is asked."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
-from deskpilot.core.action_text import format_action, parse_response
+from deskpilot.core.action_text import format_action, parse_response, split_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
 from deskpilot.core.task_text import normalised, numbered_ordinals, ranked_references, task_values
-from deskpilot.grounding.phrasings import echoes_task
+from deskpilot.grounding.phrasings import task_echoes
 
 from .task_phrases import holds_phrase, named_phrase
 
 MAX_ELEMENTS = 30
 MAX_HISTORY = 8
+SAME_LINE = 0.8  # listed lines this similar are one line read twice
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
           "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "
@@ -47,18 +49,20 @@ RANK_FAMILIES = {"input": "field", "dropdown": "field"}
 ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
 USED_VALUE = re.compile(r"^(?P<verb>click|double_click|right_click|type)\((?:target|content)='\$(?P<number>\d{1,2})")
+NON_DIGITS = re.compile(r"\D")
 CLICKED_FIELD = re.compile(r"^(?:click|double_click)\(target='(?P<ref>field \d{1,3})'\)")
 
 
 @dataclass(frozen=True)
 class Listed:
     """An element as the model sees it: its reference (`button 2`), the number of the task value it shows (if
-    any) and its line."""
+    any), the value its longer text holds (if any) and its line."""
 
     element: Element
     ref: str
     value: int | None
     line: str
+    within: int | None = None
 
 
 @dataclass
@@ -77,6 +81,15 @@ class TextScreen:
             if normalised(value) == text:
                 return number
         return None
+
+    @property
+    def signature(self) -> str:
+        """The screen as the model reads it: two screens with the same signature look the same to it."""
+        return "\n".join(item.line for item in self.listed)
+
+    def shows(self, number: int) -> bool:
+        """Whether some listed element shows the task's value `number`, alone or among other words."""
+        return any(number in (item.value, item.within) for item in self.listed)
 
     def value_within(self, element: Element) -> int | None:
         """The number of the first task value that stands as a whole word or words inside this element's longer
@@ -99,6 +112,8 @@ class SomText:
         self.answers: list[str] = []
         self.used: dict[int, str] = {}  # value number -> what an answer did with it ("clicked", "typed")
         self.typed_into: dict[str, Box] = {}  # fields typed into ("field 2") and where: a password field shows no text
+        self.given: list[tuple[str, str]] = []  # (screen signature, call) of every answer given
+        self._latest = ""  # the signature of the latest screen listed
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
         self._given = task_values(task)  # the quoted values, known before any screen
@@ -107,7 +122,7 @@ class SomText:
     def screen(self, elements: list[Element]) -> TextScreen:
         """Learn the task phrases this screen shows, and list its elements. Values first seen together are
         numbered in the order the task says them; later ones follow, so a value keeps its number."""
-        echoes = [e for e in elements if e.role == "text" and echoes_task(e.text, self.task, "")]
+        echoes = task_echoes(elements, self.task)
         shown = [e for e in _deduplicated(elements)
                  if not any(echo.box.contains(*e.center) for echo in echoes)]  # the task's words, not the page's
         new = [] if self.values else [*self._given, *self._ranked.values()]
@@ -133,7 +148,8 @@ class SomText:
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
             line = f"{ref}{shown_role} {_quoted(element.text)}{state}{mark}"
-            screen.listed.append(Listed(element, ref, number, line))
+            screen.listed.append(Listed(element, ref, number, line, within))
+        self._latest = screen.signature
         return screen
 
     def messages(self, screen: TextScreen) -> list[dict[str, object]]:
@@ -150,6 +166,7 @@ class SomText:
         it clicked or typed."""
         call = answer.strip().removeprefix("Action:").strip()
         self.answers.append(call)
+        self.given.append((self._latest, call))
         if used := USED_VALUE.match(call):
             self.used[int(used["number"])] = "clicked" if used["verb"] != "type" else "typed"
         if call.startswith(("click(", "double_click(", "right_click(")):
@@ -170,6 +187,25 @@ class SomText:
         if action.target:
             action = self._located(action, screen)
         return response.thought, action
+
+    def choose(self, replies: list[str], screen: TextScreen) -> tuple[str, tuple[str, Action]]:
+        """Of a model's replies, likeliest first, the one to act on, with what `read` makes of it: the first usable
+        one that repeats no call already given on a screen that looked the same (on the same screen the same call
+        does the same again) and names a task value only where the screen shows it; failing that the first usable
+        one that repeats nothing; failing that the first usable one. ActionParseError when none is usable."""
+        usable: list[tuple[str, tuple[str, Action]]] = []
+        errors: list[ActionParseError] = []
+        for reply in replies:
+            try:
+                usable.append((reply, self.read(reply, screen)))
+            except ActionParseError as error:
+                errors.append(error)
+        if not usable:
+            raise errors[0] if errors else ActionParseError("the model gave no answer")
+        fresh = [item for item in usable if not any(call == _call(item[0]) and _looks_the_same(seen, screen.signature)
+                                                    for seen, call in self.given)]
+        shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(_call(item[0])))]
+        return (shown or fresh or usable)[0]
 
     def _typed(self, content: str, screen: TextScreen) -> str:
         match = HANDLE.match(content.strip())
@@ -267,6 +303,39 @@ class SomText:
         if at < 0:
             at = numbered_ordinals(self.task).find(value)
         return at if at >= 0 else len(self.task)
+
+
+def _looks_the_same(signature: str, other: str) -> bool:
+    """Whether two screens' listings differ at most by what reading one screen twice may change: line for line,
+    a letter or so of OCR (`quisque.` read as `guisque.`, `Tab #2` as `Tab#2`); a count going from 3 to 4 or a
+    field filled in is a change."""
+    lines, others = signature.split("\n"), other.split("\n")
+    return len(lines) == len(others) and all(a == b or _misread(a, b) for a, b in zip(lines, others))
+
+
+def _misread(line: str, other: str) -> bool:
+    """Two listed lines alike but for a few letters of their text (`link 1 "quisque."`, `link 1 "guisque."`); a
+    number that changed is a change (`Count: 13`, `Count: 14`)."""
+    (head, text, tail), (other_head, other_text, other_tail) = _parts(line), _parts(other)
+    return (head, tail) == (other_head, other_tail) and NON_DIGITS.sub("", text) == NON_DIGITS.sub("", other_text) and \
+        difflib.SequenceMatcher(None, text, other_text, autojunk=False).ratio() >= SAME_LINE
+
+
+def _parts(line: str) -> tuple[str, str, str]:
+    """A listed line's reference, its quoted text, and the state and mark after it."""
+    start, end = line.find('"'), line.rfind('"')
+    return (line[:start], line[start + 1:end], line[end + 1:]) if 0 <= start < end else (line, "", "")
+
+
+def _call(reply: str) -> str:
+    """The call of a reply, as `remember` keeps it."""
+    return split_response(reply)[1].strip().removeprefix("Action:").strip()
+
+
+def _clicked_values(call: str) -> list[int]:
+    """The task values a call clicks (`click(target='$2')` -> [2]); typing a value needs no element showing it."""
+    used = USED_VALUE.match(call)
+    return [int(used["number"])] if used and used["verb"] != "type" else []
 
 
 def _quoted(text: str) -> str:

@@ -1,6 +1,9 @@
 """A planner for language models that see no screenshot (`--mode som-text`): each step it lists grounding's
-elements as text (planner/som_text.py) and asks the model for one action. Unusable answers are retried once with
-a correction; after that the step fails with a clear error, never a guessed click."""
+elements as text (planner/som_text.py) and asks the model for one action. A local model gives its `answers`
+likeliest replies and the planner acts on the best one that makes sense on this screen (SomText.choose: no call
+repeated on a screen that looks the same, no value clicked that the screen does not show). From an endpoint, an
+unusable answer is retried once with a correction. When nothing is usable the step fails with a clear error, never
+a guessed click."""
 
 from __future__ import annotations
 
@@ -14,16 +17,17 @@ from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import mask_secrets, task_secrets
 
-from .base import ChatBackend, Decision, ask_with_one_correction
-from .som_text import SomText
+from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
+from .som_text import SomText, TextScreen
 
 log = logging.getLogger(__name__)
 CORRECTION = "That answer could not be used: {error}. Answer with one line: Action: <one call>."
 
 
 class TextPlanner:
-    def __init__(self, backend: ChatBackend, on_text: Callable[[str], None] | None = None):
+    def __init__(self, backend: ChatBackend, on_text: Callable[[str], None] | None = None, answers: int = 1):
         self.backend = backend
+        self.answers = answers  # replies weighed per step where the backend can rank several
         self.name = f"{backend.name} (som-text)"
         self.on_text = on_text
         self._episode: SomText | None = None
@@ -34,15 +38,28 @@ class TextPlanner:
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         episode = self._episode_for(task, history)
         screen = episode.screen(elements)
-        try:
-            reply, (thought, action) = ask_with_one_correction(
-                self.backend, episode.messages(screen), lambda text: episode.read(text, screen), ActionParseError,
-                lambda error: CORRECTION.format(error=error), self.on_text)
-        except ActionParseError as second_error:
-            raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
+        if self.answers > 1 and isinstance(self.backend, RankingBackend):
+            reply, (thought, action) = self._best_of(episode, screen)
+        else:
+            try:
+                reply, (thought, action) = ask_with_one_correction(
+                    self.backend, episode.messages(screen), lambda text: episode.read(text, screen),
+                    ActionParseError, lambda error: CORRECTION.format(error=error), self.on_text)
+            except ActionParseError as second_error:
+                raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
         episode.remember(call)
         return Decision(thought or call, action)
+
+    def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
+        replies = self.backend.alternatives(episode.messages(screen), self.answers)  # type: ignore[attr-defined]
+        try:
+            reply, read = episode.choose(replies, screen)
+        except ActionParseError as error:
+            raise PlannerError(f"none of the model's {len(replies)} answers could be used: {error}") from None
+        if self.on_text:
+            self.on_text(reply)
+        return reply, read
 
     def reenact(self, task: str, history: list[Step], elements: list[Element], action: Action) -> Decision:
         """A recorded step's action decided again on this screen without asking the model: the answer that

@@ -70,6 +70,19 @@ class TransformersBackend:
         self.model.to(self.device).eval()
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
+        text = self._generate(messages, 1)[0]
+        if on_text and text:
+            on_text(text)
+        if not text.strip():
+            raise PlannerError(f"{self.name} generated an empty reply")
+        return text
+
+    def alternatives(self, messages: list[dict[str, object]], count: int) -> list[str]:
+        """The model's `count` likeliest replies, best first (beam search); with a temperature, `count` sampled
+        ones. Empty replies are left out."""
+        return [text for text in self._generate(messages, count) if text.strip()]
+
+    def _generate(self, messages: list[dict[str, object]], count: int) -> list[str]:
         conversation = [text_message(m) if self.causal else to_hf_message(m) for m in messages]
         try:
             inputs = self.processor.apply_chat_template(conversation, add_generation_prompt=True, tokenize=True,
@@ -77,17 +90,15 @@ class TransformersBackend:
         except (ValueError, TypeError) as exc:
             raise PlannerError(f"the model's processor could not build the prompt: {exc}") from None
         inputs = inputs.to(self.device)
-        sampling = {"do_sample": True, "temperature": self.temperature} if self.temperature > 0 else \
-            {"do_sample": False}
+        if self.temperature > 0:
+            search = {"do_sample": True, "temperature": self.temperature}
+        else:
+            search = {"do_sample": False, "num_beams": count} if count > 1 else {"do_sample": False}
         with self._torch.inference_mode():
-            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, **sampling)
-        new_tokens = output[0, inputs["input_ids"].shape[1]:]
-        text = self.processor.decode(new_tokens, skip_special_tokens=True)
-        if on_text and text:
-            on_text(text)
-        if not text.strip():
-            raise PlannerError(f"{self.name} generated an empty reply")
-        return text
+            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, num_return_sequences=count,
+                                         **search)
+        prompt_length = inputs["input_ids"].shape[1]
+        return [self.processor.decode(row[prompt_length:], skip_special_tokens=True) for row in output]
 
 
 def text_message(message: dict[str, object]) -> dict[str, str]:

@@ -11,7 +11,7 @@ from conftest import deskpilot, read_state
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step, list_episodes, read_episode
-from deskpilot.core.errors import ActionParseError
+from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.observation import Element, Observation
 from deskpilot.planner.families import FAMILIES
@@ -195,6 +195,59 @@ def test_training_prompts_equal_the_planners_requests(tmp_path):
     assert [s.messages for s in samples] == backend.requests
     assert [s.completion for s in samples] == ["Action: click(target='field 2')", "Action: type(content='$1')",
                                                "Action: click(target='$2')"]
+
+
+class Ranked(Scripted):
+    """A backend that gives several replies a step, likeliest first, from a script."""
+
+    def alternatives(self, messages, count):  # noqa: ANN001, ANN201 - the RankingBackend protocol
+        self.requests.append(messages)
+        return self.replies.pop(0)[:count]
+
+
+def test_of_several_answers_the_planner_takes_one_that_clicks_what_is_shown_and_repeats_nothing():
+    task = 'Switch between the tabs to find and click on the link "dignissim".'
+    tabs = [Element(Box(10 + 90 * i, 30, 90 + 90 * i, 50), "button", f"Tab #{i + 1}") for i in range(3)]
+    link = Element(Box(10, 80, 90, 100), "link", "dignissim")
+    shown, hidden, tab_1, tab_2 = ("Action: click(target='$1')", "Action: click(target='field 1')",
+                                   "Action: click(target='button 1')", "Action: click(target='button 2')")
+    backend = Ranked([[shown, hidden, tab_1, tab_2], [shown, tab_1, tab_2], [shown, tab_1], [tab_1],
+                      ["I would click it", hidden]])
+    planner = TextPlanner(backend, answers=4)
+    monitor = Monitor(0, 0, 320, 240)
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), monitor)
+    history: list[Step] = []
+
+    def decide(elements: list[Element]) -> Action:
+        action = planner.decide(task, history, obs, elements).action
+        history.append(Step(len(history), action, "", "", "", monitor))
+        return action
+
+    assert decide(tabs).point == tabs[0].center  # "$1" is on no tab shown; "field 1" does not exist
+    assert decide(tabs).point == tabs[1].center  # the same screen again: tab 1 did nothing there
+    assert decide([*tabs, link]).point == link.center  # now the screen shows it
+    assert decide(tabs).point == tabs[0].center  # everything repeats: the likeliest answer
+    with pytest.raises(PlannerError, match="none of the model's 2 answers could be used"):
+        decide(tabs)
+
+
+def test_the_shipped_planner_model_clicks_what_the_task_names_and_the_field_it_ranks():
+    """The model in resources/models/planner, loaded as `--planner learned` loads it, on screens shaped like
+    MiniWoB++ pages of seeds it never saw: a named button among others, and a text box named by its rank."""
+    from deskpilot.core.settings import Settings
+    from deskpilot.planner.factory import build_planner
+
+    planner = build_planner(Settings(planner="learned"))
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), Monitor(0, 0, 320, 240))
+    task = 'Click on the "previous" button.'
+    buttons = [Element(Box(10 + 70 * i, 60, 70 + 70 * i, 90), "button", name)
+               for i, name in enumerate(("next", "previous", "submit"))]
+    echo = Element(Box(10, 0, 300, 15), "text", task)
+    assert planner.decide(task, [], obs, [echo, *buttons]).action.point == buttons[1].center
+    task = "Focus into the 2nd input textbox."
+    fields = [Element(Box(10, 40 + 40 * i, 190, 65 + 40 * i), "input", "") for i in range(3)]
+    echo = Element(Box(10, 0, 300, 15), "text", task)
+    assert planner.decide(task, [], obs, [echo, *fields]).action.point == fields[1].center
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element
 from deskpilot.grounding.description import parse_description
 from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
-                                          TAB_SEARCH, echoes_task, next_untried_tab, quoted_at)
+                                          TAB_SEARCH, echoes_task, next_untried_tab, quoted_at,
+                                          task_echoes)
 from deskpilot.planner.instructions import parse_instructions
 
 
@@ -81,6 +82,16 @@ def test_a_line_that_repeats_the_task_is_not_a_target():
     assert echoes_task("Select Iceland from the list", task, "Iceland")
     assert not echoes_task("Iceland", task, "Iceland")  # the option itself
     assert not echoes_task("Iceland and Norway", "", "Iceland")
+
+
+def test_the_last_words_of_a_wrapped_task_are_part_of_its_echo():
+    task = "Click button ONE, then click button TWO."
+    first = Element(Box(84, 86, 360, 107), "text", "Click button ONE, then click")
+    rest = Element(Box(84, 109, 200, 130), "text", "button TWO.")
+    two = Element(Box(84, 280, 150, 300), "text", "TWO")  # the button's label further down
+    beside = Element(Box(300, 109, 360, 130), "text", "button")  # not where the next line starts
+    assert task_echoes([first, rest, two, beside], task) == [first, rest]
+    assert task_echoes([rest, two], task) == []  # no line of the task to go on from
 
 
 def test_text_in_quotes_on_the_screen_names_an_element():
