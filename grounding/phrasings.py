@@ -19,6 +19,13 @@ BY_CLICKING = re.compile(r"\bby\s+(?:clicking|pressing|tapping|hitting)\s+(?:on\
 CASE_DIRECTIVE = re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|capital)"
                             r"(?:[\s-]*case(?:\s+letters)?|\s+letters)\b", re.I)
 
+
+
+def in_case(text: str, case: str) -> str:
+    """`text` in the case a CASE_DIRECTIVE names (lower; upper or capital)."""
+    return text.lower() if case.lower() == "lower" else text.upper()
+
+
 # "Switch between the tabs to find and click on the link "x"." (click-tab-2): look through a group of tabs until
 # the next action's target shows.
 TAB_SEARCH = re.compile(r"^(?:switch|go|look|search|browse|flip)\s+(?:between|through|among|across|in)?\s*"

@@ -23,7 +23,7 @@ from deskpilot.core.keys import is_key_combo, split_combo
 from deskpilot.core.secrets import is_secret_label
 from deskpilot.grounding.description import ROLE_WORDS, parse_description
 from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
-                                          TAB_SEARCH)
+                                          TAB_SEARCH, in_case)
 
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
         'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
@@ -135,8 +135,7 @@ def _holds_text_to_replace(action: Action) -> bool:
 def _in_case(action: Action, case: str) -> Action:
     if action.kind is not ActionKind.TYPE or not action.text:
         return action
-    text = action.text.lower() if case.lower() == "lower" else action.text.upper()
-    return action.model_copy(update={"text": text})
+    return action.model_copy(update={"text": in_case(action.text, case)})
 
 
 def _starts_with_verb(clause: str) -> bool:

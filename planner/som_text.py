@@ -9,11 +9,12 @@ rather than look up:
 - `element='7'` — the seventh listed element (for large models that can count).
 
 Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
-the order the task says them (later finds appended) and kept for the episode. An element that shows a value is
-marked `=$2`, one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says
-which values were already clicked or typed, so a model need not work that out from the history. A control the
-task names by its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`:
-a small model copies a mark beside an element far better than it matches a word of the task to a rank. This module is
+the order the task says them (later finds appended) and kept for the episode. A quoted value the task asks to type
+in a case ('in all lower case letters') is that value in that case. An element that shows a value is marked `=$2`,
+one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says which values
+were already clicked or typed, so a model need not work that out from the history. A control the task names by
+its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`: a small model
+copies a mark beside an element far better than it matches a word of the task to a rank. This module is
 the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
 all use it, so what a model is trained on is what it is asked."""
 
@@ -30,7 +31,7 @@ from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
 from deskpilot.core.task_text import normalised, numbered_ordinals, ranked_references, task_values
-from deskpilot.grounding.phrasings import task_echoes
+from deskpilot.grounding.phrasings import CASE_DIRECTIVE, in_case, task_echoes
 
 from .task_phrases import holds_phrase, named_phrase
 
@@ -116,7 +117,8 @@ class SomText:
         self._latest = ""  # the signature of the latest screen listed
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
-        self._given = task_values(task)  # the quoted values, known before any screen
+        case = CASE_DIRECTIVE.search(task)  # 'Type "TULA" in all lower case letters': the value to type is "tula"
+        self._given = [in_case(v, case["case"]) if case else v for v in task_values(task)]  # known before any screen
         self._ranked = ranked_references(task)  # controls the task names by rank: {("field", 3): "3rd textbox"}
 
     def screen(self, elements: list[Element]) -> TextScreen:

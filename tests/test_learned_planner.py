@@ -158,6 +158,18 @@ def test_exploring_clicks_controls_types_the_task_values_and_mixes_into_another_
     assert always_own.decide("click OK", [], obs, elements).action.target == "OK"
 
 
+def test_a_value_the_task_asks_for_in_a_case_is_that_value_in_that_case():
+    task = 'Type "TULA" in all lower case letters in the text input and press Submit.'
+    episode = SomText(task)
+    screen = episode.screen([Element(Box(10, 0, 300, 15), "text", task), FIRST,
+                             Element(Box(10, 100, 90, 130), "button", "Submit")])
+    assert screen.values == ["tula", "Submit"]
+    typed = Action(kind=ActionKind.TYPE, text="tula")
+    assert episode.answer_for(typed, screen) == "Action: type(content='$1')"
+    assert episode.read("Action: type(content='$1')", screen)[1].text == "tula"
+    assert SomText('Type "TULA" into the lower field').screen([FIRST]).values == ["TULA"]  # no case asked
+
+
 class Scripted:
     """A chat backend that answers from a script and keeps every request."""
 
