@@ -20,7 +20,6 @@ CASE_DIRECTIVE = re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|cap
                             r"(?:[\s-]*case(?:\s+letters)?|\s+letters)\b", re.I)
 
 
-
 def in_case(text: str, case: str) -> str:
     """`text` in the case a CASE_DIRECTIVE names (lower; upper or capital)."""
     return text.lower() if case.lower() == "lower" else text.upper()
