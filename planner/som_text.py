@@ -166,7 +166,7 @@ class SomText:
     def remember(self, answer: str) -> None:
         """Add the call of an answer given at this step to the history later prompts show, and note the value
         it clicked or typed."""
-        call = answer.strip().removeprefix("Action:").strip()
+        call = _call(answer)
         self.answers.append(call)
         self.given.append((self._latest, call))
         if used := USED_VALUE.match(call):
@@ -204,9 +204,11 @@ class SomText:
                 errors.append(error)
         if not usable:
             raise errors[0] if errors else ActionParseError("the model gave no answer")
-        fresh = [item for item in usable if not any(call == _call(item[0]) and _looks_the_same(seen, screen.signature)
+        here = screen.signature
+        calls = {reply: _call(reply) for reply, _ in usable}
+        fresh = [item for item in usable if not any(call == calls[item[0]] and _looks_the_same(seen, here)
                                                     for seen, call in self.given)]
-        shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(_call(item[0])))]
+        shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(calls[item[0]]))]
         return (shown or fresh or usable)[0]
 
     def _typed(self, content: str, screen: TextScreen) -> str:
@@ -330,7 +332,7 @@ def _parts(line: str) -> tuple[str, str, str]:
 
 
 def _call(reply: str) -> str:
-    """The call of a reply, as `remember` keeps it."""
+    """The call of a reply (`Action: click(target='$1')` or the call alone): what the history keeps."""
     return split_response(reply)[1].strip().removeprefix("Action:").strip()
 
 
