@@ -40,10 +40,9 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     """Every control outline on the image, in reading order."""
     toggles: list[Widget] = []
     controls: list[Widget] = []
-    for box, round_ in _outlines(image):
-        # Letters like o, e, 0 and D are closed outlines too; a control holds or sits beside text, not in it.
-        # (OCR also reads a lone radio circle as "O": a line no wider than the outline does not count.)
-        if any(box.share_in(line.box) >= 0.5 and line.box.width >= 1.5 * box.width for line in lines):
+    outlines = _outlines(image)
+    for (box, round_), in_text in zip(outlines, _in_wider_text([box for box, _ in outlines], lines)):
+        if in_text:
             continue
         if toggle_shaped(box):
             if not any(_contains(t.box, box) for t in toggles):
@@ -56,6 +55,41 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))
+
+
+def _in_wider_text(boxes: list[Box], lines: list[TextLine]) -> np.ndarray:
+    """Per box: whether half of it or more lies in a text line at least 1.5 times as wide. Letters like o, e, 0 and
+    D are closed outlines too; a control holds or sits beside text, not in it. (OCR also reads a lone radio circle
+    as "O": a line no wider than the outline does not count.)"""
+    if not boxes or not lines:
+        return np.zeros(len(boxes), bool)
+    outer, text = np.array(boxes, np.int64)[:, None, :], np.array([line.box for line in lines], np.int64)[None]
+    shared_w = np.minimum(outer[..., 2], text[..., 2]) - np.maximum(outer[..., 0], text[..., 0])
+    shared_h = np.minimum(outer[..., 3], text[..., 3]) - np.maximum(outer[..., 1], text[..., 1])
+    width = outer[..., 2] - outer[..., 0]
+    area = np.maximum(width * (outer[..., 3] - outer[..., 1]), 1)
+    share = np.where((shared_w > 0) & (shared_h > 0), shared_w * shared_h, 0) / area
+    return ((share >= 0.5) & (text[..., 2] - text[..., 0] >= 1.5 * width)).any(axis=1)
+
+
+def _distinct(boxes: list[Box]) -> list[int]:
+    """Indices of the boxes to keep, biggest first: each unless it overlaps a bigger kept one (IoU >= SAME_BOX_IOU)."""
+    order = sorted(range(len(boxes)), key=lambda i: -boxes[i].area)
+    if not order:
+        return []
+    ranked = np.array([boxes[i] for i in order], np.int64)
+    x0, y0, x1, y1 = (ranked[:, k] for k in range(4))
+    shared = (np.clip(np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]), 0, None)
+              * np.clip(np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]), 0, None))
+    areas = (x1 - x0) * (y1 - y0)
+    total = areas[:, None] + areas[None] - shared
+    same = shared / np.maximum(total, 1) >= SAME_BOX_IOU
+    kept, covered = [], np.zeros(len(order), bool)
+    for rank in range(len(order)):
+        if not covered[rank]:
+            kept.append(order[rank])
+            covered |= same[rank]
+    return kept
 
 
 def _contains(outer: Box, inner: Box) -> bool:
@@ -74,24 +108,19 @@ def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
         if w < TOGGLE_MIN or h < TOGGLE_MIN:
             continue
         box = Box(x, y, x + w, y + h)
-        if _sides_drawn(edges, box) >= CLOSED:
+        if _sides_closed(edges, box):
             found.append((box, False))
         elif abs(w - h) <= 3 and _circle_drawn(edges, box) >= CLOSED:
             found.append((box, True))
-    kept: list[tuple[Box, bool]] = []
-    for box, round_ in sorted(found, key=lambda f: -f[0].area):
-        if not any(box.iou(other) >= SAME_BOX_IOU for other, _ in kept):
-            kept.append((box, round_))
-    return kept
+    return [found[i] for i in _distinct([box for box, _ in found])]
 
 
-def _sides_drawn(edges: np.ndarray, box: Box, band: int = 3) -> float:
-    """The least drawn of a box's four sides: the share of its length with an edge pixel near the side."""
-    top = edges[box.y0:box.y0 + band, box.x0:box.x1].any(axis=0)
-    bottom = edges[box.y1 - band:box.y1, box.x0:box.x1].any(axis=0)
-    left = edges[box.y0:box.y1, box.x0:box.x0 + band].any(axis=1)
-    right = edges[box.y0:box.y1, box.x1 - band:box.x1].any(axis=1)
-    return float(min(side.mean() for side in (top, bottom, left, right)))
+def _sides_closed(edges: np.ndarray, box: Box, band: int = 3) -> bool:
+    """Whether each of a box's four sides has an edge pixel near it along at least CLOSED of its length (looked at
+    side by side, up to the first that has not)."""
+    sides = ((edges[box.y0:box.y0 + band, box.x0:box.x1], 0), (edges[box.y1 - band:box.y1, box.x0:box.x1], 0),
+             (edges[box.y0:box.y1, box.x0:box.x0 + band], 1), (edges[box.y0:box.y1, box.x1 - band:box.x1], 1))
+    return all(side.any(axis=axis).mean() >= CLOSED for side, axis in sides)
 
 
 def _circle_drawn(edges: np.ndarray, box: Box) -> float:

@@ -143,10 +143,11 @@ class OcrEngine:
         else:
             from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
 
-            self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model")
+            self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model",
+                                     simplify=True)
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
             self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
-        rec = open_session(models / REC_MODEL, self.device_setting, self.threads, "OCR model")
+        rec = open_session(models / REC_MODEL, self.device_setting, self.threads, "OCR model", simplify=True)
         characters = rec.get_modelmeta().custom_metadata_map.get("character")
         if not characters:
             raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")

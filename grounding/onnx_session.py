@@ -7,6 +7,8 @@ from pathlib import Path
 
 from deskpilot.core.errors import GroundingError
 
+from .onnx_graph import simplified
+
 
 def providers(device: str = "auto") -> list[str]:
     """ONNX Runtime execution providers for `device` (auto | cpu | cuda); CUDA only where it is really there."""
@@ -21,8 +23,10 @@ def providers(device: str = "auto") -> list[str]:
     return ["CPUExecutionProvider"]
 
 
-def open_session(path: Path, device: str = "auto", threads: int = 0, what: str = "model"):  # noqa: ANN201
-    """An inference session on `path` with all graph optimisations; `threads` 0 lets ONNX Runtime choose."""
+def open_session(path: Path, device: str = "auto", threads: int = 0, what: str = "model",
+                 simplify: bool = False):  # noqa: ANN201
+    """An inference session on `path` with all graph optimisations; `threads` 0 lets ONNX Runtime choose;
+    `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's models)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -31,7 +35,8 @@ def open_session(path: Path, device: str = "auto", threads: int = 0, what: str =
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
     chosen = providers(device)
     try:
-        return ort.InferenceSession(str(path), options, providers=chosen)
+        source = simplified(path) if simplify else str(path)
+        return ort.InferenceSession(source, options, providers=chosen)
     except Exception as exc:  # not an ONNX file, a truncated one, or a broken install
         raise GroundingError(f"cannot load the {what} {path}: {str(exc).splitlines()[0]}") from None
 

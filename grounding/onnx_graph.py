@@ -1,0 +1,196 @@
+"""Exact rewrites of exported ONNX graphs that ONNX Runtime does not make itself, so PP-OCR's models run faster
+with the same results (to float rounding).
+
+PP-OCR's PP-LCNetV3 backbone, as exported from Paddle, follows each convolution with a learnable scalar affine
+(`Mul`, `Add`), a hard-swish spelled out as `x * Clip(x + 3, 0, 6) / 6`, and another scalar affine. ONNX Runtime
+leaves all of that as element-wise nodes between its blocked (NCHWc) convolutions, each costing a pass over the
+feature map and a layout reorder on either side. Here:
+
+- an affine after a convolution goes into the convolution's weights and bias;
+- the spelled-out hard-swish becomes one `HardSwish` node, which ONNX Runtime fuses into the convolution before it;
+- an affine whose only readers are unpadded convolutions goes into their weights and bias (with padding it cannot:
+  the zeros padded in would no longer be zeros after the affine).
+
+Every rewrite checks its pattern exactly (constants, single readers), so a graph of another shape is left as it is.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+HARD_SWISH_OPSET = 14  # the first opset with HardSwish
+
+
+class _Graph:
+    """The nodes of one graph with their constants and readers, and the rewrites' bookkeeping."""
+
+    def __init__(self, model) -> None:  # noqa: ANN001
+        from onnx import numpy_helper
+
+        self.model = model
+        self.graph = model.graph
+        self.constants: dict[str, np.ndarray] = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
+        for node in self.graph.node:
+            if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+                self.constants[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+        self.readers: dict[str, list] = defaultdict(list)
+        for node in self.graph.node:
+            for name in node.input:
+                self.readers[name].append(node)
+        self.producer = {name: node for node in self.graph.node for name in node.output}
+        self.outputs = {o.name for o in self.graph.output}
+        self.dropped: set[int] = set()
+        self.renamed: dict[str, str] = {}
+
+    def scalar(self, name: str) -> float | None:
+        value = self.constants.get(name)
+        return float(value.ravel()[0]) if value is not None and value.size == 1 else None
+
+    def only_reader(self, name: str, op_type: str):  # noqa: ANN201
+        """The node that alone reads `name`, if it is an `op_type` and `name` is no graph output."""
+        readers = self.readers.get(name, [])
+        if len(readers) == 1 and readers[0].op_type == op_type and name not in self.outputs:
+            return readers[0]
+        return None
+
+    def other_input(self, node, name: str) -> str:  # noqa: ANN001
+        return next(i for i in node.input if i != name)
+
+    def scalar_affine(self, name: str):  # noqa: ANN201
+        """(scale, shift, Mul node, Add node or None) for `Mul(name, c)` optionally followed by `Add(., d)`, c and d
+        scalar constants; None when `name` is not read that way alone."""
+        mul = self.only_reader(name, "Mul")
+        if mul is None or (scale := self.scalar(self.other_input(mul, name))) is None:
+            return None
+        add = self.only_reader(mul.output[0], "Add")
+        shift = self.scalar(self.other_input(add, mul.output[0])) if add is not None else None
+        return (scale, shift, mul, add) if shift is not None else (scale, 0.0, mul, None)
+
+    def new_name(self, stem: str) -> str:
+        """`stem` with the first number that makes it no constant's name yet (a convolution may take two folds)."""
+        number = 1
+        while f"{stem}{number}" in self.constants:
+            number += 1
+        return f"{stem}{number}"
+
+    def set_weights(self, conv, weight: np.ndarray, bias: np.ndarray) -> None:  # noqa: ANN001
+        from onnx import numpy_helper
+
+        names = tuple(self.new_name(f"{conv.output[0]}__{part}") for part in ("weight", "bias"))
+        for name, value in zip(names, (weight, bias)):
+            self.constants[name] = value.astype(np.float32)
+            self.graph.initializer.append(numpy_helper.from_array(self.constants[name], name))
+        del conv.input[1:]
+        conv.input.extend(names)
+
+    def conv_weights(self, conv) -> tuple[np.ndarray, np.ndarray] | None:  # noqa: ANN001
+        weight = self.constants.get(conv.input[1]) if len(conv.input) > 1 else None
+        if weight is None:
+            return None
+        bias = self.constants.get(conv.input[2]) if len(conv.input) > 2 else np.zeros(weight.shape[0], np.float32)
+        return (weight, bias) if bias is not None else None
+
+    def drop(self, *nodes) -> None:  # noqa: ANN002
+        self.dropped.update(id(node) for node in nodes if node is not None)
+
+    def finish(self):  # noqa: ANN201
+        kept = [node for node in self.graph.node if id(node) not in self.dropped]
+        for node in kept:
+            for index, name in enumerate(node.input):
+                while name in self.renamed:
+                    name = self.renamed[name]
+                node.input[index] = name
+        del self.graph.node[:]
+        self.graph.node.extend(kept)
+        return self.model
+
+
+def _affines_into_convs_before(graph: _Graph) -> None:
+    """`Conv -> Mul(c) [-> Add(d)]` becomes the Conv with weight c*W and bias c*b + d."""
+    for conv in list(graph.graph.node):
+        if conv.op_type != "Conv" or id(conv) in graph.dropped or (weights := graph.conv_weights(conv)) is None:
+            continue
+        affine = graph.scalar_affine(conv.output[0])
+        if affine is None:
+            continue
+        scale, shift, mul, add = affine
+        weight, bias = weights
+        graph.set_weights(conv, weight * scale, bias * scale + shift)
+        graph.drop(mul, add)
+        graph.renamed[(add or mul).output[0]] = conv.output[0]
+
+
+def _hard_swishes(graph: _Graph) -> None:
+    """`Div(Mul(x, Clip(Add(x, 3), 0, 6)), 6)` becomes `HardSwish(x)`."""
+    for clip in list(graph.graph.node):
+        if clip.op_type != "Clip" or len(clip.input) != 3:
+            continue
+        low, high = graph.scalar(clip.input[1]), graph.scalar(clip.input[2])
+        plus = graph.producer.get(clip.input[0])
+        if (low, high) != (0.0, 6.0) or plus is None or plus.op_type != "Add" or len(graph.readers[plus.output[0]]) != 1:
+            continue
+        constant = [name for name in plus.input if graph.scalar(name) is not None]
+        if len(constant) != 1 or graph.scalar(constant[0]) != 3.0:
+            continue
+        x = graph.other_input(plus, constant[0])
+        mul = graph.only_reader(clip.output[0], "Mul")
+        if mul is None or graph.other_input(mul, clip.output[0]) != x:
+            continue
+        div = graph.only_reader(mul.output[0], "Div")
+        if div is None or div.input[0] != mul.output[0] or graph.scalar(div.input[1]) != 6.0:
+            continue
+        div.op_type = "HardSwish"
+        del div.input[:]
+        div.input.append(x)
+        graph.drop(plus, clip, mul)
+
+
+def _affines_into_convs_after(graph: _Graph) -> None:
+    """`Mul(c) [-> Add(d)]` read only by unpadded Convs (e.g. after an activation, where nothing before can take
+    it) goes into each: weight c*W, bias b + d * (the sum of W over its inputs)."""
+    for source in list(graph.graph.node):
+        if id(source) in graph.dropped:
+            continue
+        affine = graph.scalar_affine(source.output[0])
+        if affine is None:
+            continue
+        scale, shift, mul, add = affine
+        last = (add or mul).output[0]
+        convs = graph.readers.get(last, [])
+        if not convs or last in graph.outputs or any(
+                conv.op_type != "Conv" or _padded(conv) or graph.conv_weights(conv) is None for conv in convs):
+            continue
+        for conv in convs:
+            weight, bias = graph.conv_weights(conv)  # type: ignore[misc]
+            graph.set_weights(conv, weight * scale, bias + shift * weight.reshape(weight.shape[0], -1).sum(axis=1))
+        graph.drop(mul, add)
+        graph.renamed[last] = source.output[0]
+
+
+def _padded(conv) -> bool:  # noqa: ANN001
+    from onnx import helper
+
+    for attribute in conv.attribute:
+        if attribute.name == "pads" and any(helper.get_attribute_value(attribute)):
+            return True
+        if attribute.name == "auto_pad" and helper.get_attribute_value(attribute) not in (b"NOTSET", b"VALID"):
+            return True
+    return False
+
+
+def simplified(path: Path) -> bytes:
+    """The model at `path`, rewritten as above, serialised for `onnxruntime.InferenceSession`."""
+    import onnx
+    from onnx import version_converter
+
+    model = onnx.load(str(path))
+    if next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0) < HARD_SWISH_OPSET:
+        model = version_converter.convert_version(model, HARD_SWISH_OPSET)
+    for rewrite in (_affines_into_convs_before, _hard_swishes, _affines_into_convs_after):
+        graph = _Graph(model)
+        rewrite(graph)
+        model = graph.finish()
+    return model.SerializeToString()
