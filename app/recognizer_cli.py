@@ -148,6 +148,14 @@ def _print_scores(report: dict) -> None:
     out.print(f"held-out synthetic lines (known text): accuracy {synthetic['accuracy']:.3f}, on the "
               f"{synthetic['accepted']:.1%} accepted {synthetic['accepted_accuracy']:.3f}; PP-OCR "
               f"{synthetic['ppocr_accuracy']:.3f}", markup=False, highlight=False)
+    if report.get("int8"):
+        floating = report["float"]
+        out.print(f"int8: the same reading as the float model on {report['same_as_float']:.1%} of held-out lines; "
+                  f"float model: {floating['accepted']:.1%} accepted at >= {floating['accept']} "
+                  f"({floating['accepted_disagreement']:.2%} disagree)", markup=False, highlight=False)
+        out.print(f"onnx (int8): {report['onnx']}; use it with text_recognizer_model in config.toml or "
+                  "DESKPILOT_TEXT_RECOGNIZER_MODEL", markup=False, highlight=False)
+        return
     out.print(f"onnx: {report['onnx']} (max difference from PyTorch {report['onnx_max_difference']:.2g}); use it "
               "with text_recognizer_model in config.toml or DESKPILOT_TEXT_RECOGNIZER_MODEL", markup=False,
               highlight=False)
@@ -162,19 +170,25 @@ def export(checkpoint: Annotated[Path, typer.Option(help="recognizer.pt from `re
                                                            "with PP-OCR on held-out screens this often")] = 0.01,
            synthetic: Annotated[int, typer.Option(help="held-out synthetic lines to score")] = 3000,
            seed: Annotated[int, typer.Option(help="the training seed (held-out synthetic lines use seed + 1)")]
-           = 0) -> None:
+           = 0,
+           int8: Annotated[bool, typer.Option("--int8", help="write an int8 copy (several times faster on a CPU), "
+                                                             "its threshold chosen from its own readings")] = False,
+           calibration: Annotated[int, typer.Option(min=1, help="training lines to calibrate the int8 copy "
+                                                                "on")] = 1024) -> None:
     """Choose the accept threshold again on the held-out screens, export to ONNX and check it against PyTorch."""
     import json
 
     from deskpilot.training.recognizer.data import read_datasets
-    from deskpilot.training.recognizer.train import (HELD_OUT_SHARE, held_out_lines, load_checkpoint,
-                                                     threshold_and_export)
+    from deskpilot.training.recognizer.train import (HELD_OUT_SHARE, calibration_lines, held_out_lines,
+                                                     load_checkpoint, threshold_and_export)
 
     if not 0 <= max_disagreement < 1 or synthetic < 1:
         raise UsageError("--max-disagreement must be in [0, 1) and --synthetic >= 1")
-    held = held_out_lines(read_datasets(list(data)), HELD_OUT_SHARE, synthetic, seed + 1)
+    samples = read_datasets(list(data))
+    held = held_out_lines(samples, HELD_OUT_SHARE, synthetic, seed + 1)
+    lines = calibration_lines(samples, HELD_OUT_SHARE, calibration, seed) if int8 else None
     out_file.parent.mkdir(parents=True, exist_ok=True)
-    report = threshold_and_export(load_checkpoint(checkpoint), held, max_disagreement, out_file)
+    report = threshold_and_export(load_checkpoint(checkpoint), held, max_disagreement, out_file, lines)
     out_file.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     _print_scores(report)
 

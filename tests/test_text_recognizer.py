@@ -10,6 +10,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import onnx
 import pytest
 import torch
 from conftest import deskpilot
@@ -108,6 +109,21 @@ def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_
     assert again.returncode == 0, again.stderr
     assert "max difference from PyTorch" in again.stdout and "PP-OCR" in again.stdout
     assert json.loads((run / "again.json").read_text())["synthetic"]["lines"] == 20
+
+    # The int8 copy: quantised nodes, the metadata kept, and its own threshold from its own readings.
+    small = deskpilot("recognizer", "export", "--checkpoint", str(run / "recognizer.pt"), "--data", str(lines),
+                      "--out", str(run / "int8.onnx"), "--synthetic", "20", "--max-disagreement", "0.5", "--int8",
+                      "--calibration", "40")
+    assert small.returncode == 0, small.stderr
+    assert "int8: the same reading as the float model on" in small.stdout
+    quantized = json.loads((run / "int8.json").read_text())
+    assert quantized["int8"] and 0 <= quantized["same_as_float"] <= 1 and "accept" in quantized["float"]
+    model = onnx.load(str(run / "int8.onnx"))
+    assert sum(node.op_type == "QuantizeLinear" for node in model.graph.node) >= 5
+    int8 = LineRecognizer(run / "int8.onnx", device="cpu")
+    assert int8.alphabet == LineRecognizer(run / "again.onnx", device="cpu").alphabet
+    assert int8.accept == round(quantized["accept"], 4)
+    assert not (run / "int8.float.onnx").exists()
 
     recognizer = LineRecognizer(run / "text_recognizer.onnx", device="cpu")
     assert recognizer.alphabet[0] == "" and "a" in recognizer.alphabet and 0 <= recognizer.accept <= 1

@@ -136,19 +136,35 @@ class LineBatches(torch.utils.data.IterableDataset):
                 torch.tensor([len(t) for t in texts]))
 
 
-def read_all(net: LineRecognizerNet, lines: list[tuple[np.ndarray, str]], batch_size: int = 64) -> list[Reading]:
-    """The network's readings of normalised lines (as grounding decodes them)."""
+Probabilities = Callable[[np.ndarray], np.ndarray]  # N x 1 x LINE_HEIGHT x W -> N x columns x classes
+
+
+def torch_probabilities(net: LineRecognizerNet) -> Probabilities:
+    def run(pixels: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return ColumnProbabilities(net.eval())(torch.from_numpy(pixels)).numpy()
+    return run
+
+
+def onnx_probabilities(path: Path) -> Probabilities:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return lambda pixels: session.run(None, {"lines": pixels})[0]
+
+
+def read_all(probabilities: Probabilities, lines: list[tuple[np.ndarray, str]],
+             batch_size: int = 64) -> list[Reading]:
+    """A model's readings of normalised lines (as grounding decodes them)."""
     alphabet = ["", *ALPHABET]
     order = sorted(range(len(lines)), key=lambda i: lines[i][0].shape[1])
     readings: list[Reading | None] = [None] * len(lines)
-    net.eval()
-    with torch.no_grad():
-        for start in range(0, len(order), batch_size):
-            batch = order[start:start + batch_size]
-            pixels, widths = line_batch([lines[i][0].astype(np.float32) / 255.0 for i in batch])
-            probabilities = ColumnProbabilities(net)(torch.from_numpy(pixels)).numpy()
-            for row, (i, width) in enumerate(zip(batch, widths)):
-                readings[i] = greedy_decode(probabilities[row], alphabet, width / pixels.shape[3])
+    for start in range(0, len(order), batch_size):
+        batch = order[start:start + batch_size]
+        pixels, widths = line_batch([lines[i][0].astype(np.float32) / 255.0 for i in batch])
+        columns = probabilities(pixels)
+        for row, (i, width) in enumerate(zip(batch, widths)):
+            readings[i] = greedy_decode(columns[row], alphabet, width / pixels.shape[3])
     return readings  # type: ignore[return-value]
 
 
@@ -243,6 +259,13 @@ class HeldOut:
     synthetic_crops: list[np.ndarray]
 
 
+def calibration_lines(samples: list[LineSample], share: float, count: int, seed: int) -> list[np.ndarray]:
+    """`count` normalised lines of the screens not held out, drawn at random (to calibrate an int8 copy on)."""
+    trained = [s for s in samples if not is_held_out(s.group, share)]
+    lines, _ = load_real(random.Random(seed).sample(trained, min(count, len(trained))))
+    return [line for line, _ in lines]
+
+
 def held_out_lines(samples: list[LineSample], share: float, count: int, seed: int) -> HeldOut:
     """The lines of the held-out `share` of the samples' screens, and `count` synthetic lines of `seed` (their words
     from all the samples' texts); training and `recognizer export` score on the same."""
@@ -253,23 +276,42 @@ def held_out_lines(samples: list[LineSample], share: float, count: int, seed: in
     return HeldOut(lines, [s.group.split("/")[0] for s in kept], *draw_synthetic(count, seed, words))
 
 
-def threshold_and_export(net: LineRecognizerNet, held: HeldOut, max_disagreement: float,
-                         path: Path) -> dict[str, object]:
-    """Choose the accept threshold on held-out lines, export the ONNX file with it and check it; the scores."""
-    report = evaluate_lines(net, held, max_disagreement)
+def threshold_and_export(net: LineRecognizerNet, held: HeldOut, max_disagreement: float, path: Path,
+                         int8_calibration: list[np.ndarray] | None = None) -> dict[str, object]:
+    """Choose the accept threshold on held-out lines, export the ONNX file with it and check it; the scores. With
+    `int8_calibration` (training lines), the file is the int8 copy (quantize.py), its threshold and scores from its
+    own readings, and the float model's scores under "float"."""
+    report = evaluate_lines(torch_probabilities(net), held, max_disagreement)
     export_onnx(net, path, float(report["accept"]))  # type: ignore[arg-type]
     report["onnx"] = str(path)
     report["onnx_max_difference"] = check_export(net, path, held.lines[:32])
-    return report
+    if int8_calibration is None:
+        return report
+    from .quantize import quantize_recognizer, set_accept
+
+    floating = path.with_name(path.stem + ".float.onnx")
+    path.replace(floating)
+    try:
+        quantize_recognizer(floating, path, int8_calibration)
+    finally:
+        floating.unlink(missing_ok=True)
+    quantized = evaluate_lines(onnx_probabilities(path), held, max_disagreement)
+    set_accept(path, float(quantized["accept"]))  # type: ignore[arg-type]
+    float_readings = read_all(torch_probabilities(net), held.lines)
+    int8_readings = read_all(onnx_probabilities(path), held.lines)
+    quantized.update({"onnx": str(path), "int8": True, "float": report,
+                      "same_as_float": round(float(np.mean([a.text == b.text for a, b in
+                                                             zip(float_readings, int8_readings)])), 4)})
+    return quantized
 
 
-def evaluate_lines(net: LineRecognizerNet, held: HeldOut, max_disagreement: float) -> dict[str, object]:
+def evaluate_lines(probabilities: Probabilities, held: HeldOut, max_disagreement: float) -> dict[str, object]:
     """Agreement with PP-OCR on held-out screens' lines (all, per kind of screen, and at the chosen threshold);
     on held-out synthetic lines of known text, exact accuracy of the network (all, and the lines it accepts) beside
     PP-OCR's."""
     from deskpilot.grounding.ocr import OcrEngine
 
-    readings = read_all(net, held.lines)
+    readings = read_all(probabilities, held.lines)
     texts = [t for _, t in held.lines]
     agrees = [same_text(r.text, t) for r, t in zip(readings, texts)]
     chosen = choose_threshold(readings, texts, max_disagreement)
@@ -281,7 +323,7 @@ def evaluate_lines(net: LineRecognizerNet, held: HeldOut, max_disagreement: floa
                                             4)}
                  for source in sorted(set(held.sources))}
     truth = [t for _, t in held.synthetic]
-    synthetic_readings = read_all(net, held.synthetic)
+    synthetic_readings = read_all(probabilities, held.synthetic)
     ours = [r.text == t for r, t in zip(synthetic_readings, truth)]
     accepted = [r.certainty >= chosen["accept"] for r in synthetic_readings]
     teacher = [r.text.strip() == t for r, t in zip(OcrEngine().recognise(held.synthetic_crops), truth)]
