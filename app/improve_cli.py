@@ -36,6 +36,8 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
                                                     "failed episode, from continuations)")] = "env+heuristic",
             rollouts: Annotated[int, typer.Option(min=1, help="continuations per prefix, with --label "
                                                               "rollout")] = 2,
+            replay: Annotated[Optional[list[Path]], typer.Option(help="a folder of earlier episodes every round "
+                                                                     "also trains on (repeatable)")] = None,
             json_file: JsonOption = None) -> None:
     """Improve a planner model in rounds: collect with it, label every step, train, score on held-out seeds."""
     from deskpilot.evaluation.rounds import PLOT_FILE, ROUNDS_FILE, Rounds, RoundsConfig
@@ -47,7 +49,8 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
     settings = RoundsConfig(model, chosen, rounds, out_dir, method=method, episodes_per_round=episodes_per_round,
                             workers=workers, eval_tasks=scored, eval_episodes=eval_episodes, eval_seed=eval_seed,
                             seed=seed, temperature=temperature, epsilon=epsilon, lora=not full,
-                            max_steps=max_steps, train_config=config, label=label, rollouts=rollouts)
+                            max_steps=max_steps, train_config=config, label=label, rollouts=rollouts,
+                            replay=tuple(replay or ()))
     runner = Rounds(settings, on_stage=lambda number, stage: err.print(f"round {number}: {stage}", style="dim",
                                                                        markup=False))
     records = runner.run()

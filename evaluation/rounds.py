@@ -1,7 +1,8 @@
 """Rounds of self-improvement (`deskpilot improve`): each round collects episodes with the current model (sampling,
 plus a little exploration), labels every step (the environment where it is sure, else the heuristic's `bad`),
-trains the next model on everything collected so far (SFT, KTO or GRPO), and scores it live on held-out seeds that
-no round ever collects. Round 0 scores the starting model.
+trains the next model on everything collected so far (SFT, KTO or GRPO; plus earlier folders named to replay, so a
+round does not forget what its own data lacks), and scores it live on held-out seeds that no round ever collects.
+Round 0 scores the starting model.
 
 Everything lands under one folder, and each stage is resumable, so a cut session loses at most the stage in flight:
 
@@ -57,6 +58,7 @@ class RoundsConfig:
     train_config: Path | None = None
     label: str = "env+heuristic"  # or "rollout": also continuations name the step that lost each failed episode
     rollouts: int = 2  # continuations per prefix, with label "rollout"
+    replay: tuple[Path, ...] = ()  # folders of earlier episodes every round trains on too (experience replay)
 
     @property
     def scored_tasks(self) -> tuple[str, ...]:
@@ -70,6 +72,9 @@ class RoundsConfig:
             raise EvaluationError(f"unknown labeller {self.label!r}; known: {', '.join(LABELLERS)}")
         if self.rounds < 1 or self.episodes_per_round < 1 or self.eval_episodes < 1:
             raise EvaluationError("--rounds, --episodes-per-round and --eval-episodes must be at least 1")
+        for folder in self.replay:
+            if not folder.is_dir():
+                raise EvaluationError(f"--replay {folder} is not a folder of episodes")
         if not (Path(self.model) / "config.json").is_file():
             raise EvaluationError(f"--model {self.model} is not a model folder (made by `deskpilot model init` "
                                   "and trained, or a round's model)")
@@ -176,16 +181,16 @@ class Rounds:
                 label_steps(episode.directory, chosen)
 
     def _train(self, model: str, number: int, out: Path) -> tuple[str, dict[str, Any]]:
-        """The round's model, trained on every round's episodes so far; the current model again, with the
-        reason, when there is nothing to train on (e.g. SFT and no good step yet)."""
+        """The round's model, trained on the replayed folders and every round's episodes so far; the current model
+        again, with the reason, when there is nothing to train on (e.g. SFT and no good step yet)."""
         from deskpilot.planner.families import FAMILIES
         from deskpilot.training.trainers import RUN_FILE, TrainRequest, train
 
         config = self.config
         if (out / RUN_FILE).is_file():  # trained before this run was cut: keep it
             return str(out), _trained(json.loads((out / RUN_FILE).read_text()))
-        data = [config.out / f"round-{n}" / part for n in range(1, number + 1) for part in ("episodes", "rollouts")
-                if (config.out / f"round-{n}" / part).is_dir()]
+        data = [*config.replay] + [config.out / f"round-{n}" / part for n in range(1, number + 1)
+                                   for part in ("episodes", "rollouts") if (config.out / f"round-{n}" / part).is_dir()]
         request = TrainRequest(config.method, model, data, out, FAMILIES["screen"],  # type: ignore[arg-type]
                                lora=config.lora, max_steps=config.max_steps, config=config.train_config,
                                mode="som-text")

@@ -57,7 +57,8 @@ class _Graph:
         return None
 
     def other_input(self, node, name: str) -> str:  # noqa: ANN001
-        return next(i for i in node.input if i != name)
+        """The input of a two-input node that is not `name` (`name` itself for `Mul(x, x)`)."""
+        return next((i for i in node.input if i != name), name)
 
     def scalar_affine(self, name: str):  # noqa: ANN201
         """(scale, shift, Mul node, Add node or None) for `Mul(name, c)` optionally followed by `Add(., d)`, c and d
@@ -130,7 +131,8 @@ def _hard_swishes(graph: _Graph) -> None:
             continue
         low, high = graph.scalar(clip.input[1]), graph.scalar(clip.input[2])
         plus = graph.producer.get(clip.input[0])
-        if (low, high) != (0.0, 6.0) or plus is None or plus.op_type != "Add" or len(graph.readers[plus.output[0]]) != 1:
+        if (low, high) != (0.0, 6.0) or plus is None or plus.op_type != "Add" or \
+                len(graph.readers[plus.output[0]]) != 1:
             continue
         constant = [name for name in plus.input if graph.scalar(name) is not None]
         if len(constant) != 1 or graph.scalar(constant[0]) != 3.0:

@@ -344,11 +344,14 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     unknown = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--label",
                         "guess")
     assert unknown.returncode == 2 and "unknown labeller 'guess'" in unknown.stderr.strip().splitlines()[-1]
+    lost = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--replay",
+                     str(tmp_path / "nowhere"))
+    assert lost.returncode == 2 and "is not a folder of episodes" in lost.stderr.strip().splitlines()[-1]
     improved = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--rounds", "1", "--method",
                          "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500", "--seed",
                          "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4", "--config",
                          str(config), "--label", "rollout", "--rollouts", "1", "--out", str(out), "--json",
-                         str(tmp_path / "report.json"), timeout=600)
+                         str(tmp_path / "report.json"), "--replay", str(shown), timeout=600)
     assert improved.returncode == 0, improved.stdout + improved.stderr
     assert "round 1: label" in improved.stderr  # the failed episodes, if any, were continued to find their bad step
     report = json.loads((tmp_path / "report.json").read_text())
@@ -357,6 +360,8 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     assert set(start_record["scores"]) == set(first["scores"]) == {"click-button"}
     assert first["collected"]["episodes"] == 2 and sum(first["collected"]["labels"].values()) >= 2
     assert first["model"] == str(out / "round-1" / "model") and first["trained"]["steps"] == 4
+    replayed = len(list_episodes(shown))  # the round trained on the replayed episodes beside its own (2 + rollouts)
+    assert int(first["trained"]["data"].split(" from ")[1].split()[0]) >= replayed + 2, first["trained"]["data"]
     assert (out / "round-1" / "model" / "config.json").is_file() and (out / "rounds.png").stat().st_size > 0
     seeds = {read_episode(d).meta.extra["seed"] for d in list_episodes(out / "round-1" / "eval")}
     assert seeds == {500}  # scored on the held-out seed only

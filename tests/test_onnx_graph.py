@@ -54,7 +54,8 @@ def test_an_lcnet_block_runs_the_same_with_the_affines_folded_and_the_hard_swish
     _lcnet_block(path)
     model = onnx.load_from_string(simplified(path))
     kinds = [node.op_type for node in model.graph.node if node.op_type != "Constant"]
-    assert kinds == ["Conv", "HardSwish", "Conv", "Conv", "Relu", "Mul", "Add", "Conv"]  # the last affine feeds a padded conv
+    # The last affine feeds a padded convolution: it stays.
+    assert kinds == ["Conv", "HardSwish", "Conv", "Conv", "Relu", "Mul", "Add", "Conv"]
     image = np.random.default_rng(1).normal(size=(1, 3, 12, 20)).astype(np.float32) * 3
     plain = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     rewritten = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
