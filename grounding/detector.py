@@ -46,13 +46,12 @@ def prepare(image: np.ndarray, scale: float) -> np.ndarray:
     height, width = image.shape[:2]
     scaled = cv2.resize(image, (max(1, round(width * scale)), max(1, round(height * scale))),
                         interpolation=cv2.INTER_AREA) if scale != 1.0 else image
-    pad_h, pad_w = -scaled.shape[0] % PAD_TO, -scaled.shape[1] % PAD_TO
-    if pad_h or pad_w:
-        scaled = cv2.copyMakeBorder(scaled, 0, pad_h, 0, pad_w, cv2.BORDER_CONSTANT, value=(0, 0, 0))
-    planes = np.empty((1, 3, *scaled.shape[:2]), np.float32)  # plane by plane: half the time of a strided transpose
-    for channel, plane in enumerate(cv2.split(scaled)):
-        planes[0, channel] = plane
-    return np.divide(planes, np.float32(255.0), out=planes)
+    height, width = scaled.shape[:2]
+    planes = np.zeros((1, 3, height + -height % PAD_TO, width + -width % PAD_TO), np.float32)  # padding is black
+    for channel in range(3):  # plane by plane, converted and scaled in one pass: a third of a strided transpose's time
+        np.divide(scaled[:, :, channel], np.float32(255.0), out=planes[0, channel, :height, :width], dtype=np.float32,
+                  casting="unsafe")
+    return planes
 
 
 def decode(scores: np.ndarray, ltrb: np.ndarray, classes: tuple[ElementRole, ...], scale: float,
