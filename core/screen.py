@@ -156,10 +156,13 @@ class Screen:
         small: Box | None = None
         repeats = 0
         unseen = False  # a change on_change has not been given yet
+        grabbed = time.monotonic()
         while time.monotonic() < deadline:
-            time.sleep(SETTLE_POLL)
+            # Grabs are SETTLE_POLL apart, on_change's work between them included: after a look-ahead parse that
+            # outlasted the quiet time, the grab that confirms the screen held still comes at once.
+            time.sleep(max(0.0, SETTLE_POLL - (time.monotonic() - grabbed)))
             frame = self.grab()
-            now = time.monotonic()
+            now = grabbed = time.monotonic()
             change = changed_box(last, frame)
             last = frame
             if change is not None and animated is not None and change.share_in(animated) == 1.0:
