@@ -9,8 +9,10 @@ per-character boxes from the recogniser's own column positions. CUDA when onnxru
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -23,7 +25,7 @@ from deskpilot.core.geometry import Box
 
 from .changes import merge_boxes
 from .ctc import Reading, greedy_decode
-from .onnx_session import open_session, session_device
+from .onnx_session import open_session, providers, session_device
 from .text_detector import TextLineDetector
 from .text_recognizer import LineRecognizer
 
@@ -37,8 +39,9 @@ DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precisi
 SMALL_LINE_PX, SMALL_LINE_SCALE = 17, 1.5  # text this short is found by deskpilot's text-line detector at 1.5x
 REC_HEIGHT = 48
 # PP-OCR's recogniser mixes each line as a whole, so a batch padded to its widest line costs more than its lines one
-# by one: 13.0 ms a line alone, 14.1 in pairs, 18.7 in sixes (2 cores, 300 harvested lines).
-REC_BATCH = 1
+# by one: 13.0 ms a line alone, 14.1 in pairs, 18.7 in sixes (2 cores, 300 harvested lines). On a CPU its lines are
+# read side by side, one thread each: one small line uses two cores poorly (the busy full-HD screen's 23 lines:
+# 0.86x of one at a time on both cores; a line alone 6.5 ms instead of 4.5).
 FAST_BATCH = 16  # lines per batch of the small recogniser
 MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
 REC_CACHE_SIZE = 4096
@@ -119,6 +122,7 @@ class OcrEngine:
         self.text_detector_path = text_detector
         self._det = self._rec = self._boxes = None  # sessions and DB box post-processing, made by load()
         self._fast: LineRecognizer | None = None
+        self._pool: ThreadPoolExecutor | None = None  # PP-OCR's line readers on a CPU, made by load()
         self._lines: TextLineDetector | None = None
         self._alphabet: list[str] = []
         self._cache: OrderedDict[bytes, Reading] = OrderedDict()
@@ -147,7 +151,10 @@ class OcrEngine:
                                      simplify=True)
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
             self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
-        rec = open_session(models / REC_MODEL, self.device_setting, self.threads, "OCR model", simplify=True)
+        side_by_side = providers(self.device_setting)[0] == "CPUExecutionProvider" and self._cores() > 1
+        rec = open_session(models / REC_MODEL, self.device_setting, 1 if side_by_side else self.threads, "OCR model",
+                           simplify=True)
+        self._pool = ThreadPoolExecutor(self._cores(), thread_name_prefix="ppocr") if side_by_side else None
         characters = rec.get_modelmeta().custom_metadata_map.get("character")
         if not characters:
             raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")
@@ -155,7 +162,13 @@ class OcrEngine:
         self._rec = rec
         if self.recognizer_path is not None:
             self._fast = LineRecognizer(self.recognizer_path, self.device_setting, self.threads)
-        rec.run(None, {rec.get_inputs()[0].name: np.zeros((REC_BATCH, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
+        rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
+
+    def _cores(self) -> int:
+        """The threads to read with: `threads`, else the cores this process may run on."""
+        if self.threads:
+            return self.threads
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
     @property
     def device(self) -> str:
@@ -231,7 +244,7 @@ class OcrEngine:
 
     def recognise(self, crops: list[np.ndarray]) -> list[Reading]:
         """Readings of BGR text-line crops: cached ones from the cache; the rest by the small recogniser, and by
-        PP-OCR's where it is unsure; in batches of similar width."""
+        PP-OCR's where it is unsure (the small one in batches of similar width, PP-OCR's a line at a time)."""
         self.load()
         keys = [hashlib.blake2b(np.ascontiguousarray(c).tobytes() + bytes(str(c.shape), "ascii"),
                                 digest_size=16).digest() for c in crops]
@@ -247,24 +260,27 @@ class OcrEngine:
                         readings[i] = reading
                         self.crops_read_fast += 1
             todo = [i for i in todo if readings[i] is None]
-        for start in range(0, len(todo), REC_BATCH):
-            batch = todo[start:start + REC_BATCH]
-            widths = [max(8, int(np.ceil(REC_HEIGHT * crops[i].shape[1] / max(1, crops[i].shape[0]))))
-                      for i in batch]
-            tensor = np.zeros((len(batch), 3, REC_HEIGHT, max(widths)), np.float32)
-            for row, (i, width) in enumerate(zip(batch, widths)):
-                resized = cv2.resize(crops[i], (width, REC_HEIGHT)).astype(np.float32) / 255.0
-                tensor[row, :, :, :width] = ((resized - 0.5) / 0.5).transpose(2, 0, 1)
-            probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
-            self.crops_recognised += len(batch)
-            for row, (i, width) in enumerate(zip(batch, widths)):
-                readings[i] = greedy_decode(probabilities[row], self._alphabet, width / tensor.shape[3])
+        todo.reverse()  # the longest lines first, so no reader is left with a long one at the end
+        crops_left = [crops[i] for i in todo]
+        read = self._pool.map(self._read_line, crops_left) if self._pool and len(todo) > 1 else \
+            map(self._read_line, crops_left)
+        for i, reading in zip(todo, read):
+            readings[i] = reading
+        self.crops_recognised += len(todo)
         for key, reading in zip(keys, readings):
             self._cache[key] = reading  # type: ignore[assignment]
             self._cache.move_to_end(key)
         while len(self._cache) > REC_CACHE_SIZE:
             self._cache.popitem(last=False)
         return readings  # type: ignore[return-value]
+
+    def _read_line(self, crop: np.ndarray) -> Reading:
+        """PP-OCR's reading of one BGR line crop."""
+        width = max(8, int(np.ceil(REC_HEIGHT * crop.shape[1] / max(1, crop.shape[0]))))
+        resized = cv2.resize(crop, (width, REC_HEIGHT)).astype(np.float32) / 255.0
+        tensor = ((resized - 0.5) / 0.5).transpose(2, 0, 1)[None]
+        probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]  # type: ignore[union-attr]
+        return greedy_decode(probabilities[0], self._alphabet, 1.0)
 
 
 def _bounds(quad: np.ndarray, frame: Box) -> Box:
