@@ -281,7 +281,8 @@ def threshold_and_export(net: LineRecognizerNet, held: HeldOut, max_disagreement
     """Choose the accept threshold on held-out lines, export the ONNX file with it and check it; the scores. With
     `int8_calibration` (training lines), the file is the int8 copy (quantize.py), its threshold and scores from its
     own readings, and the float model's scores under "float"."""
-    report = evaluate_lines(torch_probabilities(net), held, max_disagreement)
+    teacher = ppocr_accuracy(held)
+    report, float_readings = evaluate_lines(torch_probabilities(net), held, max_disagreement, teacher)
     export_onnx(net, path, float(report["accept"]))  # type: ignore[arg-type]
     report["onnx"] = str(path)
     report["onnx_max_difference"] = check_export(net, path, held.lines[:32])
@@ -295,22 +296,27 @@ def threshold_and_export(net: LineRecognizerNet, held: HeldOut, max_disagreement
         quantize_recognizer(floating, path, int8_calibration)
     finally:
         floating.unlink(missing_ok=True)
-    quantized = evaluate_lines(onnx_probabilities(path), held, max_disagreement)
+    quantized, int8_readings = evaluate_lines(onnx_probabilities(path), held, max_disagreement, teacher)
     set_accept(path, float(quantized["accept"]))  # type: ignore[arg-type]
-    float_readings = read_all(torch_probabilities(net), held.lines)
-    int8_readings = read_all(onnx_probabilities(path), held.lines)
     quantized.update({"onnx": str(path), "int8": True, "float": report,
                       "same_as_float": round(float(np.mean([a.text == b.text for a, b in
                                                              zip(float_readings, int8_readings)])), 4)})
     return quantized
 
 
-def evaluate_lines(probabilities: Probabilities, held: HeldOut, max_disagreement: float) -> dict[str, object]:
-    """Agreement with PP-OCR on held-out screens' lines (all, per kind of screen, and at the chosen threshold);
-    on held-out synthetic lines of known text, exact accuracy of the network (all, and the lines it accepts) beside
-    PP-OCR's."""
+def ppocr_accuracy(held: HeldOut) -> float:
+    """PP-OCR's exact accuracy on the held-out synthetic lines (the crops they were drawn as)."""
     from deskpilot.grounding.ocr import OcrEngine
 
+    truth = [t for _, t in held.synthetic]
+    return float(np.mean([r.text.strip() == t for r, t in zip(OcrEngine().recognise(held.synthetic_crops), truth)]))
+
+
+def evaluate_lines(probabilities: Probabilities, held: HeldOut, max_disagreement: float,
+                   teacher: float) -> tuple[dict[str, object], list[Reading]]:
+    """Agreement with PP-OCR on held-out screens' lines (all, per kind of screen, and at the chosen threshold);
+    on held-out synthetic lines of known text, exact accuracy of the network (all, and the lines it accepts) beside
+    PP-OCR's (`teacher`, from ppocr_accuracy). With the readings of the held-out screens' lines."""
     readings = read_all(probabilities, held.lines)
     texts = [t for _, t in held.lines]
     agrees = [same_text(r.text, t) for r, t in zip(readings, texts)]
@@ -326,7 +332,6 @@ def evaluate_lines(probabilities: Probabilities, held: HeldOut, max_disagreement
     synthetic_readings = read_all(probabilities, held.synthetic)
     ours = [r.text == t for r, t in zip(synthetic_readings, truth)]
     accepted = [r.certainty >= chosen["accept"] for r in synthetic_readings]
-    teacher = [r.text.strip() == t for r, t in zip(OcrEngine().recognise(held.synthetic_crops), truth)]
     return {"agreement": round(sum(agrees) / len(held.lines), 4), "by_source": by_source,
             "exact_agreement": round(sum(r.text == t for r, t in zip(readings, texts)) / len(held.lines), 4),
             "accept": round(chosen["accept"], 4), "accepted": round(chosen["accepted"], 4),
@@ -335,7 +340,7 @@ def evaluate_lines(probabilities: Probabilities, held: HeldOut, max_disagreement
                           "accepted": round(float(np.mean(accepted)), 4),
                           "accepted_accuracy": round(float(np.mean([o for o, a in zip(ours, accepted) if a]))
                                                      if any(accepted) else 0.0, 4),
-                          "ppocr_accuracy": round(float(np.mean(teacher)), 4)}}
+                          "ppocr_accuracy": round(teacher, 4)}}, readings
 
 
 def load_checkpoint(path: Path) -> LineRecognizerNet:
@@ -370,13 +375,8 @@ def export_onnx(net: LineRecognizerNet, path: Path, accept: float) -> Path:
 def check_export(net: LineRecognizerNet, path: Path, lines: list[tuple[np.ndarray, str]]) -> float:
     """The largest difference between PyTorch's and ONNX Runtime's probabilities on `lines`; an error when it is
     over EQUAL_TOLERANCE."""
-    import onnxruntime as ort
-
     pixels, _ = line_batch([line.astype(np.float32) / 255.0 for line, _ in lines])
-    with torch.no_grad():
-        expected = ColumnProbabilities(net.eval())(torch.from_numpy(pixels)).numpy()
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    difference = float(np.abs(expected - session.run(None, {"lines": pixels})[0]).max())
+    difference = float(np.abs(torch_probabilities(net)(pixels) - onnx_probabilities(path)(pixels)).max())
     if difference > EQUAL_TOLERANCE:
         raise TrainingError(f"the ONNX export differs from PyTorch by {difference:.2g} (> {EQUAL_TOLERANCE})")
     return difference
