@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 
 class Point(NamedTuple):
     x: int
@@ -103,3 +105,12 @@ READING_ROW = 8  # pixels: boxes whose tops are this close are on one line when 
 def reading_order(box: Box) -> tuple[int, int]:
     """A sort key that reads boxes as a person reads a screen: line by line, left to right in each line."""
     return box.y0 // READING_ROW, box.x0
+
+
+def shared_areas(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Pairwise overlap areas of two arrays of boxes (N x 4 and M x 4: x0, y0, x1, y1) -> N x M, 0 where two do
+    not overlap: Box.intersects and the area of Box.clipped, for many boxes at once."""
+    a, b = boxes[:, None, :], others[None, :, :]
+    width = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
+    height = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
+    return np.where((width > 0) & (height > 0), width * height, 0)

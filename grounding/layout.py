@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from deskpilot.core.geometry import Box, reading_order
+from deskpilot.core.geometry import Box, reading_order, shared_areas
 from deskpilot.core.observation import ElementRole, ElementSource
 
 from .ocr import TextLine
@@ -63,13 +63,10 @@ def _in_wider_text(boxes: list[Box], lines: list[TextLine]) -> np.ndarray:
     as "O": a line no wider than the outline does not count.)"""
     if not boxes or not lines:
         return np.zeros(len(boxes), bool)
-    outer, text = np.array(boxes, np.int64)[:, None, :], np.array([line.box for line in lines], np.int64)[None]
-    shared_w = np.minimum(outer[..., 2], text[..., 2]) - np.maximum(outer[..., 0], text[..., 0])
-    shared_h = np.minimum(outer[..., 3], text[..., 3]) - np.maximum(outer[..., 1], text[..., 1])
-    width = outer[..., 2] - outer[..., 0]
-    area = np.maximum(width * (outer[..., 3] - outer[..., 1]), 1)
-    share = np.where((shared_w > 0) & (shared_h > 0), shared_w * shared_h, 0) / area
-    return ((share >= 0.5) & (text[..., 2] - text[..., 0] >= 1.5 * width)).any(axis=1)
+    outer, text = np.array(boxes, np.int64), np.array([line.box for line in lines], np.int64)
+    width = outer[:, 2] - outer[:, 0]
+    share = shared_areas(outer, text) / np.maximum(width * (outer[:, 3] - outer[:, 1]), 1)[:, None]
+    return ((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None])).any(axis=1)
 
 
 def _distinct(boxes: list[Box]) -> list[int]:
@@ -78,10 +75,8 @@ def _distinct(boxes: list[Box]) -> list[int]:
     if not order:
         return []
     ranked = np.array([boxes[i] for i in order], np.int64)
-    x0, y0, x1, y1 = (ranked[:, k] for k in range(4))
-    shared = (np.clip(np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]), 0, None)
-              * np.clip(np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]), 0, None))
-    areas = (x1 - x0) * (y1 - y0)
+    shared = shared_areas(ranked, ranked)
+    areas = (ranked[:, 2] - ranked[:, 0]) * (ranked[:, 3] - ranked[:, 1])
     total = areas[:, None] + areas[None] - shared
     same = shared / np.maximum(total, 1) >= SAME_BOX_IOU
     kept, covered = [], np.zeros(len(order), bool)

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, shared_areas
 
 from .changes import merge_boxes
 from .ctc import Reading, greedy_decode
@@ -294,10 +294,7 @@ def _distinct(boxes: list[Box]) -> list[Box]:
     kept: list[Box] = []
     corners = np.empty((len(ordered), 4), np.int64)  # the kept boxes' corners, compared all at once
     for box in ordered:
-        others = corners[:len(kept)]
-        width = np.minimum(others[:, 2], box.x1) - np.maximum(others[:, 0], box.x0)
-        height = np.minimum(others[:, 3], box.y1) - np.maximum(others[:, 1], box.y0)
-        if not np.any((width > 0) & (height > 0) & (width * height >= DUPLICATE_SHARE * box.area)):
+        if not np.any(shared_areas(corners[:len(kept)], np.array([box])) >= DUPLICATE_SHARE * box.area):
             corners[len(kept)] = tuple(box)
             kept.append(box)
     return kept
