@@ -151,10 +151,10 @@ class OcrEngine:
                                      simplify=True)
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
             self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
-        side_by_side = providers(self.device_setting)[0] == "CPUExecutionProvider" and self._cores() > 1
-        rec = open_session(models / REC_MODEL, self.device_setting, 1 if side_by_side else self.threads, "OCR model",
+        readers = self._cores() if providers(self.device_setting)[0] == "CPUExecutionProvider" else 1
+        rec = open_session(models / REC_MODEL, self.device_setting, 1 if readers > 1 else self.threads, "OCR model",
                            simplify=True)
-        self._pool = ThreadPoolExecutor(self._cores(), thread_name_prefix="ppocr") if side_by_side else None
+        self._pool = ThreadPoolExecutor(readers, thread_name_prefix="ppocr") if readers > 1 else None
         characters = rec.get_modelmeta().custom_metadata_map.get("character")
         if not characters:
             raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")
