@@ -36,14 +36,30 @@ class _Graph:
         for node in self.graph.node:
             if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
                 self.constants[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
-        self.readers: dict[str, list] = defaultdict(list)
+        self.outputs = {o.name for o in self.graph.output}
+        self.readers: dict[str, list] = {}
+        self.producer: dict[str, object] = {}
+        self.dropped: set[int] = set()  # nodes the rewrite under way removes
+        self.renamed: dict[str, str] = {}  # outputs it removes -> what their readers read instead
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Apply the rewrite just made (drop its nodes, rewire their readers) and index the nodes again."""
+        if self.dropped:
+            kept = [node for node in self.graph.node if id(node) not in self.dropped]
+            for node in kept:
+                for index, name in enumerate(node.input):
+                    while name in self.renamed:
+                        name = self.renamed[name]
+                    node.input[index] = name
+            del self.graph.node[:]
+            self.graph.node.extend(kept)
+        self.readers = defaultdict(list)
         for node in self.graph.node:
             for name in node.input:
                 self.readers[name].append(node)
         self.producer = {name: node for node in self.graph.node for name in node.output}
-        self.outputs = {o.name for o in self.graph.output}
-        self.dropped: set[int] = set()
-        self.renamed: dict[str, str] = {}
+        self.dropped, self.renamed = set(), {}
 
     def scalar(self, name: str) -> float | None:
         value = self.constants.get(name)
@@ -96,17 +112,6 @@ class _Graph:
 
     def drop(self, *nodes) -> None:  # noqa: ANN002
         self.dropped.update(id(node) for node in nodes if node is not None)
-
-    def finish(self):  # noqa: ANN201
-        kept = [node for node in self.graph.node if id(node) not in self.dropped]
-        for node in kept:
-            for index, name in enumerate(node.input):
-                while name in self.renamed:
-                    name = self.renamed[name]
-                node.input[index] = name
-        del self.graph.node[:]
-        self.graph.node.extend(kept)
-        return self.model
 
 
 def _affines_into_convs_before(graph: _Graph) -> None:
@@ -191,8 +196,8 @@ def simplified(path: Path) -> bytes:
     model = onnx.load(str(path))
     if next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0) < HARD_SWISH_OPSET:
         model = version_converter.convert_version(model, HARD_SWISH_OPSET)
+    graph = _Graph(model)  # the constants read once; nodes indexed again after each rewrite
     for rewrite in (_affines_into_convs_before, _hard_swishes, _affines_into_convs_after):
-        graph = _Graph(model)
         rewrite(graph)
-        model = graph.finish()
+        graph.refresh()
     return model.SerializeToString()
