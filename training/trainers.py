@@ -104,6 +104,9 @@ def train(request: TrainRequest) -> TrainResult | None:
     output = trainer.train()
     seconds = time.perf_counter() - started
     trainer.save_model(str(request.out))
+    # Leave the process group before the interpreter exits: a gloo group torn down at exit can abort the process.
+    trainer.accelerator.wait_for_everyone()
+    trainer.accelerator.end_training()
     if not trainer.is_world_process_zero():
         return None
     processor.save_pretrained(str(request.out))

@@ -207,6 +207,7 @@ def fit(model: UiDetectorNet, loader: torch.utils.data.DataLoader,
                 break
     seconds = time.monotonic() - started
     accelerator.wait_for_everyone()
+    accelerator.end_training()  # leaves the process group, which gloo cannot do safely at interpreter exit
     if accelerator.is_main_process:
         plot_metrics(out)
     return Fitted(accelerator.unwrap_model(model).cpu().eval(), step, seconds, last, accelerator.is_main_process)

@@ -235,6 +235,7 @@ def train_recognizer(config: RecognizerTrainConfig,
             break
     seconds = time.monotonic() - started
     accelerator.wait_for_everyone()
+    accelerator.end_training()  # leaves the process group, which gloo cannot do safely at interpreter exit
     report: dict[str, object] = {"steps": step, "seconds": round(seconds, 1), "loss": round(last["loss"], 4),
                                  "lines": {"harvested": len(real), "synthetic": len(synthetic),
                                            "held_out": len(held_out.lines)}}
