@@ -98,6 +98,7 @@ class TextLineDetector:
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text-line detector {path}: its metadata lacks {exc}") from None
         self._session.run(None, {"image": np.zeros((1, 3, 256, 256), np.float32)})  # first-run set-up
+        self._input: np.ndarray | None = None  # the last input, written over by the next of its size
 
     @property
     def device(self) -> str:
@@ -107,6 +108,7 @@ class TextLineDetector:
         """Text lines of an RGB image seen at `scale`, in its pixels."""
         if image.size == 0 or min(image.shape[:2]) < 8:
             return []
-        scores, ltrb = self._session.run(None, {"image": prepare(image, scale)})
+        self._input = prepare(image, scale, self._input)
+        scores, ltrb = self._session.run(None, {"image": self._input})
         frame = Box(0, 0, image.shape[1], image.shape[0])
         return [b.clipped(frame) for b in decode_lines(scores[0, 0], ltrb[0], scale, self.threshold)]

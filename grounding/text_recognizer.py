@@ -9,6 +9,7 @@ Lines are seen in grey, contrast-stretched and turned light-on-dark, LINE_HEIGHT
 from __future__ import annotations
 
 import json
+import math
 from importlib import resources
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from deskpilot.core.errors import GroundingError
 
-from .ctc import Reading, greedy_decode
+from .ctc import Reading, greedy_decode_batch
 from .onnx_session import open_session, session_device
 
 LINE_HEIGHT = 32
@@ -29,13 +30,29 @@ def bundled_model() -> Path:
     return Path(str(resources.files("deskpilot.resources") / "models" / BUNDLED))
 
 
+def percentiles(image: np.ndarray, percents: tuple[float, ...]) -> list[float]:
+    """np.percentile's default (linear) percentiles of a uint8 image, to the last bit, from its histogram: a third
+    of np.percentile's time on a line crop, whose normalisation is most of the small recogniser's Python time."""
+    below = np.cumsum(np.bincount(image.ravel(), minlength=256))  # values <= v: below[v]
+    last = image.size - 1
+    values = []
+    for percent in percents:
+        position = last * (percent / 100)
+        previous = math.floor(position)
+        gamma = position - previous
+        low = int(np.searchsorted(below, min(previous, last), side="right"))  # the value at that sorted place
+        high = int(np.searchsorted(below, min(previous + 1, last), side="right"))
+        values.append(low + (high - low) * gamma if gamma < 0.5 else high - (high - low) * (1 - gamma))
+    return values
+
+
 def normalise_line(crop: np.ndarray) -> np.ndarray:
     """A BGR or grey crop -> float32 grey, LINE_HEIGHT tall, ink bright on a dark background in [0, 1]."""
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     height, width = grey.shape[:2]
     resized = cv2.resize(grey, (max(LINE_HEIGHT // 2, round(LINE_HEIGHT * width / max(1, height))), LINE_HEIGHT),
                          interpolation=cv2.INTER_AREA if height > LINE_HEIGHT else cv2.INTER_LINEAR)
-    low, high = (float(v) for v in np.percentile(resized, (2, 98)))
+    low, high = percentiles(resized, (2, 98))
     stretched = np.clip((resized.astype(np.float32) - low) / max(high - low, 16.0), 0.0, 1.0)
     border = np.concatenate([stretched[0], stretched[-1], stretched[:, 0], stretched[:, -1]])
     return 1.0 - stretched if np.median(border) > 0.5 else stretched
@@ -77,5 +94,4 @@ class LineRecognizer:
         """Readings of BGR text-line crops (one batch: give crops of similar width together)."""
         batch, widths = line_batch([normalise_line(c) for c in crops])
         probabilities = self._session.run(None, {self._input: batch})[0]
-        return [greedy_decode(probabilities[row], self.alphabet, width / batch.shape[3])
-                for row, width in enumerate(widths)]
+        return greedy_decode_batch(probabilities, self.alphabet, [width / batch.shape[3] for width in widths])

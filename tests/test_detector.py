@@ -19,7 +19,7 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.detector import UI_CLASSES, UiDetector, bundled_model
+from deskpilot.grounding.detector import UI_CLASSES, UiDetector, bundled_model, prepare
 from deskpilot.grounding.onnx_session import providers
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.training.detector.data import compose, load_rgb, read_dataset
@@ -73,6 +73,16 @@ def test_compose_moves_boxes_with_the_window():
     (box, name), = boxes
     assert name == "button" and box.width == 40 and box.height == 20
     assert (screen[box.y0:box.y1, box.x0:box.x1] == 255).all()
+
+
+def test_an_input_written_over_equals_a_fresh_one():
+    rng = np.random.default_rng(2)
+    wide = rng.integers(0, 256, size=(60, 90, 3)).astype(np.uint8)
+    narrow = rng.integers(0, 256, size=(50, 100, 3)).astype(np.uint8)
+    earlier = prepare(wide, 1.5)  # 90 x 135 -> padded to 96 x 160, as 75 x 150 is
+    again = prepare(narrow, 1.5, reuse=earlier)
+    assert again is earlier and np.array_equal(again, prepare(narrow, 1.5))  # the padding is black again
+    assert prepare(narrow, 1.0, reuse=earlier) is not earlier  # another size: a new input
 
 
 def test_training_learns_exports_and_onnx_agrees(rendered, tmp_path):

@@ -19,12 +19,12 @@ from PIL import Image, ImageDraw
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.ctc import Reading, greedy_decode
+from deskpilot.grounding.ctc import Reading, greedy_decode, greedy_decode_batch
 from deskpilot.grounding.detector import bundled_model as bundled_detector
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.grounding.text_detector import TextLineDetector
 from deskpilot.grounding.text_match import match_text
-from deskpilot.grounding.text_recognizer import LINE_HEIGHT, LineRecognizer, bundled_model, normalise_line
+from deskpilot.grounding.text_recognizer import LINE_HEIGHT, LineRecognizer, percentiles, bundled_model, normalise_line
 from deskpilot.training.recognizer.data import SyntheticLines, font_files
 from deskpilot.training.recognizer.train import choose_threshold, is_held_out, same_text
 
@@ -165,6 +165,29 @@ def test_certainty_counts_only_doubts_that_change_the_text_and_not_the_padding()
     spacing = np.array([[0, 1, 0, 0], [0.5, 0, 0, 0.5], [0, 1, 0, 0]])  # "aa" or "a a": spacing alone is not
     assert greedy_decode(spacing, alphabet, 1.0).certainty == pytest.approx(1.0)
     assert greedy_decode(np.array([[1.0, 0, 0, 0]] * 3), alphabet, 1.0).text == ""
+
+
+def test_a_batch_decodes_as_its_rows_do_one_by_one():
+    """The batch decoder (the small recogniser's) against the one-row decoder over padded rows, ties included."""
+    rng = np.random.default_rng(0)
+    for alphabet in (["", "a", "b", " ", "c"], ["", "a", "b", "c"]):
+        for _ in range(200):
+            logits = np.round(rng.normal(size=(4, 9, len(alphabet))) * 3)  # rounded: ties between classes
+            columns = (np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)).astype(np.float32)
+            used = [1.0, *rng.uniform(0.05, 1.0, size=3)]
+            assert greedy_decode_batch(columns, alphabet, used) == [greedy_decode(row, alphabet, share)
+                                                                    for row, share in zip(columns, used)]
+            one = columns[1, :max(1, int(np.ceil(9 * used[1])))]  # a padded row reads as its own columns alone
+            assert greedy_decode_batch(columns, alphabet, used)[1].text == greedy_decode(one, alphabet, 1.0).text
+
+
+def test_line_percentiles_are_numpys_to_the_last_bit():
+    rng = np.random.default_rng(1)
+    for _ in range(2000):
+        shape = (int(rng.integers(1, 40)), int(rng.integers(1, 600)))
+        image = rng.choice([0, 17, 128, 255], size=shape).astype(np.uint8) if rng.random() < 0.5 else \
+            rng.integers(0, 256, size=shape).astype(np.uint8)
+        assert percentiles(image, (2, 98)) == [float(v) for v in np.percentile(image, (2, 98))]
 
 
 def test_the_threshold_is_the_lowest_certainty_whose_accepted_readings_agree():

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from deskpilot.core.errors import TrainingError
-from deskpilot.grounding.ctc import Reading, greedy_decode
+from deskpilot.grounding.ctc import Reading, greedy_decode_batch
 from deskpilot.grounding.text_recognizer import COLUMN_STRIDE, LINE_HEIGHT, line_batch, normalise_line
 from deskpilot.training.metrics import MetricsWriter, plot_metrics
 
@@ -162,9 +162,9 @@ def read_all(probabilities: Probabilities, lines: list[tuple[np.ndarray, str]],
     for start in range(0, len(order), batch_size):
         batch = order[start:start + batch_size]
         pixels, widths = line_batch([lines[i][0].astype(np.float32) / 255.0 for i in batch])
-        columns = probabilities(pixels)
-        for row, (i, width) in enumerate(zip(batch, widths)):
-            readings[i] = greedy_decode(columns[row], alphabet, width / pixels.shape[3])
+        decoded = greedy_decode_batch(probabilities(pixels), alphabet, [width / pixels.shape[3] for width in widths])
+        for i, reading in zip(batch, decoded):
+            readings[i] = reading
     return readings  # type: ignore[return-value]
 
 
