@@ -9,7 +9,9 @@ text); with --miniwob, a MiniWoB++ page in Chromium at 200 %. For each: the plai
 --image` in a fresh process (its reported parse_ms), and a parse by a freshly loaded grounder in this process with
 its stages (OCR detection, OCR recognition, layout, detector), beside the same with PP-OCR finding and reading every
 line (deskpilot's own text detector and recogniser off: the code before both), and with PP-OCR finding the lines
-and deskpilot's recogniser reading them (its text detector off: the code before it). Then the agent on the demo
+and deskpilot's recogniser reading them (its text detector off: the code before it); then a parse of the screen
+as new to a running grounder (its sessions warm: a freshly loaded one's first full-HD detection also pays ONNX
+Runtime's memory set-up for that size, once). Then the agent on the demo
 app: a step and its stages (parse and its parts, plan, locate, input, settle wait and the look-ahead parse inside
 it, frame write). Starts its own Xvfb."""
 
@@ -34,7 +36,9 @@ from deskpilot.core.observation import Observation
 from deskpilot.core.safety import ConfirmationPolicy, Safety
 from deskpilot.core.screen import Screen
 from deskpilot.core.settings import load_settings
-from deskpilot.grounding.factory import build_grounder
+from deskpilot.grounding.detector import UiDetector
+from deskpilot.grounding.factory import build_grounder, build_ocr
+from deskpilot.grounding.ocr_grounder import OcrGrounder
 from deskpilot.planner.agent import Agent
 from deskpilot.planner.offline import OfflinePlanner
 from deskpilot.resources.demo import DemoApp
@@ -104,6 +108,31 @@ def in_process_parse(obs: Observation, repeats: int,
     return totals[1:], {stage: values[1:] for stage, values in stages.items()}
 
 
+def running_parse(obs: Observation, repeats: int) -> tuple[list[float], dict[str, list[float]]]:
+    """Parses of a screen new to a running grounder: sessions warm from earlier frames of this size, nothing of
+    this one read before (a blank frame comes between, and the reading cache is emptied): what an agent pays for
+    each new screen after its first."""
+    import time
+
+    settings = load_settings()
+    engine = build_ocr(settings)
+    detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
+    grounder = OcrGrounder(engine, detector=detector)
+    grounder.load()
+    blank = Observation(image=np.zeros_like(obs.image), monitor=obs.monitor, cursor=None)
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
+    for _ in range(repeats + 1):
+        grounder.parse(blank)
+        engine.forget_readings()
+        started = time.perf_counter()
+        grounder.parse(obs)
+        totals.append((time.perf_counter() - started) * 1000)
+        for stage in STAGES:
+            stages[stage].append(grounder.timing.get(stage, 0.0))
+    return totals[1:], {stage: values[1:] for stage, values in stages.items()}
+
+
 def screen_figures(name: str, obs: Observation, folder: Path, repeats: int) -> float:
     shot = folder / f"{name.replace(' ', '-')}.png"
     cv2.imwrite(str(shot), np.ascontiguousarray(obs.image[:, :, ::-1]))
@@ -119,6 +148,10 @@ def screen_figures(name: str, obs: Observation, folder: Path, repeats: int) -> f
         line(name, totals, baseline)
         for stage, values in stages.items():
             line(f"  of which {stage.removesuffix('_ms').replace('_', ' ')}", values, baseline)
+    totals, stages = running_parse(obs, repeats)
+    line("parse of a new screen, running grounder", totals, baseline)
+    for stage, values in stages.items():
+        line(f"  of which {stage.removesuffix('_ms').replace('_', ' ')}", values, baseline)
     return baseline
 
 

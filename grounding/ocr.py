@@ -179,6 +179,11 @@ class OcrEngine:
         """Detect at full size again until new text is seen: small text beside tall text can be missed shrunk."""
         self._box_height = None
 
+    def forget_readings(self) -> None:
+        """Empty the reading cache (readings kept by their crop's pixels): the next frame is read as if none had
+        been, on the same warm sessions."""
+        self._cache.clear()
+
     def read(self, image: np.ndarray) -> list[TextLine]:
         """Text lines of an RGB image, in its pixel coordinates."""
         started = time.perf_counter()
