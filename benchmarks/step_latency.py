@@ -109,21 +109,19 @@ def in_process_parse(obs: Observation, repeats: int,
 
 
 def running_parse(obs: Observation, repeats: int) -> tuple[list[float], dict[str, list[float]]]:
-    """Parses of a screen new to a running grounder: sessions warm from earlier frames of this size, nothing of
-    this one read before (a blank frame comes between, and the reading cache is emptied): what an agent pays for
-    each new screen after its first."""
+    """Parses of a screen new to a running agent: the OCR engine and detector loaded and warm from earlier frames
+    of this size, nothing of this one read before (a new grounder on them each time, the reading cache emptied):
+    what an agent pays for each new screen after its first."""
     import time
 
     settings = load_settings()
     engine = build_ocr(settings)
     detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
-    grounder = OcrGrounder(engine, detector=detector)
-    grounder.load()
-    blank = Observation(image=np.zeros_like(obs.image), monitor=obs.monitor, cursor=None)
     totals: list[float] = []
     stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
     for _ in range(repeats + 1):
-        grounder.parse(blank)
+        grounder = OcrGrounder(engine, detector=detector)
+        grounder.load()
         engine.forget_readings()
         started = time.perf_counter()
         grounder.parse(obs)
