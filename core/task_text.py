@@ -1,4 +1,5 @@
-"""What a task's words give without reading the screen: its quoted values ('Type "Ada"' gives Ada), its shape (the
+"""What a task's words give without reading the screen: its quoted values ('Type "Ada"' gives Ada) and unquoted
+literals ('Enter 01/28/2011 as the date' gives 01/28/2011), its shape (the
 task with each quoted value blanked), which tells two tasks that differ only in their values, one spelling of
 ordinals ('the third field' and 'the 3rd field' say the same), and the controls it names by rank ('the 3rd
 textbox': the third field)."""
@@ -10,9 +11,21 @@ import re
 QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
 
 
+# A number, date, time or amount of two digits or more (1991, 01/28/2011, 3:48 AM, $3.50), or a handle (@ada),
+# standing as a word of its own: one digit alone is more often part of a name ('Tab #2') or a count, and a rank
+# ('3rd') is read by ranked_references.
+LITERAL = re.compile(r"(?<![\w#@$./:,-])(?:@\w+|[$€£]?\d[\d/:.,-]*\d(?:\s?[AaPp][Mm]\b)?)(?![\w@])")
+
+
 def task_values(task: str) -> list[str]:
     """What the task gives to type or find: its quoted strings, in order."""
     return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
+
+
+def literal_values(task: str) -> list[str]:
+    """What the task gives to type or find without quoting it: numbers, dates, times and @handles outside its
+    quoted strings, in order ('Enter 01/28/2011 as the date', 'For the user @ada, click Reply')."""
+    return [m.group(0) for m in LITERAL.finditer(QUOTED.sub('""', task))]
 
 
 ORDINALS = {word: f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}" for n, word in enumerate(

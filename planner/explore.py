@@ -11,7 +11,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import task_secrets
-from deskpilot.core.task_text import task_values
+from deskpilot.core.task_text import literal_values, task_values
 
 from .base import Decision, Planner
 from .task_phrases import named_phrase
@@ -34,7 +34,7 @@ class ExplorePlanner:
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         rng = self.rng
         last = history[-1].action if history else None
-        values = task_values(task)
+        values = task_values(task) + literal_values(task)
         if last is not None and last.kind is ActionKind.CLICK and _clicked_field(history[-1]) and values \
                 and rng.random() < 0.7:
             value = rng.choice(values)

@@ -8,7 +8,8 @@ rather than look up:
 - `field 2` — the second text field or dropdown from the top (any role: `button 1`, `checkbox 3`, `link 2`, ...);
 - `element='7'` — the seventh listed element (for large models that can count).
 
-Values are the task's quoted strings and the phrases of the task that name an element on the screen, numbered in
+Values are the task's quoted strings, its unquoted literals (numbers, dates, times, @handles: core.task_text) and
+the phrases of the task that name an element on the screen, numbered in
 the order the task says them (later finds appended) and kept for the episode. A quoted value the task asks to type
 in a case ('in all lower case letters') is that value in that case. An element that shows a value is marked `=$2`,
 one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says which values
@@ -30,7 +31,7 @@ from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
-from deskpilot.core.task_text import normalised, numbered_ordinals, ranked_references, task_values
+from deskpilot.core.task_text import literal_values, normalised, numbered_ordinals, ranked_references, task_values
 from deskpilot.grounding.phrasings import CASE_DIRECTIVE, in_case, task_echoes
 
 from .task_phrases import holds_phrase, named_phrase
@@ -118,7 +119,8 @@ class SomText:
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
         case = CASE_DIRECTIVE.search(task)  # 'Type "TULA" in all lower case letters': the value to type is "tula"
-        self._given = [in_case(v, case["case"]) if case else v for v in task_values(task)]  # known before any screen
+        self._given = [*(in_case(v, case["case"]) if case else v for v in task_values(task)),
+                       *literal_values(task)]  # known before any screen
         self._ranked = ranked_references(task)  # controls the task names by rank: {("field", 3): "3rd textbox"}
 
     def screen(self, elements: list[Element]) -> TextScreen:

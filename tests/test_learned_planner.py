@@ -14,6 +14,7 @@ from deskpilot.core.episode import EpisodeWriter, Step, list_episodes, read_epis
 from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.observation import Element, Observation
+from deskpilot.core.task_text import literal_values
 from deskpilot.planner.families import FAMILIES
 from deskpilot.planner.som_text import SomText
 from deskpilot.planner.text_planner import TextPlanner
@@ -38,6 +39,17 @@ def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
     assert lines == ['field 1 ""', 'field 2 ""', 'button 1 "OK" =$2', 'button 2 "Cancel"']  # the echo is left out
     user = episode.messages(screen)[1]["content"]
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
+
+
+def test_unquoted_numbers_dates_and_handles_are_values_too():
+    assert literal_values('Set 3:48 AM, pay $5.99 for 12 items on 2021-03-04, tell @ada (a@b.com) "99 red"') == [
+        "3:48 AM", "$5.99", "12", "2021-03-04", "@ada"]
+    assert literal_values("Click on Tab #2 in the 3rd row, then 5 more") == []  # names, ranks, one digit: not
+    episode = SomText("Enter 01/28/2011 as the date and hit submit.")
+    screen = episode.screen([FIRST, Element(Box(10, 100, 90, 130), "button", "Submit")])
+    assert screen.values == ["01/28/2011", "submit"]
+    assert [item.line for item in screen.listed] == ['field 1 ""', 'button 1 "Submit" =$2']
+    assert episode.read("Action: type(content='$1')", screen)[1].text == "01/28/2011"
 
 
 def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_done_with_them():
