@@ -36,6 +36,7 @@ from deskpilot.core.observation import Observation
 from deskpilot.core.safety import ConfirmationPolicy, Safety
 from deskpilot.core.screen import Screen
 from deskpilot.core.settings import load_settings
+from deskpilot.grounding.accessible_grounder import AccessibleGrounder
 from deskpilot.grounding.detector import UiDetector
 from deskpilot.grounding.factory import build_grounder, build_ocr
 from deskpilot.grounding.ocr_grounder import OcrGrounder
@@ -88,17 +89,16 @@ def fresh_process_parse(shot: Path, repeats: int) -> list[float]:
     return samples
 
 
-def in_process_parse(obs: Observation, repeats: int,
-                     changes: dict[str, bool]) -> tuple[list[float], dict[str, list[float]]]:
-    """Parses by a newly built (loaded, so cache-cold) grounder each time, with its stage timings; `changes` to the
-    settings (e.g. text_detector False: PP-OCR's detector finds the lines)."""
+def parses(new_grounder: Callable[[], OcrGrounder | AccessibleGrounder], obs: Observation,
+           repeats: int) -> tuple[list[float], dict[str, list[float]]]:
+    """Parses of `obs`, each by the grounder `new_grounder` gives (loaded before the clock starts), with its stage
+    timings; the first parse is left out."""
     import time
 
     totals: list[float] = []
     stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
-    settings = load_settings().model_copy(update=changes)
     for _ in range(repeats + 1):
-        grounder = build_grounder(settings)
+        grounder = new_grounder()
         grounder.load()
         started = time.perf_counter()
         grounder.parse(obs)
@@ -106,29 +106,29 @@ def in_process_parse(obs: Observation, repeats: int,
         for stage in STAGES:
             stages[stage].append(grounder.timing.get(stage, 0.0))
     return totals[1:], {stage: values[1:] for stage, values in stages.items()}
+
+
+def in_process_parse(obs: Observation, repeats: int,
+                     changes: dict[str, bool]) -> tuple[list[float], dict[str, list[float]]]:
+    """Parses by a newly built (loaded, so cache-cold) grounder each time; `changes` to the settings (e.g.
+    text_detector False: PP-OCR's detector finds the lines)."""
+    settings = load_settings().model_copy(update=changes)
+    return parses(lambda: build_grounder(settings), obs, repeats)
 
 
 def running_parse(obs: Observation, repeats: int) -> tuple[list[float], dict[str, list[float]]]:
     """Parses of a screen new to a running agent: the OCR engine and detector loaded and warm from earlier frames
     of this size, nothing of this one read before (a new grounder on them each time, the reading cache emptied):
     what an agent pays for each new screen after its first."""
-    import time
-
     settings = load_settings()
     engine = build_ocr(settings)
     detector = UiDetector(settings.detector_model, settings.detector_device) if settings.detector else None
-    totals: list[float] = []
-    stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
-    for _ in range(repeats + 1):
-        grounder = OcrGrounder(engine, detector=detector)
-        grounder.load()
+
+    def new_grounder() -> OcrGrounder:
         engine.forget_readings()
-        started = time.perf_counter()
-        grounder.parse(obs)
-        totals.append((time.perf_counter() - started) * 1000)
-        for stage in STAGES:
-            stages[stage].append(grounder.timing.get(stage, 0.0))
-    return totals[1:], {stage: values[1:] for stage, values in stages.items()}
+        return OcrGrounder(engine, detector=detector)
+
+    return parses(new_grounder, obs, repeats)
 
 
 def screen_figures(name: str, obs: Observation, folder: Path, repeats: int) -> float:
