@@ -1,13 +1,52 @@
 """ONNX Runtime sessions for grounding's models (OCR and the UI detector): the execution providers a device setting
-means (CUDA only where onnxruntime-gpu really has it), threads, and one-line errors for files that are not models."""
+means (CUDA only where onnxruntime-gpu really has it), threads, one-line errors for files that are not models, and
+the cache of rewritten graphs (onnx_graph's rewrite of PP-OCR's recogniser costs ~0.3 s a process, import included;
+its result is kept on disk, keyed by the source file and the rewriting code, so only the first process pays)."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import logging
+import os
+from importlib import metadata
 from pathlib import Path
 
 from deskpilot.core.errors import GroundingError
 
-from .onnx_graph import simplified
+from . import onnx_graph
+
+log = logging.getLogger(__name__)
+
+
+def rewrite_cache_dir() -> Path:
+    """Where rewritten graphs are kept: $XDG_CACHE_HOME/deskpilot/onnx (~/.cache/deskpilot/onnx)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "deskpilot" / "onnx"
+
+
+def rewritten(path: Path) -> str | bytes:
+    """onnx_graph's rewrite of the model at `path`: the cached file's path when an earlier process made it, else
+    made now and cached (written whole or not at all); the bytes themselves where the cache cannot be written."""
+    stat = path.stat()
+    code = hashlib.sha256(Path(onnx_graph.__file__).read_bytes()).hexdigest()
+    key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{code}|{metadata.version('onnx')}"
+                         .encode()).hexdigest()[:24]
+    cached = rewrite_cache_dir() / f"{path.stem}-{key}.onnx"
+    if cached.is_file():
+        return str(cached)
+    model = onnx_graph.simplified(path)
+    partial = cached.with_name(f"{cached.name}.{os.getpid()}.partial")
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(model)
+        os.replace(partial, cached)
+    except OSError as exc:
+        log.debug("rewritten graph of %s not cached: %s", path, exc)
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+        return model
+    return str(cached)
 
 
 def providers(device: str = "auto") -> list[str]:
@@ -26,7 +65,7 @@ def providers(device: str = "auto") -> list[str]:
 def open_session(path: Path, device: str = "auto", threads: int = 0, what: str = "model",
                  simplify: bool = False):  # noqa: ANN201
     """An inference session on `path` with all graph optimisations; `threads` 0 lets ONNX Runtime choose;
-    `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's models)."""
+    `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's models; cached)."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -39,8 +78,14 @@ def open_session(path: Path, device: str = "auto", threads: int = 0, what: str =
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
     chosen = providers(device)
     try:
-        source = simplified(path) if simplify else str(path)
-        return ort.InferenceSession(source, options, providers=chosen)
+        source = rewritten(path) if simplify else str(path)
+        try:
+            return ort.InferenceSession(source, options, providers=chosen)
+        except Exception:
+            if not simplify or isinstance(source, bytes):
+                raise
+            Path(source).unlink(missing_ok=True)  # a cached rewrite damaged on disk: make it again
+            return ort.InferenceSession(rewritten(path), options, providers=chosen)
     except Exception as exc:  # not an ONNX file, a truncated one, or a broken install
         raise GroundingError(f"cannot load the {what} {path}: {str(exc).splitlines()[0]}") from None
 

@@ -1,7 +1,10 @@
 """The exact graph rewrites grounding applies to PP-OCR's models: the same outputs with fewer nodes, a hard-swish
-fused, and nothing folded where it would change the result (a padded convolution after an affine)."""
+fused, and nothing folded where it would change the result (a padded convolution after an affine); the rewrite
+made once and kept on disk."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -10,7 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from deskpilot.grounding.ocr import REC_MODEL, models_dir
 from deskpilot.grounding.onnx_graph import simplified
-from deskpilot.grounding.onnx_session import open_session
+from deskpilot.grounding.onnx_session import open_session, rewrite_cache_dir, rewritten
 
 
 def _constant(name: str, value: np.ndarray):  # noqa: ANN202
@@ -77,3 +80,23 @@ def test_pp_ocrs_recogniser_reads_the_same_from_its_simplified_graph():
     expected, got = plain.run(None, {"x": line})[0], rewritten.run(None, {"x": line})[0]
     np.testing.assert_allclose(got, expected, atol=1e-4)
     assert (got.argmax(-1) == expected.argmax(-1)).all()
+
+
+def test_a_rewritten_graph_is_made_once_and_kept_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    source = tmp_path / "block.onnx"
+    _lcnet_block(source)
+    image = np.random.default_rng(3).uniform(-1, 1, size=(1, 3, 12, 20)).astype(np.float32)
+    expected = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, {"x": image})[0]
+    cached = Path(rewritten(source))
+    assert cached.parent == rewrite_cache_dir() and cached.is_file() and rewritten(source) == str(cached)
+    assert not list(cached.parent.glob("*.partial"))
+    cached.write_bytes(b"damaged")  # a cached file spoilt on disk is made again, not an error
+    got = open_session(source, "cpu", simplify=True).run(None, {"x": image})[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+    assert onnx.load(str(cached)).graph.node  # whole again
+    source.touch()  # an edited source is rewritten afresh
+    assert rewritten(source) != str(cached)
+    (tmp_path / "not-a-folder").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "not-a-folder"))  # no cache can be written there
+    assert isinstance(rewritten(source), bytes)
