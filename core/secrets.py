@@ -12,6 +12,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from .task_text import look_alike
+
 REDACTED = "[redacted]"
 SECRET_LABEL = re.compile(r"pass(?:word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit[ _-]?card|cvv|"
                           r"security[ _-]?code", re.I)
@@ -121,12 +123,12 @@ def scrub_read(text: str, values: list[str]) -> str:
     up to case and look-alike characters, or (4 characters and more) is one character off, become [redacted]."""
     named = [m["value"] for m in _SHOWN_VALUE.finditer(text)]
     text = scrub(text, [*values, *named, *(secret.value for secret in task_secrets(text))])
-    wanted = [_look_alike(v) for v in values if v]
+    wanted = [look_alike(v) for v in values if v]
     if not wanted:
         return text
 
     def near(match: re.Match[str]) -> str:
-        word = _look_alike(match.group(0))
+        word = look_alike(match.group(0))
         return REDACTED if any(word == v or (len(v) >= 4 and _one_edit_apart(word, v)) for v in wanted) \
             else match.group(0)
 
@@ -136,13 +138,6 @@ def scrub_read(text: str, values: list[str]) -> str:
 # `password"Au"into`: OCR drops the spaces around a quoted value, so on the screen any quote may follow it
 _SHOWN_VALUE = re.compile(_LABEL + r"\s*[:=]?\s*[\"'“”‘’](?P<value>[^\"'“”‘’\s]{1,40})[\"'“”‘’]", re.I)
 _WORD = re.compile(r"(?<!\[)\b[^\W_]+\b(?!\])")  # a run of letters and digits, not the word inside [redacted]
-_LOOK_ALIKES = str.maketrans("01l5|", "oiisi")
-
-
-def _look_alike(word: str) -> str:
-    return word.lower().translate(_LOOK_ALIKES)
-
-
 def _one_edit_apart(a: str, b: str) -> bool:
     """Whether one substitution, insertion or deletion turns `a` into `b`."""
     if abs(len(a) - len(b)) > 1 or a == b:

@@ -70,6 +70,15 @@ def normalised(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
+_LOOK_ALIKES = str.maketrans("qi1|!05", "gllllos")
+
+
+def look_alike(text: str) -> str:
+    """Lower case with the characters OCR confuses folded together (0 and o, 1, i, l, | and !, 5 and s, and q and g,
+    which an underline turns into each other): how a word read off the screen is compared with one typed."""
+    return text.lower().translate(_LOOK_ALIKES)
+
+
 def task_shape(task: str) -> str:
     """The task with every quoted value blanked, lower case, single spaces: equal shapes mean the same task with
     other values."""

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
+from deskpilot.core.task_text import look_alike
+
 EXACT, CASELESS, SQUASHED, WORD_INSIDE, SQUASHED_INSIDE = 1.0, 0.97, 0.93, 0.9, 0.85
 FUZZY_MIN = 80.0
 LOOK_ALIKE = 0.82  # the same word but for letters OCR confuses: "guis" read for an underlined "quis"
-_LOOK_ALIKE = str.maketrans("qi1|!05", "gllllos")
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character around a phrase found inside a longer line
 
 
@@ -63,10 +64,10 @@ def match_text(phrase: str, text: str) -> TextMatch | None:
     position = have_sq.find(want_sq)
     if position >= 0 and len(want_sq) >= 3:
         return TextMatch(SQUASHED_INSIDE, index[position], index[position + len(want_sq) - 1] + 1)
-    word = re.search(_word(_look_alike(want)), _look_alike(have))
+    word = re.search(_word(look_alike(want)), look_alike(have))
     if word and len(want_sq) >= 2:
         return TextMatch(LOOK_ALIKE, word.start(), word.end())
-    position = _look_alike(have_sq).find(_look_alike(want_sq))
+    position = look_alike(have_sq).find(look_alike(want_sq))
     if position >= 0 and len(want_sq) >= 4:  # OCR also runs words together: "consecteturguamid"
         return TextMatch(LOOK_ALIKE - 0.04, index[position], index[position + len(want_sq) - 1] + 1)
     return _fuzzy(want_sq, have_sq, index)
@@ -78,11 +79,6 @@ def _word(phrase: str) -> str:
     start = r"(?<![\w])" if phrase[:1].isalnum() else ""
     end = r"(?![\w])" if phrase[-1:].isalnum() else ""
     return start + re.escape(phrase) + end
-
-
-def _look_alike(text: str) -> str:
-    """Lower-case text with the letters OCR confuses folded together (an underline turns q into g)."""
-    return text.lower().translate(_LOOK_ALIKE)
 
 
 def _fuzzy(want_sq: str, have_sq: str, index: list[int]) -> TextMatch | None:

@@ -34,7 +34,7 @@ from deskpilot.core.secrets import PLACEHOLDER, REDACTED
 from deskpilot.core.task_text import literal_values, normalised, numbered_ordinals, ranked_references, task_values
 from deskpilot.grounding.phrasings import CASE_DIRECTIVE, in_case, task_echoes
 
-from .task_phrases import holds_phrase, named_phrase
+from .task_phrases import comparable, holds_phrase, named_phrase
 
 MAX_ELEMENTS = 30
 MAX_HISTORY = 8
@@ -76,11 +76,11 @@ class TextScreen:
 
     def value_of(self, element: Element) -> int | None:
         """The number of the task value this element shows (1-based), if any."""
-        text = normalised(element.text)
+        text = comparable(element.text)
         if not text:
             return None
         for number, value in enumerate(self.values, 1):
-            if normalised(value) == text:
+            if comparable(value) == text:
                 return number
         return None
 
@@ -96,10 +96,10 @@ class TextScreen:
     def value_within(self, element: Element) -> int | None:
         """The number of the first task value that stands as a whole word or words inside this element's longer
         text (a link inside a paragraph OCR read as one line)."""
-        text = normalised(element.text)
+        text = comparable(element.text)
         for number, value in enumerate(self.values, 1):
-            wanted = normalised(value)
-            if len(wanted) >= 2 and wanted != text and holds_phrase(text, wanted):
+            wanted = comparable(value)
+            if len(wanted) >= 2 and wanted != text and holds_phrase(element.text, value):
                 return number
         return None
 
@@ -132,7 +132,7 @@ class SomText:
         new = [] if self.values else [*self._given, *self._ranked.values()]
         for element in shown:
             phrase = named_phrase(element.text, self.task)
-            if phrase and all(normalised(phrase) != normalised(v) for v in self.values + new):
+            if phrase and all(comparable(phrase) != comparable(v) for v in self.values + new):
                 new.append(phrase)
         self.values += sorted(new, key=self._position)
         screen = TextScreen(list(self.values))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from deskpilot.core.task_text import normalised
+from deskpilot.core.task_text import look_alike, normalised
 
 MAX_PHRASE_WORDS = 6
 INSTRUCTION_WORDS = frozenset("""a an the and or of on in into to for with by at from is it this that then click press
@@ -14,10 +14,16 @@ select choose enter type check uncheck""".split())  # a phrase holding one is a 
 ROLE_WORDS = frozenset("button field box text link tab".split())  # part of a name ("Tab #2"), never a whole one
 
 
+def comparable(text: str) -> str:
+    """A name as it is compared with the screen's: normalised, with the characters OCR confuses folded together
+    (the task's "0rAk" is the screen's "OrAk")."""
+    return look_alike(normalised(text))
+
+
 def holds_phrase(text: str, phrase: str) -> bool:
-    """Whether `text` says `phrase` as a whole word or words (both compared normalised)."""
-    wanted = normalised(phrase)
-    return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", normalised(text)) is not None
+    """Whether `text` says `phrase` as a whole word or words (both compared as `comparable`)."""
+    wanted = comparable(phrase)
+    return bool(wanted) and re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", comparable(text)) is not None
 
 
 def named_phrase(text: str, task: str) -> str | None:
@@ -34,6 +40,6 @@ def named_phrase(text: str, task: str) -> str | None:
     task_words = re.findall(r"[\w']+", task)
     size = len(words)
     for start in range(len(task_words) - size + 1):  # the task's own spelling of it
-        if normalised(" ".join(task_words[start:start + size])) == phrase:
+        if comparable(" ".join(task_words[start:start + size])) == look_alike(phrase):
             return " ".join(task_words[start:start + size])
     return text.strip()
