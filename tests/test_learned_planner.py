@@ -52,6 +52,16 @@ def test_unquoted_numbers_dates_and_handles_are_values_too():
     assert episode.read("Action: type(content='$1')", screen)[1].text == "01/28/2011"
 
 
+def test_a_task_phrase_read_with_look_alike_characters_is_still_a_value():
+    episode = SomText("Select 0rAk, IJ and click Submit.")
+    boxes = [Element(Box(10, 20 + 30 * i, 90, 40 + 30 * i), "checkbox", text) for i, text in enumerate(("lJ", "OrAk"))]
+    screen = episode.screen([*boxes, Element(Box(10, 100, 90, 130), "button", "Submit")])
+    assert screen.values == ["0rAk", "IJ", "Submit"]  # in the task's order and spelling
+    assert [item.line for item in screen.listed] == ['checkbox 1 "lJ" =$2', 'checkbox 2 "OrAk" =$1',
+                                                     'button 1 "Submit" =$3']
+    assert episode.read("Action: click(target='$1')", screen)[1].point == boxes[1].center
+
+
 def test_lines_mark_values_inside_longer_text_and_the_values_line_says_what_was_done_with_them():
     task = 'Switch between the tabs to find and click on the link "in".'
     echo = Element(Box(10, 0, 300, 15), "text", 'and click on the link "in".')
