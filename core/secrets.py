@@ -138,6 +138,8 @@ def scrub_read(text: str, values: list[str]) -> str:
 # `password"Au"into`: OCR drops the spaces around a quoted value, so on the screen any quote may follow it
 _SHOWN_VALUE = re.compile(_LABEL + r"\s*[:=]?\s*[\"'“”‘’](?P<value>[^\"'“”‘’\s]{1,40})[\"'“”‘’]", re.I)
 _WORD = re.compile(r"(?<!\[)\b[^\W_]+\b(?!\])")  # a run of letters and digits, not the word inside [redacted]
+
+
 def _one_edit_apart(a: str, b: str) -> bool:
     """Whether one substitution, insertion or deletion turns `a` into `b`."""
     if abs(len(a) - len(b)) > 1 or a == b:
