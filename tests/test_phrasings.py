@@ -110,4 +110,6 @@ def test_a_tab_row_is_two_named_controls_side_by_side():
     assert next_untried_tab([lone, *row], []) == row[0]
     assert next_untried_tab(row, [row[0].box, row[1].box]) == row[2]
     assert next_untried_tab(row, [e.box for e in row]) is None
+    active = Box(row[0].box.x0 - 2, row[0].box.y0 - 3, row[0].box.x1 + 2, row[0].box.y1)  # tab 1 drawn as active
+    assert next_untried_tab(row, [active]) == row[1]
     assert next_untried_tab([lone, Element(Box(0, 0, 50, 20), "text", "Tab", source="ocr")], []) is None
