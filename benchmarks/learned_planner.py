@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
+import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +33,34 @@ def deskpilot(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL)
 
 
+def _spin() -> None:
+    while True:
+        pass
+
+
+def busy_cpu_speed(model: str, prompts: list, repeats: int) -> None:
+    """One answer's median time while every core also runs another busy process (the app being driven, grounding,
+    a second collect worker): with torch's own thread count, then with the backend's choice (one thread for a
+    small model on CPU)."""
+    import torch
+
+    own = TransformersBackend(model, max_new_tokens=ANSWER_TOKENS, threads=torch.get_num_threads())
+    chosen = TransformersBackend(model, max_new_tokens=ANSWER_TOKENS)
+    hogs = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(os.cpu_count() or 1)]
+    for hog in hogs:
+        hog.start()
+    try:
+        own_ms = median_ms(lambda: own.complete(prompts[0].messages), repeats, warmup=1)
+        chosen_ms = median_ms(lambda: chosen.complete(prompts[0].messages), repeats, warmup=1)
+    finally:
+        for hog in hogs:
+            hog.kill()
+    print(f"model step beside {len(hogs)} busy processes, {own.threads} threads (torch's own)  median "
+          f"{own_ms:7.1f} ms")
+    print(f"model step beside {len(hogs)} busy processes, {chosen.threads or own.threads} thread(s) (chosen)  median "
+          f"{chosen_ms:7.1f} ms  ratio to torch's own {chosen_ms / own_ms:.3f}")
+
+
 def step_speed(model: str, data: Path, repeats: int) -> None:
     """The model's median step (one held-out prompt -> its answer) beside grounding's median parse on the same
     episodes (recorded by the agent as they were collected)."""
@@ -44,11 +74,13 @@ def step_speed(model: str, data: Path, repeats: int) -> None:
     parse = [step.timing["parse_ms"] + step.timing.get("look_ahead_ms", 0.0) for directory in list_episodes(data)
              for step in read_episode(directory).steps if "parse_ms" in step.timing]
     parse_ms = statistics.median(parse) if parse else float("nan")
-    print(f"model step (prompt -> action)   median {model_ms:7.1f} ms  ({repeats} prompts, 2 CPU threads)")
+    print(f"model step (prompt -> action)   median {model_ms:7.1f} ms  ({repeats} prompts, {backend.threads or 'all'} "
+          f"CPU thread(s))")
     print(f"model step, {answers} answers (beams) median {ranked_ms:7.1f} ms  ratio to one answer "
           f"{ranked_ms / model_ms:.2f}")
     print(f"grounding parse (same screens, look-ahead included)  median {parse_ms:7.1f} ms  ratio model/parse "
           f"{ranked_ms / parse_ms:.2f}")
+    busy_cpu_speed(model, samples, max(3, repeats // 5))
 
 
 def main() -> None:

@@ -4,6 +4,11 @@ language models (`...ForCausalLM`, such as the planner `deskpilot model init` ma
 and `AutoTokenizer`, for the som-text mode. A folder holding a peft LoRA adapter (`adapter_config.json`) is
 loaded on top of its base model, so what deskpilot trains runs here.
 
+On CPU a small model (under SMALL_MODEL parameters, such as the planners deskpilot trains) generates on one thread:
+its matrices are too small for a second thread to pay much (one answer 23 -> 28 ms on an idle 2-core machine), and
+torch's threads wait for each other by spinning, so on a CPU shared with the app being driven, grounding or other
+agents a 2-thread generation took 2.8 s where one thread took 37 ms (benchmarks/step_latency.py's planner lines).
+
 Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
 torchvision an image-only processor is built instead (deskpilot sends only images)."""
 
@@ -11,7 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +27,7 @@ from .context import image_from_url
 
 log = logging.getLogger(__name__)
 QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProcessor"}
+SMALL_MODEL = 100_000_000  # parameters: on CPU, a model below this generates on one thread
 
 
 def is_causal_lm(source: str) -> bool:
@@ -36,7 +43,10 @@ def is_causal_lm(source: str) -> bool:
 
 
 class TransformersBackend:
-    def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0):
+    """`threads`: torch's CPU threads while generating (0: one for a small model, torch's own choice otherwise)."""
+
+    def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0,
+                 threads: int = 0):
         try:
             import torch
             import transformers
@@ -68,6 +78,8 @@ class TransformersBackend:
         except (OSError, ValueError, KeyError) as exc:
             raise PlannerError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
         self.model.to(self.device).eval()
+        small = sum(p.numel() for p in self.model.parameters()) < SMALL_MODEL
+        self.threads = threads or (1 if small and self.device == "cpu" else 0)
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
         text = self._generate(messages, 1)[0]
@@ -94,11 +106,24 @@ class TransformersBackend:
             search = {"do_sample": True, "temperature": self.temperature}
         else:
             search = {"do_sample": False, "num_beams": count} if count > 1 else {"do_sample": False}
-        with self._torch.inference_mode():
+        with self._torch.inference_mode(), self._cpu_threads():
             output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, num_return_sequences=count,
                                          **search)
         prompt_length = inputs["input_ids"].shape[1]
         return [self.processor.decode(row[prompt_length:], skip_special_tokens=True) for row in output]
+
+    @contextmanager
+    def _cpu_threads(self) -> Iterator[None]:
+        """torch's thread count set to `threads` for one generation and given back after (the process may train
+        too, which wants all its threads)."""
+        before = self._torch.get_num_threads()
+        if self.threads and self.threads != before:
+            self._torch.set_num_threads(self.threads)
+        try:
+            yield
+        finally:
+            if self._torch.get_num_threads() != before:
+                self._torch.set_num_threads(before)
 
 
 def text_message(message: dict[str, object]) -> dict[str, str]:
