@@ -23,6 +23,7 @@ from torch.nn import functional as F
 from deskpilot.core.errors import TrainingError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import STRIDE, UI_CLASSES, prepare
+from deskpilot.grounding.onnx_session import open_session
 
 from .data import Screen, load_rgb, read_dataset
 from .model import UiDetectorNet
@@ -273,12 +274,10 @@ def export_onnx(net: UiDetectorNet, path: Path, metadata: dict[str, str] | None 
 def check_export(net: UiDetectorNet, path: Path, image: np.ndarray, scale: float = INPUT_SCALE) -> float:
     """The largest difference between PyTorch's and ONNX Runtime's outputs on `image` (seen at `scale`, as
     grounding sees it); an error when it is over EQUAL_TOLERANCE."""
-    import onnxruntime as ort
-
     pixels = prepare(image, scale)
     with torch.no_grad():
         expected = [t.numpy() for t in net.eval()(torch.from_numpy(pixels))]
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = open_session(path, device="cpu", what="exported detector")
     got = session.run(None, {"image": pixels})
     # Distances are in pixels (up to ~1600); compare them relative to their size.
     difference = max(float(np.abs(expected[0] - got[0]).max()),

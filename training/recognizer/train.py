@@ -21,6 +21,7 @@ import torch
 
 from deskpilot.core.errors import TrainingError
 from deskpilot.grounding.ctc import Reading, greedy_decode_batch
+from deskpilot.grounding.onnx_session import open_session
 from deskpilot.grounding.text_recognizer import COLUMN_STRIDE, LINE_HEIGHT, line_batch, normalise_line
 from deskpilot.training.metrics import MetricsWriter, plot_metrics
 
@@ -147,9 +148,7 @@ def torch_probabilities(net: LineRecognizerNet) -> Probabilities:
 
 
 def onnx_probabilities(path: Path) -> Probabilities:
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = open_session(path, device="cpu", what="exported text recogniser")
     return lambda pixels: session.run(None, {"lines": pixels})[0]
 
 
