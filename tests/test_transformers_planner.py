@@ -46,6 +46,15 @@ def test_backend_generates_from_a_saved_folder(taught_model):
     assert backend.device == ("cuda" if on_gpu else "cpu")
     assert next(backend.model.parameters()).dtype == (torch.bfloat16 if on_gpu else torch.float32)
     assert backend.complete(prompt("a task it never saw", seed=9)) == REPLY
+    if not on_gpu:  # a small model generates on one thread, and the process gets its own thread count back
+        threads = torch.get_num_threads()
+        torch.set_num_threads(2)
+        try:
+            assert backend.threads == 1
+            assert backend.complete(prompt("a task it never saw", seed=9)) == REPLY
+            assert torch.get_num_threads() == 2
+        finally:
+            torch.set_num_threads(threads)
 
 
 def test_qwen25_vl_loads_and_generates(tmp_path):
