@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from .observation import Element
 from .task_text import look_alike
 
 REDACTED = "[redacted]"
@@ -133,6 +134,12 @@ def scrub_read(text: str, values: list[str]) -> str:
             else match.group(0)
 
     return _WORD.sub(near, text)
+
+
+def scrubbed_elements(elements: list[Element], values: list[str]) -> list[Element]:
+    """Elements as they may be written down or shown to a model: no secret value (`scrub_read`) and no key- or
+    token-shaped text (`redact_tokens`) in their text."""
+    return [replace(e, text=redact_tokens(scrub_read(e.text, values))) if e.text else e for e in elements]
 
 
 # `password"Au"into`: OCR drops the spaces around a quoted value, so on the screen any quote may follow it

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +25,7 @@ from deskpilot.core.observation import Element, Observation
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import Screen
-from deskpilot.core.secrets import TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read, task_secrets
+from deskpilot.core.secrets import TaskSecret, fill_placeholders, scrub, scrubbed_elements, task_secrets
 from deskpilot.grounding.action_context import action_context, label_at
 from deskpilot.grounding.base import Grounder
 
@@ -221,8 +221,7 @@ class Agent:
 
     def _stored(self, elements: list[Element]) -> list[Element]:
         """Elements as they may be written down: no task secret and no key- or token-shaped text in them."""
-        values = [s.value for s in self._secrets]
-        return [replace(e, text=redact_tokens(scrub_read(e.text, values))) if e.text else e for e in elements]
+        return scrubbed_elements(elements, [s.value for s in self._secrets])
 
     def _ground(self, action: Action, obs: Observation, before: str,
                 writer: EpisodeWriter) -> tuple[Action, list[Element], Observation, str]:

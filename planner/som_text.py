@@ -9,15 +9,16 @@ rather than look up:
 - `element='7'` — the seventh listed element (for large models that can count).
 
 Values are the task's quoted strings, its unquoted literals (numbers, dates, times, @handles: core.task_text) and
-the phrases of the task that name an element on the screen, numbered in
-the order the task says them (later finds appended) and kept for the episode. A quoted value the task asks to type
-in a case ('in all lower case letters') is that value in that case. An element that shows a value is marked `=$2`,
-one whose text holds it among other words `~$2`, a field typed into `typed`; the values line says which values
-were already clicked or typed, so a model need not work that out from the history. A control the task names by
-its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`: a small model
-copies a mark beside an element far better than it matches a word of the task to a rank. This module is
-the one place that builds these prompts and reads these answers: the planner, the training samples and the rewards
-all use it, so what a model is trained on is what it is asked."""
+the phrases of the task that name an element on the screen, numbered in the order the task says them (later finds
+appended) and kept for the episode. A quoted value the task asks to type in a case ('in all lower case letters') is
+that value in that case. An element that shows a value is marked `=$2`, one whose text holds it among other words
+`~$2`, a field typed into `typed`, any other control or line an earlier answer clicked `clicked` (a tab tried
+already, a button pressed: the history names it by a rank that may have moved since); the values line says which
+values were already clicked or typed, so a model need not work that out from the history. A control the task names
+by its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`: a small
+model copies a mark beside an element far better than it matches a word of the task to a rank. This module is the
+one place that builds these prompts and reads these answers: the planner, the training samples and the rewards all
+use it, so what a model is trained on is what it is asked."""
 
 from __future__ import annotations
 
@@ -52,18 +53,21 @@ ROLE_RANK = re.compile(r"^(?P<role>[a-z_]+) (?P<rank>\d{1,3})$")
 ELEMENT_NUMBER = re.compile(r"^#?(?P<number>\d{1,3})$")
 USED_VALUE = re.compile(r"^(?P<verb>click|double_click|right_click|type)\((?:target|content)='\$(?P<number>\d{1,2})")
 NON_DIGITS = re.compile(r"\D")
+CALL_TARGET = re.compile(r"\(target='(?P<target>[^']*)'")
 CLICKED_FIELD = re.compile(r"^(?:click|double_click)\(target='(?P<ref>field \d{1,3})'\)")
 
 
 @dataclass(frozen=True)
 class Listed:
     """An element as the model sees it: its reference (`button 2`), the number of the task value it shows (if
-    any), the value its longer text holds (if any) and its line."""
+    any), its line, the line without the history's `clicked` mark (what the screen itself shows) and the value
+    its longer text holds (if any)."""
 
     element: Element
     ref: str
     value: int | None
     line: str
+    seen: str
     within: int | None = None
 
 
@@ -75,19 +79,22 @@ class TextScreen:
     listed: list[Listed] = field(default_factory=list)
 
     def value_of(self, element: Element) -> int | None:
-        """The number of the task value this element shows (1-based), if any."""
+        """The number of the task value this element shows (1-based), if any. A secret's placeholder is shown by
+        nothing: the screen never shows a secret (a password field shows dots), and its name is not its text (the
+        label "Password" is not `{{password}}`)."""
         text = comparable(element.text)
         if not text:
             return None
         for number, value in enumerate(self.values, 1):
-            if comparable(value) == text:
+            if comparable(value) == text and not PLACEHOLDER.fullmatch(value):
                 return number
         return None
 
     @property
     def signature(self) -> str:
-        """The screen as the model reads it: two screens with the same signature look the same to it."""
-        return "\n".join(item.line for item in self.listed)
+        """The screen as it shows itself (the history's `clicked` marks left out): two screens with the same
+        signature look the same."""
+        return "\n".join(item.seen for item in self.listed)
 
     def shows(self, number: int) -> bool:
         """Whether some listed element shows the task's value `number`, alone or among other words."""
@@ -99,7 +106,8 @@ class TextScreen:
         text = comparable(element.text)
         for number, value in enumerate(self.values, 1):
             wanted = comparable(value)
-            if len(wanted) >= 2 and wanted != text and holds_phrase(element.text, value):
+            if len(wanted) >= 2 and wanted != text and not PLACEHOLDER.fullmatch(value) and \
+                    holds_phrase(element.text, value):
                 return number
         return None
 
@@ -114,9 +122,11 @@ class SomText:
         self.answers: list[str] = []
         self.used: dict[int, str] = {}  # value number -> what an answer did with it ("clicked", "typed")
         self.typed_into: dict[str, Box] = {}  # fields typed into ("field 2") and where: a password field shows no text
+        self.clicked: list[Element] = []  # elements other than fields that answers clicked, as they were listed
         self.given: list[tuple[str, str]] = []  # (screen signature, call) of every answer given
         self._latest = ""  # the signature of the latest screen listed
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
+        self._listed: list[Listed] = []  # the latest screen's listed elements
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
         case = CASE_DIRECTIVE.search(task)  # 'Type "TULA" in all lower case letters': the value to type is "tula"
         self._given = [*(in_case(v, case["case"]) if case else v for v in task_values(task)),
@@ -148,12 +158,13 @@ class SomText:
                 self._fields[ref] = element.box
                 # typed, if this rank's field is where the typing went (after a page change, another field is not)
                 state += " typed" if ref in self.typed_into and self.typed_into[ref].contains(*element.center) else ""
+            clicked = " clicked" if family != "field" and element.checked is None and self._was_clicked(element) else ""
             number = screen.value_of(element) or self._ranked_value(family, ranks[family], screen)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
-            line = f"{ref}{shown_role} {_quoted(element.text)}{state}{mark}"
-            screen.listed.append(Listed(element, ref, number, line, within))
-        self._latest = screen.signature
+            head = f"{ref}{shown_role} {_quoted(element.text)}{state}"
+            screen.listed.append(Listed(element, ref, number, f"{head}{clicked}{mark}", f"{head}{mark}", within))
+        self._latest, self._listed = screen.signature, screen.listed
         return screen
 
     def messages(self, screen: TextScreen) -> list[dict[str, object]]:
@@ -177,9 +188,33 @@ class SomText:
             clicked = CLICKED_FIELD.match(call)
             box = self._fields.get(clicked["ref"]) if clicked else None
             self._clicked_field = (clicked["ref"], box) if clicked and box else None
+            if not clicked and (element := self._clicked_element(call)) is not None:
+                self.clicked.append(element)
         elif call.startswith("type(") and self._clicked_field:
             ref, box = self._clicked_field
             self.typed_into[ref] = box
+
+    def _clicked_element(self, call: str) -> Element | None:
+        """The listed element of the latest screen a click call names, if it names exactly one: by role and rank,
+        by number, or by a value that one control (or else one line) shows."""
+        target = CALL_TARGET.search(call)
+        name = target["target"].strip() if target else ""
+        if ROLE_RANK.match(name):
+            return next((item.element for item in self._listed if item.ref == name), None)
+        if number := ELEMENT_NUMBER.match(name):
+            index = int(number["number"]) - 1
+            return self._listed[index].element if 0 <= index < len(self._listed) else None
+        if handle := HANDLE.match(name):
+            showing = [item for item in self._listed if item.value == int(handle["number"])]
+            controls = [item for item in showing if item.element.role != "text"]
+            chosen = controls if controls else showing
+            return chosen[0].element if len(chosen) == 1 else None
+        return None
+
+    def _was_clicked(self, element: Element) -> bool:
+        """Whether an earlier answer clicked this element: one with the same text whose box held its centre."""
+        text = comparable(element.text)
+        return any(comparable(c.text) == text and c.box.contains(*element.center) for c in self.clicked)
 
     def read(self, reply: str, screen: TextScreen) -> tuple[str, Action]:
         """A model's reply -> (thought, action with a point or a grounding target); ActionParseError when it

@@ -3,7 +3,8 @@ elements as text (planner/som_text.py) and asks the model for one action. A loca
 likeliest replies and the planner acts on the best one that makes sense on this screen (SomText.choose: no call
 repeated on a screen that looks the same, no value clicked that the screen does not show). From an endpoint, an
 unusable answer is retried once with a correction. When nothing is usable the step fails with a clear error, never
-a guessed click."""
+a guessed click. Elements are listed as the episode stores them, a secret read off the screen as [redacted]: what
+a model is shown is what it was trained on, and a password on the screen never reaches an endpoint."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from deskpilot.core.actions import Action
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.observation import Element, Observation
-from deskpilot.core.secrets import mask_secrets, task_secrets
+from deskpilot.core.secrets import mask_secrets, scrubbed_elements, task_secrets
 
 from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
@@ -37,7 +38,7 @@ class TextPlanner:
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         episode = self._episode_for(task, history)
-        screen = episode.screen(elements)
+        screen = episode.screen(scrubbed_elements(elements, self.secrets(task)))
         if self.answers > 1 and isinstance(self.backend, RankingBackend):
             reply, (thought, action) = self._best_of(episode, screen)
         else:
@@ -66,7 +67,7 @@ class TextPlanner:
         produces it (as its training sample says), resolved here and kept in the history later prompts show, as
         if the model had given it. PlannerError when this screen has nothing that answer could name."""
         episode = self._episode_for(task, history)
-        screen = episode.screen(elements)
+        screen = episode.screen(scrubbed_elements(elements, self.secrets(task)))
         answer = episode.answer_for(action, screen)
         if answer is None:
             raise PlannerError(f"the recorded step ({action.redacted().describe()}) names nothing on this screen")

@@ -87,10 +87,27 @@ def test_a_field_typed_into_says_so_though_it_shows_no_text():
                    "Action: click(target='$2')", "Action: type(content='words typed with no field clicked')"):
         episode.remember(answer)
     lines = [item.line for item in episode.screen([OK, FIRST, SECOND]).listed]  # a password field reads empty
-    assert lines == ['field 1 ""', 'field 2 "" typed', 'button 1 "OK" =$2']
+    assert lines == ['field 1 ""', 'field 2 "" typed', 'button 1 "OK" clicked =$2']
     moved = Element(Box(10, 300, 190, 320), "input", "")  # the next page's second field stands elsewhere
     lines = [item.line for item in episode.screen([OK, FIRST, moved]).listed]
-    assert lines == ['field 1 ""', 'button 1 "OK" =$2', 'field 2 ""']
+    assert lines == ['field 1 ""', 'button 1 "OK" clicked =$2', 'field 2 ""']
+
+
+def test_a_control_clicked_before_says_so_where_it_still_stands():
+    tabs = [Element(Box(10 + 70 * i, 30, 70 + 70 * i, 50), "button", f"Tab #{i + 1}") for i in range(3)]
+    box = Element(Box(10, 80, 30, 100), "checkbox", "lJ", checked=False)
+    episode = SomText('Switch between the tabs to find and click on the link "in".')
+    episode.screen([*tabs, box])
+    episode.remember("Action: click(target='button 1')")
+    active = Element(Box(12, 28, 72, 52), "button", "Tab#1")  # drawn larger when active, read without its space
+    episode.screen([active, *tabs[1:], box])
+    episode.remember("Action: click(target='button 2')")
+    episode.remember("Action: click(target='checkbox 1')")
+    lines = [item.line for item in episode.screen([*tabs, Element(box.box, "checkbox", "lJ", checked=True)]).listed]
+    assert lines == ['button 1 "Tab #1" clicked', 'button 2 "Tab #2" clicked', 'button 3 "Tab #3"',
+                     'checkbox 1 "lJ" checked']  # a checkbox's own state says what the click did
+    elsewhere = [Element(Box(10, 300, 70, 320), "button", "Tab #1"), Element(Box(80, 30, 140, 50), "button", "Next")]
+    assert [item.line for item in episode.screen(elsewhere).listed] == ['button 1 "Next"', 'button 2 "Tab #1"']
 
 
 def test_a_control_the_task_names_by_rank_is_a_value_marked_on_it():
@@ -229,6 +246,19 @@ def test_training_prompts_equal_the_planners_requests(tmp_path):
     assert [s.messages for s in samples] == backend.requests
     assert [s.completion for s in samples] == ["Action: click(target='field 2')", "Action: type(content='$1')",
                                                "Action: click(target='$2')"]
+
+
+def test_a_secret_on_the_screen_reaches_the_model_as_it_is_stored_and_marks_no_label():
+    task = 'Enter the password "x7Ab9q" into both text fields and press submit.'
+    shown = Element(Box(10, 0, 300, 15), "text", 'Your new password: x7Ab9q (keep it)')
+    label = Element(Box(10, 20, 90, 35), "text", "Password")
+    backend = Scripted(["Action: click(target='field 1')"])
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), Monitor(0, 0, 320, 240))
+    TextPlanner(backend).decide(task, [], obs, [shown, label, FIRST])
+    prompt = backend.requests[0][1]["content"]
+    assert "x7Ab9q" not in prompt and "[redacted]" in prompt
+    assert 'Values: $1="{{password}}"\n' in prompt
+    assert '\ntext 2 "Password"\n' in prompt  # the label is not the secret its placeholder is named after
 
 
 class Ranked(Scripted):
