@@ -47,7 +47,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
         if toggle_shaped(box):
             if not any(_contains(t.box, box) for t in toggles):
                 toggles.append(_toggle(image, box, lines, round_))
-        elif CONTROL_MIN_H <= box.height <= BUTTON_MAX_SIDE and box.width >= max(CONTROL_MIN_W, box.height * 0.9):
+        elif CONTROL_MIN_H <= box.height <= BUTTON_MAX_SIDE and box.width >= max(CONTROL_MIN_W, box.height * 0.6):
             control = _control(image, box, lines)
             if control is not None and (box.height <= CONTROL_MAX_H or (control.role == "button" and control.text)):
                 controls.append(control)
@@ -184,18 +184,25 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     return Widget(box, "input", text)
 
 
-def _ink_columns(image: np.ndarray, box: Box) -> tuple[int, int] | None:
-    """The leftmost and rightmost image column with marks inside a frame (None when its inside is plain); the
-    inset skips thick focus rings."""
+def ink_box(image: np.ndarray, box: Box) -> Box | None:
+    """The bounds of the marks inside a frame (None when its inside is plain); the inset skips thick focus rings."""
     inset = max(4, box.height // 6)
     inner = image[box.y0 + inset:box.y1 - inset, box.x0 + inset:box.x1 - inset]
     if inner.size == 0:
         return None
     gray = cv2.cvtColor(inner, cv2.COLOR_RGB2GRAY).astype(np.int16)
-    columns = np.flatnonzero((np.abs(gray - int(np.median(gray))) > INK_CONTRAST).any(axis=0))
+    marked = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
+    rows, columns = np.flatnonzero(marked.any(axis=1)), np.flatnonzero(marked.any(axis=0))
     if len(columns) == 0:
         return None
-    return box.x0 + inset + int(columns[0]), box.x0 + inset + int(columns[-1])
+    x0, y0 = box.x0 + inset, box.y0 + inset
+    return Box(x0 + int(columns[0]), y0 + int(rows[0]), x0 + int(columns[-1]) + 1, y0 + int(rows[-1]) + 1)
+
+
+def _ink_columns(image: np.ndarray, box: Box) -> tuple[int, int] | None:
+    """The leftmost and rightmost image column with marks inside a frame (None when its inside is plain)."""
+    ink = ink_box(image, box)
+    return None if ink is None else (ink.x0, ink.x1 - 1)
 
 
 def _ink(image: np.ndarray, region: Box) -> bool:

@@ -1,6 +1,8 @@
 """The OCR grounder: text elements from PP-OCR, re-reading only the parts of the screen that changed since the
-last frame, plus the controls drawn around and beside that text (grounding.layout); `locate` for descriptions like
-'the Save button', 'Full name field', '"Remember me" checkbox', 'the 2nd text field' or 'the link "Home"'."""
+last frame, plus the controls drawn around and beside that text (grounding.layout), a button the read of the whole
+frame left unnamed read again alone (a lone digit or letter is easily missed among the rest of the screen: a tab
+row "1 2 3 4 5 6", a keypad); `locate` for descriptions like 'the Save button', 'Full name field', '"Remember me"
+checkbox', 'the 2nd text field' or 'the link "Home"'."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from .changes import changed_regions, merge_boxes
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
 from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
-from .layout import Widget, find_widgets
+from .layout import Widget, find_widgets, ink_box
 from .ocr import OcrEngine, TextLine
 from .phrasings import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
@@ -33,6 +35,9 @@ WHOLE_LINE_SHARE = 0.6  # of a line's characters a phrase must cover to stand fo
 OWN_COLOUR = 50  # text whose ink keeps this much colour of its own (RGB distance) apart from the background is a link
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
+UNNAMED_READS = 16  # unnamed buttons read alone per parse, at most (a few ms each)
+UNNAMED_READ_SCORE = 0.5  # a reading of an unnamed button's inside this sure or more names it
+UNNAMED_PAD = 4  # pixels around the marks inside an unnamed button given to the recogniser
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
                  "link")
 
@@ -90,7 +95,7 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             started = time.perf_counter()
-            self._widgets = find_widgets(image, self._lines)
+            self._widgets = self._named(image, find_widgets(image, self._lines))
             laid_out = time.perf_counter()
             if self.detector is not None:
                 detected = detected_widgets(image, self.detector.detect(image), self._lines)
@@ -98,6 +103,22 @@ class OcrGrounder:
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + (laid_out - started) * 1000
             self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (time.perf_counter() - laid_out) * 1000
         return self._widgets
+
+    def _named(self, image: np.ndarray, widgets: list[Widget]) -> list[Widget]:
+        """Buttons without a name whose inside holds marks: the marks read as one text line (no text detection:
+        the frame says where the line is) name the button when the reading has a letter or digit. Icons and
+        check-box-like squares are not read here (a glyph read as a letter would name them wrongly); `locate`
+        reads those only for a short name it is asked for (`_icon_button`)."""
+        unnamed = [i for i, w in enumerate(widgets) if w.role == "button" and not w.text][:UNNAMED_READS]
+        inks = {i: ink_box(image, widgets[i].box) for i in unnamed}
+        inks = {i: ink.padded(UNNAMED_PAD, widgets[i].box) for i, ink in inks.items() if ink is not None}
+        crops = [np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in inks.values()]  # BGR, as OCR reads
+        named = list(widgets)
+        for index, reading in zip(inks, self.engine.recognise(crops) if crops else []):
+            text = reading.text.strip()
+            if reading.score >= UNNAMED_READ_SCORE and any(c.isalnum() for c in text):
+                named[index] = replace(widgets[index], text=text)
+        return named
 
     def _update(self, image: np.ndarray) -> None:
         previous = self._image

@@ -1,6 +1,7 @@
 """Controls found from outlines on a drawn screen: a button around centred text, empty and filled fields (password
 dots, a thick focus ring), a dropdown with its arrow, check boxes and radio circles named by their labels, and
-what must not count (letters, panels of text, containers of other controls)."""
+what must not count (letters, panels of text, containers of other controls); narrow tabs named by the lone digit each
+holds, read alone."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from deskpilot.core.geometry import Box, Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.layout import find_widgets
+from deskpilot.grounding.layout import find_widgets, ink_box
 from deskpilot.grounding.ocr import TextLine
 from deskpilot.grounding.widgets import find_field, find_toggle
 
@@ -105,3 +106,22 @@ def test_a_label_finds_its_field_and_check_box_at_any_text_size(scale):
     near = 4 * s  # outlines are found a few pixels wide
     assert field is not None and abs(field.x0 - 110 * s) <= near and abs(field.y1 - 60 * s) <= near
     assert toggle is not None and abs(toggle.x0 - 36 * s) <= near and abs(toggle.x1 - 52 * s) <= near
+
+
+def test_a_row_of_narrow_tabs_with_lone_digits_is_found_and_named():
+    """Tabs narrower than they are tall, each holding one digit: the whole-frame read misses lone digits, so each
+    unnamed button's marks are read alone and name it."""
+    image = np.full((200, 400, 3), 250, np.uint8)
+    cv2.rectangle(image, (10, 40), (330, 110), (225, 225, 225), -1)  # the tab bar around them
+    for i, digit in enumerate("1234"):
+        x = 20 + 44 * i
+        cv2.rectangle(image, (x, 50), (x + 34, 100), (245, 245, 245), -1)
+        cv2.rectangle(image, (x, 50), (x + 34, 100), (150, 150, 150), 1)
+        cv2.putText(image, digit, (x + 9, 85), cv2.FONT_HERSHEY_SIMPLEX, 0.8, INK, 2, cv2.LINE_AA)
+    tabs = find_widgets(image, [])
+    assert [(w.role, w.text) for w in tabs] == [("button", "")] * 4  # found, though narrower than tall
+    assert [ink_box(image, w.box) is not None for w in tabs] == [True] * 4
+    obs = Observation(image=image, monitor=Monitor(0, 0, 400, 200), cursor=None)
+    buttons = [e for e in OcrGrounder().parse(obs) if e.role == "button"]
+    assert [e.text for e in buttons] == ["1", "2", "3", "4"]
+    assert ink_box(np.full((60, 60, 3), 200, np.uint8), Box(5, 5, 55, 55)) is None  # a plain inside: no marks
