@@ -217,14 +217,21 @@ class OcrGrounder:
                    for other in self._lines)
 
     def _icon_button(self, obs: Observation, spec: TargetSpec) -> Element | None:
-        """A small button whose glyph text detection skipped (a close "x", a "+": a lone glyph is as often an icon as
-        text), its whole inside read as one text line; at 100 % such a square is found as an icon or check box."""
-        if len(spec.phrase) > 2 or spec.role not in (None, "button", "icon"):
+        """A small button whose glyph text detection skipped (a close "x", a "+", a tab "6": a lone glyph is as often
+        an icon as text): a button the parse named by its inside read alone (`_named`), else, for a short name, an
+        unnamed one's whole inside read as one text line now; at 100 % such a square is found as an icon or check
+        box."""
+        if spec.role not in (None, "button", "icon", "tab"):
             return None
         for widget in self._controls(obs.image):
             # At 100 % a close button's square with its glyph looks like a checked check box.
-            if widget.role not in ("button", "icon", "checkbox") or widget.text or \
-                    widget.box.width > 6 * widget.box.height:
+            if widget.role not in ("button", "icon", "checkbox") or widget.box.width > 6 * widget.box.height:
+                continue
+            if widget.text:
+                if widget.role == "button" and match_text(spec.phrase, widget.text):
+                    return self._widget_element(obs, widget)
+                continue
+            if len(spec.phrase) > 2:
                 continue
             crop = obs.image[widget.box.y0:widget.box.y1, widget.box.x0:widget.box.x1]
             whole = Box(0, 0, crop.shape[1], crop.shape[0])

@@ -122,6 +122,9 @@ def test_a_row_of_narrow_tabs_with_lone_digits_is_found_and_named():
     assert [(w.role, w.text) for w in tabs] == [("button", "")] * 4  # found, though narrower than tall
     assert [ink_box(image, w.box) is not None for w in tabs] == [True] * 4
     obs = Observation(image=image, monitor=Monitor(0, 0, 400, 200), cursor=None)
-    buttons = [e for e in OcrGrounder().parse(obs) if e.role == "button"]
+    grounder = OcrGrounder()
+    buttons = [e for e in grounder.parse(obs) if e.role == "button"]
     assert [e.text for e in buttons] == ["1", "2", "3", "4"]
+    for target in ('the tab "3"', "3"):  # no text line says "3": the button named by its inside
+        assert grounder.locate(obs, target).box == buttons[2].box
     assert ink_box(np.full((60, 60, 3), 200, np.uint8), Box(5, 5, 55, 55)) is None  # a plain inside: no marks
