@@ -128,3 +128,16 @@ def test_a_row_of_narrow_tabs_with_lone_digits_is_found_and_named():
     for target in ('the tab "3"', "3"):  # no text line says "3": the button named by its inside
         assert grounder.locate(obs, target).box == buttons[2].box
     assert ink_box(np.full((60, 60, 3), 200, np.uint8), Box(5, 5, 55, 55)) is None  # a plain inside: no marks
+
+
+def test_a_close_button_whose_glyph_no_text_line_holds_is_found_by_the_name_its_inside_reads():
+    image = np.full((200, 400, 3), 250, np.uint8)
+    cv2.rectangle(image, (60, 60), (96, 96), (235, 235, 235), -1)
+    cv2.rectangle(image, (60, 60), (96, 96), FRAME, 1)
+    cv2.putText(image, "x", (71, 85), cv2.FONT_HERSHEY_SIMPLEX, 0.7, INK, 2, cv2.LINE_AA)
+    cv2.putText(image, "Close it", (120, 85), cv2.FONT_HERSHEY_SIMPLEX, 0.7, INK, 2, cv2.LINE_AA)
+    obs = Observation(image=image, monitor=Monitor(0, 0, 400, 200), cursor=None)
+    grounder = OcrGrounder()
+    assert [(e.role, e.text) for e in grounder.parse(obs)] == [("text", "Close it"), ("button", "x")]
+    close = grounder.locate(obs, 'the "x"')
+    assert close is not None and close.role == "button" and near(close.box, (60, 60, 97, 97))
