@@ -205,10 +205,8 @@ class SomText:
             index = int(number["number"]) - 1
             return self._listed[index].element if 0 <= index < len(self._listed) else None
         if handle := HANDLE.match(name):
-            showing = [item for item in self._listed if item.value == int(handle["number"])]
-            controls = [item for item in showing if item.element.role != "text"]
-            chosen = controls if controls else showing
-            return chosen[0].element if len(chosen) == 1 else None
+            item = _the_one_showing(self._listed, int(handle["number"]))
+            return item.element if item else None
         return None
 
     def _was_clicked(self, element: Element) -> bool:
@@ -264,10 +262,8 @@ class SomText:
         target = (action.target or "").strip()
         if handle := HANDLE.match(target):
             number = int(handle["number"])
-            showing = [item for item in screen.listed if item.value == number]
-            controls = [item for item in showing if item.element.role != "text"]
-            if len(controls) == 1 or (not controls and len(showing) == 1):
-                return action.model_copy(update={"point": (controls or showing)[0].element.center, "target": None})
+            if item := _the_one_showing(screen.listed, number):
+                return action.model_copy(update={"point": item.element.center, "target": None})
             return action.model_copy(update={"target": self._value(number, screen)})  # grounding picks one
         if ROLE_RANK.match(target):
             for item in screen.listed:
@@ -371,6 +367,15 @@ def _parts(line: str) -> tuple[str, str, str]:
 def _call(reply: str) -> str:
     """The call of a reply (`Action: click(target='$1')` or the call alone): what the history keeps."""
     return split_response(reply)[1].strip().removeprefix("Action:").strip()
+
+
+def _the_one_showing(listed: list[Listed], number: int) -> Listed | None:
+    """The element that shows value `number` when it is the only control showing it (or, with no control showing
+    it, the only line); None when several do (grounding picks one) or none does."""
+    showing = [item for item in listed if item.value == number]
+    controls = [item for item in showing if item.element.role != "text"]
+    chosen = controls or showing
+    return chosen[0] if len(chosen) == 1 else None
 
 
 def _clicked_values(call: str) -> list[int]:

@@ -7,7 +7,8 @@ loaded on top of its base model, so what deskpilot trains runs here.
 On CPU a small model (under SMALL_MODEL parameters, such as the planners deskpilot trains) generates on one thread:
 its matrices are too small for a second thread to pay much (one answer 23 -> 28 ms on an idle 2-core machine), and
 torch's threads wait for each other by spinning, so on a CPU shared with the app being driven, grounding or other
-agents a 2-thread generation took 2.8 s where one thread took 37 ms (benchmarks/step_latency.py's planner lines).
+agents a 2-thread generation took 2.8 s where one thread took 37 ms (benchmarks/learned_planner.py's lines
+"model step beside N busy processes").
 
 Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
 torchvision an image-only processor is built instead (deskpilot sends only images)."""
