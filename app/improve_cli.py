@@ -38,6 +38,8 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
                                                               "rollout")] = 2,
             replay: Annotated[Optional[list[Path]], typer.Option(help="a folder of earlier episodes every round "
                                                                      "also trains on (repeatable)")] = None,
+            focus: Annotated[int, typer.Option(min=0, help="more episodes per round for each task the round's "
+                                                           "collection both solved and failed")] = 0,
             json_file: JsonOption = None) -> None:
     """Improve a planner model in rounds: collect with it, label every step, train, score on held-out seeds."""
     from deskpilot.evaluation.rounds import PLOT_FILE, ROUNDS_FILE, Rounds, RoundsConfig
@@ -50,7 +52,7 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
                             workers=workers, eval_tasks=scored, eval_episodes=eval_episodes, eval_seed=eval_seed,
                             seed=seed, temperature=temperature, epsilon=epsilon, lora=not full,
                             max_steps=max_steps, train_config=config, label=label, rollouts=rollouts,
-                            replay=tuple(replay or ()))
+                            replay=tuple(replay or ()), focus=focus)
     runner = Rounds(settings, on_stage=lambda number, stage: err.print(f"round {number}: {stage}", style="dim",
                                                                        markup=False))
     records = runner.run()
@@ -60,13 +62,19 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
         labels = record.collected.get("labels", {})
         table.add_row(str(record.round),
                       f"{record.collected['episodes']} episodes, {record.collected['steps']} steps, success "
-                      f"{record.collected['success_rate']:.2f}" if record.collected else "-",
+                      f"{record.collected['success_rate']:.2f}" + _focused(record.collected) if record.collected
+                      else "-",
                       "/".join(str(labels.get(k, 0)) for k in ("good", "bad", "unknown")) if labels else "-",
                       _trained(record.trained), f"{record.mean_success:.3f}")
     out.print(table)
     out.print(f"rounds: {out_dir / ROUNDS_FILE}, plot: {out_dir / PLOT_FILE}, best model: "
               f"{max(records, key=lambda r: r.mean_success).model}", markup=False, highlight=False)
     write_json(json_file, json.loads((out_dir / ROUNDS_FILE).read_text()))
+
+
+def _focused(collected: dict) -> str:
+    focused = collected.get("focused")
+    return f" (focus: {', '.join(focused)})" if focused else ""
 
 
 def _trained(trained: dict) -> str:

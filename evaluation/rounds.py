@@ -50,7 +50,7 @@ class RoundsConfig:
     eval_tasks: tuple[str, ...] = ()  # default: the training tasks, at held-out seeds
     eval_episodes: int = 5
     eval_seed: int = 1000
-    seed: int = 10_000  # first collection seed; round r starts at seed + (r - 1) * episodes_per_round
+    seed: int = 10_000  # first collection seed: see round_seeds and focus_seed
     temperature: float = 0.7
     epsilon: float = 0.05
     lora: bool = False
@@ -59,6 +59,21 @@ class RoundsConfig:
     label: str = "env+heuristic"  # or "rollout": also continuations name the step that lost each failed episode
     rollouts: int = 2  # continuations per prefix, with label "rollout"
     replay: tuple[Path, ...] = ()  # folders of earlier episodes every round trains on too (experience replay)
+    focus: int = 0  # more episodes per round for each task the round's own collection found neither solved nor lost
+
+    @property
+    def collection_seeds(self) -> range:
+        """Every seed any round collects: the rounds' own episodes, then the focused ones."""
+        return range(self.seed, self.seed + self.rounds * (self.episodes_per_round + self.focus))
+
+    def round_seeds(self, number: int) -> range:
+        """The seeds of round `number`'s own episodes."""
+        start = self.seed + (number - 1) * self.episodes_per_round
+        return range(start, start + self.episodes_per_round)
+
+    def focus_seed(self, number: int) -> int:
+        """The first seed of round `number`'s focused episodes (after every round's own)."""
+        return self.seed + self.rounds * self.episodes_per_round + (number - 1) * self.focus
 
     @property
     def scored_tasks(self) -> tuple[str, ...]:
@@ -70,15 +85,16 @@ class RoundsConfig:
             raise EvaluationError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
         if self.label not in LABELLERS:
             raise EvaluationError(f"unknown labeller {self.label!r}; known: {', '.join(LABELLERS)}")
-        if self.rounds < 1 or self.episodes_per_round < 1 or self.eval_episodes < 1:
-            raise EvaluationError("--rounds, --episodes-per-round and --eval-episodes must be at least 1")
+        if self.rounds < 1 or self.episodes_per_round < 1 or self.eval_episodes < 1 or self.focus < 0:
+            raise EvaluationError("--rounds, --episodes-per-round and --eval-episodes must be at least 1, "
+                                  "--focus at least 0")
         for folder in self.replay:
             if not folder.is_dir():
                 raise EvaluationError(f"--replay {folder} is not a folder of episodes")
         if not (Path(self.model) / "config.json").is_file():
             raise EvaluationError(f"--model {self.model} is not a model folder (made by `deskpilot model init` "
                                   "and trained, or a round's model)")
-        collected = range(self.seed, self.seed + self.rounds * self.episodes_per_round)
+        collected = self.collection_seeds
         scored = range(self.eval_seed, self.eval_seed + self.eval_episodes)
         if collected.start < scored.stop and scored.start < collected.stop:
             raise EvaluationError(f"collection seeds {collected.start}-{collected.stop - 1} overlap the held-out "
@@ -97,9 +113,9 @@ class RoundRecord:
     mean_success: float = 0.0
 
 
-def folder_summary(folder: Path, policy: str | None = None) -> dict[str, Any]:
-    """What a folder of collected episodes holds (every finished episode, this run's or an earlier one's):
-    episodes, steps, success rate, labels, and success per task."""
+def folder_summary(folder: Path, policy: str | None = None, seeds: range | None = None) -> dict[str, Any]:
+    """What a folder of collected episodes holds (every finished episode, this run's or an earlier one's; only
+    those of `policy` and at `seeds` when given): episodes, steps, success rate, labels, and success per task."""
     per_task: dict[str, list[float]] = {}
     labels: Counter[str] = Counter()
     steps = 0
@@ -111,6 +127,8 @@ def folder_summary(folder: Path, policy: str | None = None) -> dict[str, Any]:
         extra = episode.meta.extra
         if "reward" not in extra or (policy is not None and extra.get(COLLECT_KEY) != policy):
             continue
+        if seeds is not None and int(extra.get("seed", -1)) not in seeds:
+            continue
         per_task.setdefault(str(extra.get("miniwob_task")), []).append(float(extra["reward"]))
         acted = [s for s in episode.steps if not s.action.is_terminal]
         steps += len(acted)
@@ -120,6 +138,11 @@ def folder_summary(folder: Path, policy: str | None = None) -> dict[str, Any]:
             "success_rate": round(sum(r > 0 for r in rewards) / len(rewards), 4) if rewards else 0.0,
             "labels": {k: labels.get(k, 0) for k in ("good", "bad", "unknown")},
             "tasks": {task: round(sum(r > 0 for r in rs) / len(rs), 4) for task, rs in sorted(per_task.items())}}
+
+
+def mixed_tasks(folder: Path, policy: str, seeds: range) -> list[str]:
+    """The tasks whose episodes of `policy` at `seeds` in `folder` both succeeded and failed."""
+    return [task for task, rate in folder_summary(folder, policy, seeds)["tasks"].items() if 0 < rate < 1]
 
 
 class Rounds:
@@ -152,16 +175,33 @@ class Rounds:
     def _collect(self, model: str, number: int, folder: Path) -> dict[str, Any]:
         config = self.config
         collect = CollectConfig(config.tasks, config.episodes_per_round, folder,
-                                seed=config.seed + (number - 1) * config.episodes_per_round, policy="model",
+                                seed=config.round_seeds(number).start, policy="model",
                                 model=model, epsilon=config.epsilon, temperature=config.temperature,
                                 workers=config.workers, frames="none")
         self._raise_failures(collect_miniwob(collect), f"round {number}'s collection")
+        focused = self._focus(model, number, folder, collect.policy_name)
         if config.label == "rollout":
             self.on_stage(number, "label")
             self._label_by_rollouts(model, folder)
         found = folder_summary(folder, collect.policy_name)
         found.pop("tasks")
-        return found
+        return {**found, "focused": focused} if config.focus else found
+
+    def _focus(self, model: str, number: int, folder: Path, policy: str) -> list[str]:
+        """Spend `focus` more episodes on each task the round's collection both solved and failed (dynamic sampling,
+        as in DAPO: a task the model always solves or never does teaches the next model nothing new, while one it
+        solves sometimes yields successes to learn from); the tasks chosen."""
+        config = self.config
+        if not config.focus:
+            return []
+        mixed = mixed_tasks(folder, policy, config.round_seeds(number))
+        if mixed:
+            self.on_stage(number, f"focus on {len(mixed)} task(s)")
+            more = CollectConfig(tuple(mixed), config.focus, folder, seed=config.focus_seed(number), policy="model",
+                                 model=model, epsilon=config.epsilon,
+                                 temperature=config.temperature, workers=config.workers, frames="none")
+            self._raise_failures(collect_miniwob(more), f"round {number}'s focused collection")
+        return mixed
 
     def _label_by_rollouts(self, model: str, folder: Path) -> None:
         """Label the steps of the failed episodes in `folder` from continuations (kept beside it, in rollouts/)."""

@@ -11,7 +11,7 @@ from conftest import deskpilot, read_state
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step, list_episodes, read_episode
-from deskpilot.core.errors import ActionParseError, PlannerError
+from deskpilot.core.errors import ActionParseError, DeskpilotError, PlannerError
 from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.task_text import literal_values
@@ -403,14 +403,16 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
                          "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500", "--seed",
                          "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4", "--config",
                          str(config), "--label", "rollout", "--rollouts", "1", "--out", str(out), "--json",
-                         str(tmp_path / "report.json"), "--replay", str(shown), timeout=600)
+                         str(tmp_path / "report.json"), "--replay", str(shown), "--focus", "1", timeout=600)
     assert improved.returncode == 0, improved.stdout + improved.stderr
     assert "round 1: label" in improved.stderr  # the failed episodes, if any, were continued to find their bad step
     report = json.loads((tmp_path / "report.json").read_text())
     start_record, first = report["rounds"]
     assert start_record["round"] == 0 and start_record["model"] == str(start)
     assert set(start_record["scores"]) == set(first["scores"]) == {"click-button"}
-    assert first["collected"]["episodes"] == 2 and sum(first["collected"]["labels"].values()) >= 2
+    focused = first["collected"]["focused"]  # one more episode for a task both solved and failed by the round
+    assert set(focused) <= {"click-button"}
+    assert first["collected"]["episodes"] == 2 + len(focused) and sum(first["collected"]["labels"].values()) >= 2
     assert first["model"] == str(out / "round-1" / "model") and first["trained"]["steps"] == 4
     replayed = len(list_episodes(shown))  # the round trained on the replayed episodes beside its own (2 + rollouts)
     assert int(first["trained"]["data"].split(" from ")[1].split()[0]) >= replayed + 2, first["trained"]["data"]
@@ -419,6 +421,35 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     assert seeds == {500}  # scored on the held-out seed only
     best = max(report["rounds"], key=lambda record: record["mean_success"])["model"]
     assert f"best model: {best}" in " ".join(improved.stdout.split())
+
+
+def test_a_round_focuses_on_the_tasks_its_own_episodes_both_solved_and_failed(tmp_path):
+    """`improve --focus`: only the round's own seeds and policy count; a task always solved or never solved is left."""
+    from deskpilot.evaluation.rounds import RoundsConfig, mixed_tasks
+
+    def finished(task: str, seed: int, reward: float, policy: str = "model") -> None:
+        writer = EpisodeWriter.create(tmp_path / "episodes", task, app=f"miniwob/{task}", miniwob_task=task, seed=seed,
+                                      reward=reward, collect=policy)
+        writer.finish("success" if reward > 0 else "failure")
+
+    config = RoundsConfig("m", ("a", "b", "c", "d"), rounds=2, out=tmp_path, episodes_per_round=2, focus=3,
+                          seed=100, eval_seed=50)
+    own = config.round_seeds(2)
+    assert own == range(102, 104) and config.focus_seed(1) == 104 and config.focus_seed(2) == 107
+    assert config.collection_seeds == range(100, 110)
+    for task, rewards in {"a": (1.0, -1.0), "b": (1.0, 1.0), "c": (-1.0, 0.0)}.items():
+        for seed, reward in zip(own, rewards):
+            finished(task, seed, reward)
+    finished("b", config.focus_seed(2), -1.0)  # a focused episode does not decide what the round focuses on
+    finished("c", 100, 1.0)  # nor does an earlier round's
+    finished("d", own.start, 1.0, policy="offline")  # nor another policy's
+    finished("d", own.stop - 1, -1.0)
+    assert mixed_tasks(tmp_path / "episodes", "model", own) == ["a"]
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}")
+    with pytest.raises(DeskpilotError, match="overlap the held-out seeds"):  # the focused seeds count too
+        RoundsConfig(str(tmp_path / "model"), ("a",), rounds=2, out=tmp_path, episodes_per_round=2, focus=3,
+                     seed=100, eval_seed=109).check()
 
 
 def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path):
