@@ -37,6 +37,11 @@ class PlannerError(DeskpilotError):
     """The planner could not decide the next action (unknown instruction, bad model output)."""
 
 
+class UnusableAnswerError(PlannerError):
+    """The model answered, but no answer is an action this screen allows (a value the task does not have, an
+    argument the action does not take): a verdict on the model's output, not a failure to reach the model."""
+
+
 class SettingsError(DeskpilotError):
     """A bad configuration file or environment variable."""
 

@@ -1,14 +1,17 @@
 """Planners that explore, for collecting training data: `ExplorePlanner` acts at random on what grounding found
 (clicks on controls and named text, the task's values typed into fields, Enter, now and then a finish), leaning
-towards elements the task names; `EpsilonPlanner` mixes such random steps into another planner's. Environments
+towards elements the task names; `EpsilonPlanner` mixes such random steps into another planner's, and takes one
+where the other planner's answers could not be used (where the episode would otherwise end). Environments
 that score themselves (MiniWoB++) turn these runs into labelled steps, so no task needs a hand-written rule."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
+from deskpilot.core.errors import UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import task_secrets
 from deskpilot.core.task_text import literal_values, task_values
@@ -74,7 +77,11 @@ class EpsilonPlanner:
             decision = self.explorer.decide(task, history, obs, elements)
             if not decision.action.is_terminal:
                 return decision
-        return self.planner.decide(task, history, obs, elements)
+        try:
+            return self.planner.decide(task, history, obs, elements)
+        except UnusableAnswerError as error:  # stuck: explore on where the episode would have ended
+            decision = self.explorer.decide(task, history, obs, elements)
+            return replace(decision, thought=f"{decision.thought} (the planner was stuck: {error})")
 
 
 def _clicked_field(step: Step) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from deskpilot.core.action_text import split_response
 from deskpilot.core.actions import Action
 from deskpilot.core.episode import Step
-from deskpilot.core.errors import ActionParseError, PlannerError
+from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import mask_secrets, scrubbed_elements, task_secrets
 
@@ -47,7 +47,7 @@ class TextPlanner:
                     self.backend, episode.messages(screen), lambda text: episode.read(text, screen),
                     ActionParseError, lambda error: CORRECTION.format(error=error), self.on_text)
             except ActionParseError as second_error:
-                raise PlannerError(f"the model's answer could not be used twice: {second_error}") from None
+                raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
         episode.remember(call)
         return Decision(thought or call, action)
@@ -57,7 +57,7 @@ class TextPlanner:
         try:
             reply, read = episode.choose(replies, screen)
         except ActionParseError as error:
-            raise PlannerError(f"none of the model's {len(replies)} answers could be used: {error}") from None
+            raise UnusableAnswerError(f"none of the model's {len(replies)} answers could be used: {error}") from None
         if self.on_text:
             self.on_text(reply)
         return reply, read

@@ -295,6 +295,32 @@ def test_of_several_answers_the_planner_takes_one_that_clicks_what_is_shown_and_
         decide(tabs)
 
 
+def test_collecting_with_exploration_explores_where_the_models_answers_could_not_be_used():
+    """With --epsilon, a step whose answers all fail (a value the task lacks) is explored instead of ending the
+    episode; failing to reach the model still ends it, and without exploration unusable answers end it too."""
+    import random
+
+    from deskpilot.planner.explore import EpsilonPlanner
+
+    task = 'Expand the sections below, to find and click on the link "dignissim".'
+    sections = [Element(Box(10, 30 + 30 * i, 300, 50 + 30 * i), "button", f"Section #{i + 1}") for i in range(3)]
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), Monitor(0, 0, 320, 240))
+    lost = ["Action: click(target='$2')", "Action: finished(target='$1')"]
+    exploring = EpsilonPlanner(TextPlanner(Ranked([lost]), answers=2), 0.0, random.Random(3))
+    decision = exploring.decide(task, [], obs, sections)
+    assert decision.thought.startswith("explore: click button") and "the planner was stuck: none of the" in \
+        decision.thought and decision.action.point in [e.center for e in sections]
+    with pytest.raises(PlannerError, match="none of the model's 2 answers"):
+        TextPlanner(Ranked([lost]), answers=2).decide(task, [], obs, sections)
+
+    class Unreachable(Ranked):
+        def alternatives(self, messages: list, count: int) -> list[str]:
+            raise PlannerError("cannot reach http://127.0.0.1:9/v1: is the server running?")
+
+    with pytest.raises(PlannerError, match="cannot reach"):
+        EpsilonPlanner(TextPlanner(Unreachable([]), answers=2), 0.0, random.Random(3)).decide(task, [], obs, sections)
+
+
 def test_the_shipped_planner_model_clicks_what_the_task_names_and_the_field_it_ranks():
     """The model in resources/models/planner, loaded as `--planner learned` loads it, on screens shaped like
     MiniWoB++ pages of seeds it never saw: a named button among others, and a text box named by its rank."""
