@@ -63,17 +63,17 @@ class RoundsConfig:
 
     @property
     def collection_seeds(self) -> range:
-        """Every seed any round collects: the rounds' own episodes, then the focused ones."""
+        """Every seed any round collects."""
         return range(self.seed, self.seed + self.rounds * (self.episodes_per_round + self.focus))
 
     def round_seeds(self, number: int) -> range:
-        """The seeds of round `number`'s own episodes."""
-        start = self.seed + (number - 1) * self.episodes_per_round
+        """The seeds of round `number`'s own episodes; its focused ones follow (so more rounds later resume)."""
+        start = self.seed + (number - 1) * (self.episodes_per_round + self.focus)
         return range(start, start + self.episodes_per_round)
 
     def focus_seed(self, number: int) -> int:
-        """The first seed of round `number`'s focused episodes (after every round's own)."""
-        return self.seed + self.rounds * self.episodes_per_round + (number - 1) * self.focus
+        """The first seed of round `number`'s focused episodes."""
+        return self.round_seeds(number).stop
 
     @property
     def scored_tasks(self) -> tuple[str, ...]:

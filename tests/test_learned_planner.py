@@ -460,8 +460,8 @@ def test_a_round_focuses_on_the_tasks_its_own_episodes_both_solved_and_failed(tm
 
     config = RoundsConfig("m", ("a", "b", "c", "d"), rounds=2, out=tmp_path, episodes_per_round=2, focus=3,
                           seed=100, eval_seed=50)
-    own = config.round_seeds(2)
-    assert own == range(102, 104) and config.focus_seed(1) == 104 and config.focus_seed(2) == 107
+    own = config.round_seeds(2)  # a round's own seeds, then its focused ones: more rounds later leave them be
+    assert own == range(105, 107) and config.focus_seed(1) == 102 and config.focus_seed(2) == 107
     assert config.collection_seeds == range(100, 110)
     for task, rewards in {"a": (1.0, -1.0), "b": (1.0, 1.0), "c": (-1.0, 0.0)}.items():
         for seed, reward in zip(own, rewards):
