@@ -42,7 +42,7 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
                                                            "collection both solved and failed")] = 0,
             json_file: JsonOption = None) -> None:
     """Improve a planner model in rounds: collect with it, label every step, train, score on held-out seeds."""
-    from deskpilot.evaluation.rounds import PLOT_FILE, ROUNDS_FILE, Rounds, RoundsConfig
+    from deskpilot.evaluation.rounds import PLOT_FILE, ROUNDS_FILE, Rounds, RoundsConfig, best_round
 
     chosen = tuple(t.strip() for t in tasks.split(",") if t.strip())
     if not chosen:
@@ -56,8 +56,8 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
     runner = Rounds(settings, on_stage=lambda number, stage: err.print(f"round {number}: {stage}", style="dim",
                                                                        markup=False))
     records = runner.run()
-    table = Table("round", "collected", "labels good/bad/unknown", "trained", "held-out success",
-                  title=f"deskpilot improve ({method})")
+    table = Table("round", "collected", "labels good/bad/unknown", "trained", "held-out success (95 % interval)",
+                  "vs round 0 (same episodes)", title=f"deskpilot improve ({method})")
     for record in records:
         labels = record.collected.get("labels", {})
         table.add_row(str(record.round),
@@ -65,11 +65,23 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
                       f"{record.collected['success_rate']:.2f}" + _focused(record.collected) if record.collected
                       else "-",
                       "/".join(str(labels.get(k, 0)) for k in ("good", "bad", "unknown")) if labels else "-",
-                      _trained(record.trained), f"{record.mean_success:.3f}")
+                      _trained(record.trained),
+                      f"{record.mean_success:.3f} ({record.interval[0]:.2f}-{record.interval[1]:.2f})",
+                      _versus(record.versus_start))
     out.print(table)
-    out.print(f"rounds: {out_dir / ROUNDS_FILE}, plot: {out_dir / PLOT_FILE}, best model: "
-              f"{max(records, key=lambda r: r.mean_success).model}", markup=False, highlight=False)
+    best = best_round(records)
+    why = "the start: no round won significantly more of the held-out episodes than it lost" if best.round == 0 \
+        else f"round {best.round}"
+    out.print(f"rounds: {out_dir / ROUNDS_FILE}, plot: {out_dir / PLOT_FILE}, best model: {best.model} ({why})",
+              markup=False, highlight=False)
     write_json(json_file, json.loads((out_dir / ROUNDS_FILE).read_text()))
+
+
+def _versus(versus: dict) -> str:
+    if not versus:
+        return "-"
+    verdict = "better" if versus["better"] else "not better"
+    return f"+{versus['won']} / -{versus['lost']} of {versus['episodes']}, p={versus['p']:.2f}: {verdict}"
 
 
 def _focused(collected: dict) -> str:

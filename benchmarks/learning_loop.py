@@ -8,18 +8,21 @@ held-out seeds:
     python benchmarks/learning_loop.py --sft MODEL --data COLLECTED [--tasks a,b] [--episodes 5] [--seed 1000]
         [--steps 300] [--arms sft-more,kto,grpo] [--rounds 0] [--verifiers env] [--out DIR]
 
-Prints one line per arm and task, and per arm its mean success with a 95 % Wilson interval over all episodes and
-the difference to `sft-more` (the baseline measured in the same run). The reports land in --out."""
+Prints one line per arm and task, and per arm its mean success with a 95 % Wilson interval over all episodes, the
+difference to `sft-more` (the baseline measured in the same run) and, since every arm plays the same seeds, the
+episodes it won and lost against `sft-more` with the exact McNemar p-value. The reports land in --out."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from deskpilot.evaluation.rounds import outcomes
+from deskpilot.evaluation.stats import paired, wilson
 
 ARMS = {"sft-more": "sft", "kto": "kto", "grpo": "grpo"}
 CONTINUED = {"learning_rate": 2e-4, "warmup_steps": 0, "logging_steps": 10, "save_strategy": "no",
@@ -28,16 +31,6 @@ CONTINUED = {"learning_rate": 2e-4, "warmup_steps": 0, "logging_steps": 10, "sav
 
 def deskpilot(*args: str) -> None:
     subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL)
-
-
-def wilson(successes: int, total: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95 % Wilson score interval of a success rate."""
-    if total == 0:
-        return 0.0, 0.0
-    rate = successes / total
-    centre = (rate + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(rate * (1 - rate) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def score(model: str, name: str, options: argparse.Namespace) -> dict:
@@ -88,7 +81,8 @@ def main() -> None:
         rounds = json.loads((options.out / "rounds" / "rounds.json").read_text())["rounds"]
         for record in rounds:
             print(f"rounds ({ARMS[best]}) round {record['round']}  mean success {record['mean_success']:.3f}")
-    baseline = reports.get("sft-more", reports["sft"])["mean_success_rate"]
+    base = "sft-more" if "sft-more" in reports else "sft"
+    baseline = reports[base]["mean_success_rate"]
     for arm, report in reports.items():
         for task, figures in report["tasks"].items():
             print(f"{arm:<9} {task:<28} success {figures['success_rate']:.2f} ({figures['episodes']} episodes)")
@@ -96,8 +90,10 @@ def main() -> None:
         episodes = sum(f["episodes"] for f in report["tasks"].values())
         wins = round(sum(f["success_rate"] * f["episodes"] for f in report["tasks"].values()))
         low, high = wilson(wins, episodes)
+        versus = paired(outcomes(options.out / f"episodes-{base}"), outcomes(options.out / f"episodes-{arm}"))
         print(f"arm {arm:<9} mean success {report['mean_success_rate']:.3f} (95% CI of all episodes {low:.2f}-"
-              f"{high:.2f}, {episodes} episodes)  vs sft-more {report['mean_success_rate'] - baseline:+.3f}")
+              f"{high:.2f}, {episodes} episodes)  vs {base} {report['mean_success_rate'] - baseline:+.3f} "
+              f"(same episodes: +{versus.won} / -{versus.lost}, McNemar p={versus.p_value:.2f})")
     print(f"reports and episodes: {options.out}")
 
 

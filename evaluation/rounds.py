@@ -2,7 +2,9 @@
 plus a little exploration), labels every step (the environment where it is sure, else the heuristic's `bad`),
 trains the next model on everything collected so far (SFT, KTO or GRPO; plus earlier folders named to replay, so a
 round does not forget what its own data lacks), and scores it live on held-out seeds that no round ever collects.
-Round 0 scores the starting model.
+Round 0 scores the starting model. Every round is scored on the same held-out episodes (tasks and seeds), so a
+round is compared with the start episode by episode (stats.py): it replaces the start as the model to use only
+when it wins significantly more of those episodes than it loses.
 
 Everything lands under one folder, and each stage is resumable, so a cut session loses at most the stage in flight:
 
@@ -19,15 +21,16 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.episode import Episode, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 
 from .collect import COLLECT_KEY, CollectConfig, collect_miniwob
+from .stats import paired, wilson
 
 log = logging.getLogger(__name__)
 METHODS = ("sft", "kto", "grpo")
@@ -111,14 +114,20 @@ class RoundRecord:
     trained: dict[str, Any] = field(default_factory=dict)  # steps, seconds, loss; or {"skipped": why}
     scores: dict[str, float] = field(default_factory=dict)  # task -> success rate on the held-out seeds
     mean_success: float = 0.0
+    interval: tuple[float, float] = (0.0, 0.0)  # 95 % Wilson interval of the success over all held-out episodes
+    versus_start: dict[str, Any] = field(default_factory=dict)  # rounds >= 1: won, lost, episodes, p (McNemar)
 
 
-def folder_summary(folder: Path, policy: str | None = None, seeds: range | None = None) -> dict[str, Any]:
-    """What a folder of collected episodes holds (every finished episode, this run's or an earlier one's; only
-    those of `policy` and at `seeds` when given): episodes, steps, success rate, labels, and success per task."""
-    per_task: dict[str, list[float]] = {}
-    labels: Counter[str] = Counter()
-    steps = 0
+def best_round(records: list[RoundRecord]) -> RoundRecord:
+    """The round whose model to use: the start, unless later rounds win significantly more of the same held-out
+    episodes than the start does (exact McNemar, p < 0.05); then the one of those with the highest mean success. A
+    round that is better only within the noise does not replace the model it started from."""
+    better = [r for r in records[1:] if r.versus_start.get("better")]
+    return max(better, key=lambda r: r.mean_success) if better else records[0]
+
+
+def _collected(folder: Path, policy: str | None, seeds: range | None) -> Iterator[Episode]:
+    """The finished, scored episodes in `folder` (only those of `policy` and at `seeds` when given)."""
     for directory in list_episodes(folder):
         try:
             episode = read_episode(directory)
@@ -129,6 +138,17 @@ def folder_summary(folder: Path, policy: str | None = None, seeds: range | None 
             continue
         if seeds is not None and int(extra.get("seed", -1)) not in seeds:
             continue
+        yield episode
+
+
+def folder_summary(folder: Path, policy: str | None = None, seeds: range | None = None) -> dict[str, Any]:
+    """What a folder of collected episodes holds (every finished episode, this run's or an earlier one's; only
+    those of `policy` and at `seeds` when given): episodes, steps, success rate, labels, and success per task."""
+    per_task: dict[str, list[float]] = {}
+    labels: Counter[str] = Counter()
+    steps = 0
+    for episode in _collected(folder, policy, seeds):
+        extra = episode.meta.extra
         per_task.setdefault(str(extra.get("miniwob_task")), []).append(float(extra["reward"]))
         acted = [s for s in episode.steps if not s.action.is_terminal]
         steps += len(acted)
@@ -138,6 +158,13 @@ def folder_summary(folder: Path, policy: str | None = None, seeds: range | None 
             "success_rate": round(sum(r > 0 for r in rewards) / len(rewards), 4) if rewards else 0.0,
             "labels": {k: labels.get(k, 0) for k in ("good", "bad", "unknown")},
             "tasks": {task: round(sum(r > 0 for r in rs) / len(rs), 4) for task, rs in sorted(per_task.items())}}
+
+
+def outcomes(folder: Path, policy: str | None = None) -> dict[tuple[str, int], bool]:
+    """Success of each (task, seed) episode in `folder` (only those of `policy` when given): what two models scored
+    on the same seeds are compared by."""
+    return {(str(e.meta.extra.get("miniwob_task")), int(e.meta.extra.get("seed", -1))):
+            float(e.meta.extra["reward"]) > 0 for e in _collected(folder, policy, None)}
 
 
 def mixed_tasks(folder: Path, policy: str, seeds: range) -> list[str]:
@@ -153,6 +180,7 @@ class Rounds:
         self.config = config
         self.on_stage = on_stage or (lambda number, stage: None)
         self.records: list[RoundRecord] = []
+        self.start_outcomes: dict[tuple[str, int], bool] = {}  # the starting model's held-out episodes
 
     def run(self) -> list[RoundRecord]:
         config = self.config
@@ -250,6 +278,13 @@ class Rounds:
         self._raise_failures(collect_miniwob(scored), f"round {record.round}'s evaluation")
         record.scores = folder_summary(folder / "eval", scored.policy_name)["tasks"]
         record.mean_success = round(sum(record.scores.values()) / len(record.scores), 4) if record.scores else 0.0
+        found = outcomes(folder / "eval", scored.policy_name)
+        record.interval = tuple(round(x, 4) for x in wilson(sum(found.values()), len(found)))  # type: ignore[assignment]
+        if record.round == 0:
+            self.start_outcomes = found
+        else:
+            versus = paired(self.start_outcomes, found)
+            record.versus_start = {**versus.to_dict(), "better": versus.better}
         self._write([*self.records[:record.round], record])
 
     def _write(self, records: list[RoundRecord]) -> None:
@@ -257,6 +292,8 @@ class Rounds:
         document = {"method": config.method, "tasks": list(config.tasks), "eval_tasks": list(config.scored_tasks),
                     "eval_seeds": [config.eval_seed, config.eval_seed + config.eval_episodes - 1],
                     "rounds": [asdict(r) for r in records]}
+        best = best_round(records)
+        document.update(best_round=best.round, best_model=best.model)
         path = config.out / ROUNDS_FILE
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(document, indent=2))
@@ -276,24 +313,29 @@ def _trained(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def plot_rounds(records: list[RoundRecord], path: Path) -> Path:
-    """Mean held-out success by round (bold), and each task's (thin)."""
+    """Mean held-out success by round (bold) with its 95 % interval (shaded), and each task's (thin; named in the
+    legend, beside the axes, only where it changed between rounds, so a long task list stays readable)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    figure, axis = plt.subplots(figsize=(5.5, 3.4))
+    figure, axis = plt.subplots(figsize=(7.5, 3.6))
     numbers = [r.round for r in records]
     for task in sorted({t for r in records for t in r.scores}):
-        axis.plot(numbers, [r.scores.get(task, float("nan")) for r in records], linewidth=0.8, alpha=0.5,
-                  label=task)
+        rates = [r.scores.get(task, float("nan")) for r in records]
+        changed = len({rate for rate in rates if rate == rate}) > 1
+        axis.plot(numbers, rates, linewidth=0.8, alpha=0.6 if changed else 0.25,
+                  color=None if changed else "grey", label=task if changed else None)
+    axis.fill_between(numbers, [r.interval[0] for r in records], [r.interval[1] for r in records], color="black",
+                      alpha=0.12, linewidth=0, label="95 % interval")
     axis.plot(numbers, [r.mean_success for r in records], color="black", linewidth=2.2, marker="o", label="mean")
     axis.set_xlabel("round (0: the starting model)")
     axis.set_ylabel("held-out success")
     axis.set_ylim(-0.05, 1.05)
     axis.set_xticks(numbers)
     axis.grid(alpha=0.3)
-    axis.legend(fontsize=6, loc="lower right", ncols=2)
+    axis.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     figure.tight_layout()
     figure.savefig(path, dpi=90)
     plt.close(figure)

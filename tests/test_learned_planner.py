@@ -404,11 +404,10 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     """A starting model taught by the offline planner's collected episodes, then one round of `improve`: collect
     with the model, label, train, score on held-out seeds; a model, labels, scores and the plot."""
     start, out = tmp_path / "start", tmp_path / "rounds"
-    shown = tmp_path / "shown"  # the click-button episodes: a micro model learns their one answer by heart
+    shown = tmp_path / "shown"  # the offline planner's episodes of two tasks: a micro model learns them by heart
     shown.mkdir()
     for directory in list_episodes(collected["out"]):
-        if read_episode(directory).meta.extra["miniwob_task"] == "click-button":
-            (shown / directory.name).symlink_to(directory)
+        (shown / directory.name).symlink_to(directory)
     assert deskpilot("model", "init", "--out", str(tmp_path / "fresh"), "--size", "micro", "--data",
                      str(shown)).returncode == 0
     config = tmp_path / "teach.json"
@@ -425,28 +424,31 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     lost = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--out", str(out), "--replay",
                      str(tmp_path / "nowhere"))
     assert lost.returncode == 2 and "is not a folder of episodes" in lost.stderr.strip().splitlines()[-1]
-    improved = deskpilot("improve", "--model", str(start), "--tasks", "click-button", "--rounds", "1", "--method",
-                         "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500", "--seed",
-                         "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4", "--config",
-                         str(config), "--label", "rollout", "--rollouts", "1", "--out", str(out), "--json",
-                         str(tmp_path / "report.json"), "--replay", str(shown), "--focus", "1", timeout=600)
+    improved = deskpilot("improve", "--model", str(start), "--tasks", "click-button,focus-text", "--rounds", "1",
+                         "--method", "sft", "--episodes-per-round", "2", "--eval-episodes", "1", "--eval-seed", "500",
+                         "--seed", "600", "--temperature", "0", "--epsilon", "0", "--full", "--max-steps", "4",
+                         "--config", str(config), "--label", "rollout", "--rollouts", "1", "--out", str(out),
+                         "--json", str(tmp_path / "report.json"), "--replay", str(shown), "--focus", "1",
+                         timeout=600)
     assert improved.returncode == 0, improved.stdout + improved.stderr
     assert "round 1: label" in improved.stderr  # the failed episodes, if any, were continued to find their bad step
     report = json.loads((tmp_path / "report.json").read_text())
     start_record, first = report["rounds"]
     assert start_record["round"] == 0 and start_record["model"] == str(start)
-    assert set(start_record["scores"]) == set(first["scores"]) == {"click-button"}
+    assert set(start_record["scores"]) == set(first["scores"]) == {"click-button", "focus-text"}
     focused = first["collected"]["focused"]  # one more episode for a task both solved and failed by the round
-    assert set(focused) <= {"click-button"}
-    assert first["collected"]["episodes"] == 2 + len(focused) and sum(first["collected"]["labels"].values()) >= 2
+    assert set(focused) <= {"click-button", "focus-text"}
+    assert first["collected"]["episodes"] == 4 + len(focused) and sum(first["collected"]["labels"].values()) >= 4
     assert first["model"] == str(out / "round-1" / "model") and first["trained"]["steps"] == 4
     replayed = len(list_episodes(shown))  # the round trained on the replayed episodes beside its own (2 + rollouts)
     assert int(first["trained"]["data"].split(" from ")[1].split()[0]) >= replayed + 2, first["trained"]["data"]
     assert (out / "round-1" / "model" / "config.json").is_file() and (out / "rounds.png").stat().st_size > 0
     seeds = {read_episode(d).meta.extra["seed"] for d in list_episodes(out / "round-1" / "eval")}
     assert seeds == {500}  # scored on the held-out seed only
-    best = max(report["rounds"], key=lambda record: record["mean_success"])["model"]
-    assert f"best model: {best}" in " ".join(improved.stdout.split())
+    assert first["versus_start"]["episodes"] == 2 and not first["versus_start"]["better"]  # two prove nothing
+    assert 0 <= first["interval"][0] <= first["mean_success"] <= first["interval"][1] <= 1
+    assert report["best_round"] == 0 and report["best_model"] == str(start)
+    assert f"best model: {start} (the start" in " ".join(improved.stdout.split())
 
 
 def test_a_round_focuses_on_the_tasks_its_own_episodes_both_solved_and_failed(tmp_path):
@@ -476,6 +478,35 @@ def test_a_round_focuses_on_the_tasks_its_own_episodes_both_solved_and_failed(tm
     with pytest.raises(DeskpilotError, match="overlap the held-out seeds"):  # the focused seeds count too
         RoundsConfig(str(tmp_path / "model"), ("a",), rounds=2, out=tmp_path, episodes_per_round=2, focus=3,
                      seed=100, eval_seed=109).check()
+
+
+def test_a_round_replaces_the_start_only_when_it_wins_significantly_more_of_the_same_episodes(tmp_path):
+    """Rounds are compared with the start episode by episode (exact McNemar); a gain within the noise keeps the
+    start, and the interval says how sure a mean is."""
+    from deskpilot.evaluation.rounds import RoundRecord, best_round, outcomes
+    from deskpilot.evaluation.stats import paired, wilson
+
+    assert wilson(0, 0) == (0.0, 0.0)
+    low, high = wilson(18, 19)
+    assert round(low, 3) == 0.754 and round(high, 3) == 0.991  # the textbook interval of 18 in 19
+    assert paired({}, {}).p_value == 1.0
+    lucky = paired({("a", s): False for s in range(4)} | {("b", 0): True}, {("a", s): s < 3 for s in range(4)})
+    assert (lucky.won, lucky.lost, lucky.episodes) == (3, 0, 4) and lucky.p_value == 0.25 and not lucky.better
+    sure = paired({("a", s): s < 2 for s in range(12)}, {("a", s): True for s in range(12)})
+    assert sure.won == 10 and round(sure.p_value, 5) == 0.00195 and sure.better
+    assert not paired({("a", s): True for s in range(12)}, {("a", s): s < 2 for s in range(12)}).better  # worse
+
+    start = RoundRecord(0, "start", mean_success=0.5)
+    noisy = RoundRecord(1, "r1", mean_success=0.6, versus_start={**lucky.to_dict(), "better": lucky.better})
+    assert best_round([start, noisy]) is start
+    real = RoundRecord(2, "r2", mean_success=0.9, versus_start={**sure.to_dict(), "better": sure.better})
+    assert best_round([start, noisy, real]) is real
+
+    for task, seed, reward in (("a", 1, 1.0), ("a", 2, -1.0), ("b", 1, 0.5)):
+        writer = EpisodeWriter.create(tmp_path, task, app=f"miniwob/{task}", miniwob_task=task, seed=seed,
+                                      reward=reward)
+        writer.finish("success" if reward > 0 else "failure")
+    assert outcomes(tmp_path) == {("a", 1): True, ("a", 2): False, ("b", 1): True}
 
 
 def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path):

@@ -167,10 +167,10 @@ class TrainView(QWidget):
         self.plot.draw(curves)
 
     def result_model(self) -> str:
-        """The model to use after a run: the output folder, or the best round's model."""
+        """The model to use after a run: the output folder, or the model `deskpilot improve` chose (the start unless
+        a round beat it beyond the noise)."""
         out = Path(self.out.text().strip())
-        records = _rounds(out) if self.rounds.value() else []
-        return max(records, key=lambda r: r["mean_success"])["model"] if records else str(out)
+        return _rounds_document(out).get("best_model") or str(out) if self.rounds.value() else str(out)
 
     def _read_output(self) -> None:
         if self.process is not None:
@@ -198,12 +198,19 @@ class TrainView(QWidget):
             field.setEnabled(not running)
 
 
-def _rounds(out: Path) -> list[dict]:
-    """The records of `deskpilot improve`'s rounds.json (empty while there is none, or while it is replaced)."""
+def _rounds_document(out: Path) -> dict:
+    """`deskpilot improve`'s rounds.json (empty while there is none, or while it is replaced)."""
     try:
-        return list(json.loads((out / "rounds.json").read_text())["rounds"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
+        document = json.loads((out / "rounds.json").read_text())
+    except (OSError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
+def _rounds(out: Path) -> list[dict]:
+    """The records of `deskpilot improve`'s rounds, round 0 first."""
+    records = _rounds_document(out).get("rounds")
+    return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
 
 
 class _Plot:
