@@ -157,7 +157,12 @@ def folder_summary(folder: Path, policy: str | None = None, seeds: range | None 
     return {"episodes": len(rewards), "steps": steps,
             "success_rate": round(sum(r > 0 for r in rewards) / len(rewards), 4) if rewards else 0.0,
             "labels": {k: labels.get(k, 0) for k in ("good", "bad", "unknown")},
-            "tasks": {task: round(sum(r > 0 for r in rs) / len(rs), 4) for task, rs in sorted(per_task.items())}}
+            "tasks": task_rates({task: [r > 0 for r in rs] for task, rs in per_task.items()})}
+
+
+def task_rates(per_task: dict[str, list[bool]]) -> dict[str, float]:
+    """Success rate per task, tasks in name order."""
+    return {task: round(sum(won) / len(won), 4) for task, won in sorted(per_task.items())}
 
 
 def outcomes(folder: Path, policy: str | None = None) -> dict[tuple[str, int], bool]:
@@ -276,15 +281,18 @@ class Rounds:
         scored = CollectConfig(config.scored_tasks, config.eval_episodes, folder / "eval", seed=config.eval_seed,
                                policy="model", model=record.model, workers=config.workers, frames="none")
         self._raise_failures(collect_miniwob(scored), f"round {record.round}'s evaluation")
-        record.scores = folder_summary(folder / "eval", scored.policy_name)["tasks"]
-        record.mean_success = round(sum(record.scores.values()) / len(record.scores), 4) if record.scores else 0.0
         found = outcomes(folder / "eval", scored.policy_name)
-        record.interval = tuple(round(x, 4) for x in wilson(sum(found.values()), len(found)))  # type: ignore[assignment]
+        per_task: dict[str, list[bool]] = {}
+        for (task, _seed), won in found.items():
+            per_task.setdefault(task, []).append(won)
+        record.scores = task_rates(per_task)
+        record.mean_success = round(sum(record.scores.values()) / len(record.scores), 4) if record.scores else 0.0
+        low, high = wilson(sum(found.values()), len(found))
+        record.interval = (round(low, 4), round(high, 4))
         if record.round == 0:
             self.start_outcomes = found
         else:
-            versus = paired(self.start_outcomes, found)
-            record.versus_start = {**versus.to_dict(), "better": versus.better}
+            record.versus_start = paired(self.start_outcomes, found).to_dict()
         self._write([*self.records[:record.round], record])
 
     def _write(self, records: list[RoundRecord]) -> None:

@@ -43,8 +43,9 @@ class Paired:
         """The new model wins significantly more of the shared episodes than it loses."""
         return self.won > self.lost and self.p_value < SIGNIFICANT
 
-    def to_dict(self) -> dict[str, float | int]:
-        return {"won": self.won, "lost": self.lost, "episodes": self.episodes, "p": round(self.p_value, 4)}
+    def to_dict(self) -> dict[str, float | int | bool]:
+        return {"won": self.won, "lost": self.lost, "episodes": self.episodes, "p": round(self.p_value, 4),
+                "better": self.better}
 
 
 def paired(old: dict[tuple[str, int], bool], new: dict[tuple[str, int], bool]) -> Paired:

@@ -497,9 +497,9 @@ def test_a_round_replaces_the_start_only_when_it_wins_significantly_more_of_the_
     assert not paired({("a", s): True for s in range(12)}, {("a", s): s < 2 for s in range(12)}).better  # worse
 
     start = RoundRecord(0, "start", mean_success=0.5)
-    noisy = RoundRecord(1, "r1", mean_success=0.6, versus_start={**lucky.to_dict(), "better": lucky.better})
+    noisy = RoundRecord(1, "r1", mean_success=0.6, versus_start=lucky.to_dict())
     assert best_round([start, noisy]) is start
-    real = RoundRecord(2, "r2", mean_success=0.9, versus_start={**sure.to_dict(), "better": sure.better})
+    real = RoundRecord(2, "r2", mean_success=0.9, versus_start=sure.to_dict())
     assert best_round([start, noisy, real]) is real
 
     for task, seed, reward in (("a", 1, 1.0), ("a", 2, -1.0), ("b", 1, 0.5)):

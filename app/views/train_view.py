@@ -170,7 +170,9 @@ class TrainView(QWidget):
         """The model to use after a run: the output folder, or the model `deskpilot improve` chose (the start unless
         a round beat it beyond the noise)."""
         out = Path(self.out.text().strip())
-        return _rounds_document(out).get("best_model") or str(out) if self.rounds.value() else str(out)
+        if not self.rounds.value():
+            return str(out)
+        return _rounds_document(out).get("best_model") or str(out)
 
     def _read_output(self) -> None:
         if self.process is not None:
