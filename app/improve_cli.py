@@ -33,9 +33,13 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
             config: Annotated[Optional[Path], typer.Option(help="training settings (JSON/YAML), as for "
                                                                 "`train`")] = None,
             label: Annotated[str, typer.Option(help="env+heuristic | rollout (also name the step that lost each "
-                                                    "failed episode, from continuations)")] = "env+heuristic",
+                                                    "failed episode, from continuations) | branch (play the "
+                                                    "model's other answers on each screen of a failed "
+                                                    "episode)")] = "env+heuristic",
             rollouts: Annotated[int, typer.Option(min=1, help="continuations per prefix, with --label "
                                                               "rollout")] = 2,
+            answers: Annotated[int, typer.Option(min=2, help="answers played out per screen, with --label "
+                                                             "branch")] = 3,
             replay: Annotated[Optional[list[Path]], typer.Option(help="a folder of earlier episodes every round "
                                                                      "also trains on (repeatable)")] = None,
             focus: Annotated[int, typer.Option(min=0, help="more episodes per round for each task the round's "
@@ -51,7 +55,7 @@ def improve(model: Annotated[str, typer.Option(help="the starting model folder (
     settings = RoundsConfig(model, chosen, rounds, out_dir, method=method, episodes_per_round=episodes_per_round,
                             workers=workers, eval_tasks=scored, eval_episodes=eval_episodes, eval_seed=eval_seed,
                             seed=seed, temperature=temperature, epsilon=epsilon, lora=not full,
-                            max_steps=max_steps, train_config=config, label=label, rollouts=rollouts,
+                            max_steps=max_steps, train_config=config, label=label, rollouts=rollouts, answers=answers,
                             replay=tuple(replay or ()), focus=focus)
     runner = Rounds(settings, on_stage=lambda number, stage: err.print(f"round {number}: {stage}", style="dim",
                                                                        markup=False))

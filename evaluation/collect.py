@@ -279,12 +279,15 @@ class Worker:
     def collect(self, task: str, seed: int, prefix: tuple[dict[str, Any], ...] = (),
                 tag: dict[str, Any] | None = None) -> Collected:
         """One episode of `task` at `seed`. With `prefix` (recorded actions, as dicts), the policy first re-enacts
-        them and then goes on by itself; `tag` is kept in the episode's `extra.rollout`, with `reenacted` saying
-        whether the whole prefix could be re-enacted."""
+        them and then goes on by itself; a `tag` with `answer` (a rank) and `answers` (a count) makes the step after
+        the prefix that answer of the model's (a branch, branches.py). `tag` is kept in the episode's
+        `extra.rollout`, with `reenacted` saying whether the whole prefix could be re-enacted (and `branched`, for
+        a branch, whether its answer was there to act on)."""
         from .miniwob import run_episode
 
         policy = self.agent.planner
-        if prefix:
+        branch = (int(tag["answer"]), int(tag["answers"])) if tag is not None and "answer" in tag else None
+        if prefix or branch:
             from deskpilot.core.actions import Action
             from deskpilot.planner.prefix import PrefixPlanner
             from deskpilot.planner.text_planner import TextPlanner
@@ -292,7 +295,7 @@ class Worker:
             if not isinstance(policy, TextPlanner):
                 raise EvaluationError("re-enacting recorded steps needs a som-text model policy (--policy model, no "
                                       "--epsilon)")
-            self.agent.planner = PrefixPlanner([Action.from_dict(a) for a in prefix], policy)
+            self.agent.planner = PrefixPlanner([Action.from_dict(a) for a in prefix], policy, branch)
         try:
             score = run_episode(self.agent, self.browser, task, seed)
         finally:
@@ -301,6 +304,8 @@ class Worker:
         episode.meta.extra[COLLECT_KEY] = self.config.policy_name
         if tag is not None:
             episode.meta.extra[ROLLOUT_KEY] = {**tag, "reenacted": getattr(replayed, "reenacted", 0) == len(prefix)}
+            if branch is not None:
+                episode.meta.extra[ROLLOUT_KEY]["branched"] = getattr(replayed, "branched", False)
         steps = list(episode.steps)
         for step, verdict in zip(steps, self.verifier.judge_episode(episode)):
             if verdict is not None:

@@ -10,7 +10,8 @@ Everything lands under one folder, and each stage is resumable, so a cut session
 
     OUT/round-1/episodes/   collected by the round's model      OUT/round-1/model/   trained from it
     OUT/round-1/eval/       its held-out episodes               OUT/rounds.json      one record per round
-    OUT/round-1/rollouts/   with --label rollout: continuations of the failed episodes (rollouts.py), trained on
+    OUT/round-1/rollouts/   with --label rollout: continuations of the failed episodes (rollouts.py), or with
+                            --label branch their screens' other answers played out (branches.py); trained on
     OUT/rounds.png          mean success (and per task) by round
 
 Each stage is also a command of its own (`collect miniwob --policy model`, `label`, `train`, `collect miniwob
@@ -34,7 +35,7 @@ from .stats import paired, wilson
 
 log = logging.getLogger(__name__)
 METHODS = ("sft", "kto", "grpo")
-LABELLERS = ("env+heuristic", "rollout")
+LABELLERS = ("env+heuristic", "rollout", "branch")
 ROUNDS_FILE = "rounds.json"
 PLOT_FILE = "rounds.png"
 
@@ -59,8 +60,9 @@ class RoundsConfig:
     lora: bool = False
     max_steps: int | None = None
     train_config: Path | None = None
-    label: str = "env+heuristic"  # or "rollout": also continuations name the step that lost each failed episode
+    label: str = "env+heuristic"  # or "rollout" / "branch": also continuations (branches) label failed episodes
     rollouts: int = 2  # continuations per prefix, with label "rollout"
+    answers: int = 3  # the model's likeliest answers played out on each screen, with label "branch"
     replay: tuple[Path, ...] = ()  # folders of earlier episodes every round trains on too (experience replay)
     focus: int = 0  # more episodes per round for each task the round's own collection found neither solved nor lost
 
@@ -213,9 +215,9 @@ class Rounds:
                                 workers=config.workers, frames="none")
         self._raise_failures(collect_miniwob(collect), f"round {number}'s collection")
         focused = self._focus(model, number, folder, collect.policy_name)
-        if config.label == "rollout":
+        if config.label in ("rollout", "branch"):
             self.on_stage(number, "label")
-            self._label_by_rollouts(model, folder)
+            self._label_by_playing(model, folder)
         found = folder_summary(folder, collect.policy_name)
         found.pop("tasks")
         return {**found, "focused": focused} if config.focus else found
@@ -236,16 +238,20 @@ class Rounds:
             self._raise_failures(collect_miniwob(more), f"round {number}'s focused collection")
         return mixed
 
-    def _label_by_rollouts(self, model: str, folder: Path) -> None:
-        """Label the steps of the failed episodes in `folder` from continuations (kept beside it, in rollouts/)."""
+    def _label_by_playing(self, model: str, folder: Path) -> None:
+        """Label the steps of the failed episodes in `folder` from continuations or branches (kept beside it, in
+        rollouts/)."""
         from deskpilot.core.episode import label_steps
 
+        from .branches import BranchConfig, BranchLabeller
         from .rollouts import RolloutConfig, RolloutLabeller
 
         config = self.config
         episodes = [read_episode(directory) for directory in list_episodes(folder)]
-        labeller = RolloutLabeller(RolloutConfig(model, folder.parent / "rollouts", config.rollouts,
-                                                 config.temperature, config.workers))
+        played, workers = folder.parent / "rollouts", config.workers
+        labeller = RolloutLabeller(RolloutConfig(model, played, config.rollouts, config.temperature, workers)) \
+            if config.label == "rollout" else BranchLabeller(BranchConfig(model, played, config.answers,
+                                                                          workers=workers))
         verdicts = labeller.label(episodes)
         for episode in episodes:
             chosen = {step.index: verdict.as_dict()

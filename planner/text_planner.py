@@ -79,6 +79,31 @@ class TextPlanner:
         episode.remember(call)
         return Decision(call, resolved)
 
+    def branch(self, task: str, history: list[Step], elements: list[Element], rank: int, count: int) -> Decision:
+        """The `rank`-th (from 0) of the different usable answers among the model's `count` likeliest replies on
+        this screen (a local model's beams; an endpoint is asked `count` times, which differ only when it samples),
+        acted on and kept in the history as the model's own: the branches of evaluation/branches.py. PlannerError
+        when the replies hold fewer different usable answers."""
+        episode = self._episode_for(task, history)
+        screen = episode.screen(scrubbed_elements(elements, self.secrets(task)))
+        messages = episode.messages(screen)
+        if isinstance(self.backend, RankingBackend):
+            replies = self.backend.alternatives(messages, count)
+        else:
+            replies = [self.backend.complete(messages) for _ in range(count)]
+        answers: dict[str, Action] = {}
+        for reply in replies:
+            try:
+                answers.setdefault(split_response(reply)[1], episode.read(reply, screen)[1])
+            except ActionParseError:
+                continue
+        if rank >= len(answers):
+            raise PlannerError(f"the model's {count} replies hold {len(answers)} different usable answers, "
+                               f"not {rank + 1}")
+        call, action = list(answers.items())[rank]
+        episode.remember(call)
+        return Decision(call, action)
+
     def _episode_for(self, task: str, history: list[Step]) -> SomText:
         """The som-text state of the episode in flight; a new one when an episode starts."""
         # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.

@@ -1,0 +1,200 @@
+"""Which of the model's own answers would have won a failed MiniWoB++ episode, tried live on the same page. The
+rollout verifier (rollouts.py) samples continuations of each prefix and can only say *that* a page was lost after
+some step; a model that never wins the page by sampling teaches nothing. Here, after each prefix of the failed
+episode's actions (k = 0 .. n-1) re-enacted on the same page (same task, same seed), the step that follows is made
+each of the different usable answers among the model's `answers` likeliest (a branch per answer), and the model
+goes on greedily from there. So every screen of the episode gets several answers played out under the same model,
+and their outcomes compare answers on one screen:
+
+- a branch that wins is an ordinary successful episode (every step good, by the environment): a success on a page
+  the model had lost, found among its own next-likeliest answers — what sampling whole episodes rarely finds;
+- a branch that loses where another answer on the same screen won gets its branching step labelled `bad`, the
+  steps after it `unknown`: the contrast of a right and a wrong answer to one prompt that KTO (and DPO) need;
+- the failed episode's own steps: an answer the branches found winning is `good`, one they found losing where
+  another won is `bad` (the steps after it `unknown`), an answer no branch played is `good` when a branch after
+  it still won and `bad` when none after it did though one before it had; where no answer wins, nothing is said.
+
+Branches are ordinary episodes in their own folder, tagged with what they branch from (`extra.rollout`: `of`,
+`prefix`, `answer`, `branched`), so a cut run resumes where it stopped and they are training data as they stand."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from deskpilot.core.action_text import split_response
+from deskpilot.core.episode import Episode, label_steps, list_episodes, read_episode
+from deskpilot.core.errors import DeskpilotError, EvaluationError
+from deskpilot.training.verify import Verdict
+
+from .collect import ROLLOUT_KEY, CollectConfig, Collected, CollectSummary, run_jobs
+from .rollouts import MODEL_FILES, replayable_actions
+
+
+@dataclass(frozen=True)
+class BranchConfig:
+    """What `deskpilot label --verifier branch` was asked for."""
+
+    model: str  # a som-text model folder, or a model's name at `base_url`
+    out: Path  # the branches' folder
+    answers: int = 3  # the model's likeliest replies weighed at each screen; each different usable one is a branch
+    temperature: float = 0.0  # the model going on after a branch's answer (an endpoint's answers differ only if > 0)
+    workers: int = 1
+    base_url: str | None = None
+    max_actions: int = 6  # longer failed episodes stay unlabelled: their screens would cost too many branches
+
+    def collect_config(self, tasks: tuple[str, ...]) -> CollectConfig:
+        return CollectConfig(tasks, 0, self.out, policy="model", model=self.model, base_url=self.base_url,
+                             temperature=self.temperature, workers=self.workers, frames="none")
+
+
+@dataclass
+class Played:
+    """The branches played from one screen of one failed episode: the answers that won and those that lost."""
+
+    won: set[str]
+    lost: set[str]
+
+
+Outcomes = dict[int, Played]  # prefix length (the screen after that many re-enacted actions) -> its branches
+
+
+class BranchLabeller:
+    """Plays the branches of a set of failed episodes (`label`) and turns their outcomes into step verdicts, for
+    those episodes and for the branches themselves."""
+
+    name = "branch"
+
+    def __init__(self, config: BranchConfig, on_episode: Callable[[Collected], None] | None = None,
+                 on_start: Callable[[int], None] | None = None):
+        if config.answers < 2:
+            raise EvaluationError("--answers must be at least 2: branches compare answers on one screen")
+        folder = Path(config.model)
+        if config.base_url is None and not any((folder / name).is_file() for name in MODEL_FILES):
+            raise EvaluationError(f"--model {config.model} is not a model folder (or name a model served at "
+                                  "--base-url)")
+        self.config = config
+        self.on_episode, self.on_start = on_episode, on_start
+
+    def label(self, episodes: list[Episode]) -> dict[str, list[Verdict | None]]:
+        """Verdicts for every step of each episode (by episode id); None where a step gets none. The branches'
+        own verdicts are written into their episodes."""
+        chosen = {e.meta.id: e for e in episodes if replayable_actions(e, self.config.max_actions) is not None}
+        if chosen:
+            self.config.out.mkdir(parents=True, exist_ok=True)
+            self._run(chosen)
+        branches = self._branches()
+        outcomes = _outcomes(branches)
+        for episode, tag in branches:
+            verdicts = judge_branch(episode, tag, outcomes.get(str(tag["of"]), {}))
+            if verdicts:
+                label_steps(episode.directory, verdicts)
+        return {e.meta.id: (judge(e, outcomes.get(e.meta.id, {})) if e.meta.id in chosen else [None] * len(e.steps))
+                for e in episodes}
+
+    def _branches(self) -> list[tuple[Episode, dict]]:
+        """(episode, tag) of each finished branch in the folder."""
+        found = []
+        for directory in list_episodes(self.config.out):
+            try:
+                episode = read_episode(directory)
+            except DeskpilotError:
+                continue
+            tag = episode.meta.extra.get(ROLLOUT_KEY)
+            if "reward" in episode.meta.extra and isinstance(tag, dict) and "answer" in tag:
+                found.append((episode, tag))
+        return found
+
+    def _run(self, chosen: dict[str, Episode]) -> None:
+        """Run the branches still missing: every answer rank after every prefix of every chosen episode."""
+        config = self.config
+        done = {(str(tag["of"]), int(tag["prefix"]), int(tag["answer"])) for _, tag in self._branches()}
+        jobs = []
+        for of, episode in chosen.items():
+            actions = replayable_actions(episode, config.max_actions) or []
+            extra = episode.meta.extra
+            for k in range(len(actions)):
+                prefix = tuple(a.to_dict() for a in actions[:k])
+                jobs += [(extra["miniwob_task"], int(extra["seed"]), prefix,
+                          {"of": of, "prefix": k, "answer": rank, "answers": config.answers})
+                         for rank in range(config.answers) if (of, k, rank) not in done]
+        if not jobs:
+            return
+        jobs.sort(key=lambda job: job[0])  # task by task: a worker seldom reloads its page
+        tasks = tuple(dict.fromkeys(job[0] for job in jobs))
+        summary = run_jobs(config.collect_config(tasks), jobs, CollectSummary(), self.on_episode, self.on_start)
+        if summary.failed_workers:
+            raise EvaluationError(f"the branches failed: {summary.failed_workers[0]}")
+
+
+def _branch_call(episode: Episode, tag: dict) -> str | None:
+    """The answer a branch acted on after its prefix, or None when it could not act on one."""
+    k = int(tag["prefix"])
+    if not tag.get("reenacted") or not tag.get("branched") or k >= len(episode.steps):
+        return None
+    return episode.steps[k].thought
+
+
+def _outcomes(branches: list[tuple[Episode, dict]]) -> dict[str, Outcomes]:
+    found: dict[str, Outcomes] = defaultdict(dict)
+    for episode, tag in branches:
+        if (call := _branch_call(episode, tag)) is None:
+            continue
+        played = found[str(tag["of"])].setdefault(int(tag["prefix"]), Played(set(), set()))
+        (played.won if float(episode.meta.extra["reward"]) > 0 else played.lost).add(call)
+    return dict(found)
+
+
+def judge_branch(episode: Episode, tag: dict, outcomes: Outcomes) -> dict[int, dict[str, object]]:
+    """Verdicts (step index -> verification) for a lost branch whose screen another answer won: its branching step
+    bad, the steps after it unknown. A won branch keeps the environment's verdicts (all good); so does a lost one
+    where no answer won."""
+    call = _branch_call(episode, tag)
+    played = outcomes.get(int(tag["prefix"]))
+    if call is None or played is None or float(episode.meta.extra["reward"]) > 0 or not played.won - {call}:
+        return {}
+    k = int(tag["prefix"])
+    winner = sorted(played.won)[0]
+    verdicts = {episode.steps[k].index: Verdict(
+        "bad", f"this answer lost with the model going on, where {winner} won on the same screen", 0.0,
+        BranchLabeller.name).as_dict()}
+    for step in episode.steps[k + 1:]:
+        if not step.action.is_terminal:
+            verdicts[step.index] = Verdict("unknown", "the branch was already lost before this step", 0.5,
+                                           BranchLabeller.name).as_dict()
+    return verdicts
+
+
+def judge(episode: Episode, outcomes: Outcomes) -> list[Verdict | None]:
+    """Step verdicts of a failed episode from the branches played on its screens (see the module's docstring)."""
+    acted = [i for i, step in enumerate(episode.steps) if not step.action.is_terminal]
+    verdicts: list[Verdict | None] = [None] * len(episode.steps)
+    lost_by_env = float(episode.meta.extra.get("reward", 0)) < 0  # the page ended the episode as failed
+    for k, i in enumerate(acted):
+        here = outcomes.get(k)
+        if here is None:  # not played (the prefix could not be re-enacted): say nothing more
+            return verdicts
+        call = split_response(episode.steps[i].thought)[1]
+        after = outcomes.get(k + 1)
+        if call in here.won:
+            verdicts[i] = Verdict("good", "this answer won with the model going on", 1.0, BranchLabeller.name)
+            continue
+        if not here.won:  # no answer wins from this screen: nothing to compare this one with
+            continue
+        if call in here.lost:
+            reason = f"this answer lost with the model going on, where {sorted(here.won)[0]} won on the same screen"
+        elif after is not None and after.won:
+            verdicts[i] = Verdict("good", "an answer after this step still won", 1.0, BranchLabeller.name)
+            continue
+        elif after is not None or (k == len(acted) - 1 and lost_by_env):
+            reason = f"no answer won after this step, where {sorted(here.won)[0]} won before it"
+        else:  # the screen after it was not played: unknown
+            return verdicts
+        verdicts[i] = Verdict("bad", reason, 0.0, BranchLabeller.name)
+        for later in acted[k + 1:]:
+            verdicts[later] = Verdict("unknown", "the episode was already lost before this step", 0.5,
+                                      BranchLabeller.name)
+        return verdicts
+    return verdicts
