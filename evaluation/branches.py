@@ -108,25 +108,30 @@ class BranchLabeller:
         return found
 
     def _run(self, chosen: dict[str, Episode]) -> None:
-        """Run the branches still missing: every answer rank after every prefix of every chosen episode."""
+        """Run the branches still missing after every prefix of every chosen episode, rank by rank: an answer rank
+        is played on a screen only where the rank before it was there to play (a screen seldom has all of them)."""
         config = self.config
-        done = {(str(tag["of"]), int(tag["prefix"]), int(tag["answer"])) for _, tag in self._branches()}
-        jobs = []
-        for of, episode in chosen.items():
-            actions = replayable_actions(episode, config.max_actions) or []
-            extra = episode.meta.extra
-            for k in range(len(actions)):
-                prefix = tuple(a.to_dict() for a in actions[:k])
-                jobs += [(extra["miniwob_task"], int(extra["seed"]), prefix,
+        for rank in range(config.answers):
+            tags = [tag for _, tag in self._branches()]
+            done = {(str(tag["of"]), int(tag["prefix"]), int(tag["answer"])) for tag in tags}
+            playable = {(str(tag["of"]), int(tag["prefix"])) for tag in tags
+                        if int(tag["answer"]) == rank - 1 and tag.get("branched")}
+            jobs = []
+            for of, episode in chosen.items():
+                actions = replayable_actions(episode, config.max_actions) or []
+                extra = episode.meta.extra
+                jobs += [(extra["miniwob_task"], int(extra["seed"]), tuple(a.to_dict() for a in actions[:k]),
                           {"of": of, "prefix": k, "answer": rank, "answers": config.answers})
-                         for rank in range(config.answers) if (of, k, rank) not in done]
-        if not jobs:
-            return
-        jobs.sort(key=lambda job: job[0])  # task by task: a worker seldom reloads its page
-        tasks = tuple(dict.fromkeys(job[0] for job in jobs))
-        summary = run_jobs(config.collect_config(tasks), jobs, CollectSummary(), self.on_episode, self.on_start)
-        if summary.failed_workers:
-            raise EvaluationError(f"the branches failed: {summary.failed_workers[0]}")
+                         for k in range(len(actions))
+                         if (of, k, rank) not in done and (rank == 0 or (of, k) in playable)]
+            if not jobs:
+                continue
+            jobs.sort(key=lambda job: job[0])  # task by task: a worker seldom reloads its page
+            tasks = tuple(dict.fromkeys(job[0] for job in jobs))
+            summary = run_jobs(config.collect_config(tasks), jobs, CollectSummary(), self.on_episode,
+                               self.on_start)
+            if summary.failed_workers:
+                raise EvaluationError(f"the branches failed: {summary.failed_workers[0]}")
 
 
 def _branch_call(episode: Episode, tag: dict) -> str | None:
