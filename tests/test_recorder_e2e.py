@@ -329,3 +329,20 @@ def png_size(data_url: str) -> tuple[int, int]:
 
     raw = base64.b64decode(data_url.split(",", 1)[1])
     return struct.unpack(">II", raw[16:24])
+
+
+def test_a_demonstration_becomes_som_text_samples_from_its_frames(recording):
+    """A recorded demonstration keeps no list of what grounding saw; the learned planner's samples ground its
+    frames, so `train sft --mode som-text` learns from a person's demonstrations too."""
+    from deskpilot.planner.families import FAMILIES
+    from deskpilot.training.samples import SampleBuilder
+
+    episode, _ = recording
+    assert not any(step.seen for step in episode.steps)
+    samples = SampleBuilder(FAMILIES["screen"], mode="som-text").samples([episode.directory])
+    # the click into the name field, said by role and rank as the planner says it, then the typing
+    assert [s.completion for s in samples][:2] == ["Action: click(target='field 2')",
+                                                   "Action: type(content='Ada Lovelace')"]
+    assert {s.label for s in samples} == {"good"}  # a person's demonstration
+    prompt = samples[0].messages[-1]["content"]
+    assert 'text 4 "Full name"' in prompt and 'field 2 ""' in prompt and "Done:\n(nothing yet)" in prompt

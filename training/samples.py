@@ -4,12 +4,14 @@ and the answer it should give (`Thought: ...` / `Action: ...`, coordinates in th
 step's label and the rule-reward target (action type, the clicked element's box, the typed text).
 
 Steps are left out when they cannot teach anything true: dry runs, steps with redacted text, steps whose frame
-is missing, and (for labelled data) steps a verifier could not decide."""
+is missing, and (for labelled data) steps a verifier could not decide. In som-text mode a step that kept no list of
+what grounding saw (a person's recorded demonstration) has its screen grounded from its frame, as the agent would
+have seen it, so demonstrations teach the learned planner too."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -23,6 +25,7 @@ from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
 from deskpilot.core.errors import EpisodeError, TrainingError
 from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Element, Observation
 from deskpilot.planner.context import PromptBuilder, Screenshot, Turn, image_from_url, model_image
 from deskpilot.planner.families import ModelFamily, load_template
 from deskpilot.planner.model_planner import no_effect_note
@@ -146,10 +149,12 @@ class SampleBuilder:
     """Builds Samples the way the model planner builds prompts, for one model family and planning mode: `native`
     (screenshots, coordinates) or `som-text` (elements as text, see planner/som_text.py; no frames needed)."""
 
-    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000, mode: str = "native"):
+    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000, mode: str = "native",
+                 ground: Callable[[Observation], list[Element]] | None = None):
         self.family = family
         self.mode = mode
         self.builder = PromptBuilder(load_template("native"), max_images=max_images, token_budget=token_budget)
+        self._ground = ground  # som-text: grounding for frames whose step kept no `seen`; default: pixels_grounder
 
     def episode_samples(self, episode: Episode) -> Iterator[Sample]:
         if self.mode == "som-text":
@@ -186,17 +191,31 @@ class SampleBuilder:
         task = episode.meta.task  # stored with secrets redacted; the planner masks them as {{placeholders}}
         conversation = SomText(mask_secrets(task, task_secrets(task)))
         for step in episode.steps:
-            screen = conversation.screen(step.seen)
             if step.dry_run:
                 return
+            seen = step.seen or self._seen_in_frame(episode, step)
+            screen = conversation.screen(seen)
             answer = conversation.answer_for(step.action, screen, step.elements)
-            if answer is None or (not step.seen and not step.action.is_terminal):
+            if answer is None or (not seen and not step.action.is_terminal):
                 return
             yield Sample(episode.meta.id, step.index, episode.meta.source, conversation.messages(screen), answer,
                          step_label(step, episode), Target(step.action.kind.value,
                                                            text=_target_text(parse_response(answer).actions[0])),
                          episode.meta.app or "", verifier_of(step))
             conversation.remember(answer)
+
+    def _seen_in_frame(self, episode: Episode, step: Step) -> list[Element]:
+        """What grounding finds on the step's before frame (none for a terminal step or a missing frame)."""
+        if step.action.is_terminal or not step.before or not (episode.directory / step.before).is_file():
+            return []  # collected with --frames none: nothing to ground
+        try:
+            frame = episode.frame(step.before)
+        except EpisodeError as exc:
+            log.warning("%s", exc)
+            return []
+        if self._ground is None:
+            self._ground = pixels_grounder()
+        return self._ground(Observation(frame, step.monitor_for(frame)))
 
     def samples(self, paths: list[Path]) -> list[Sample]:
         found: list[Sample] = []
@@ -207,6 +226,14 @@ class SampleBuilder:
                 continue
             found.extend(self.episode_samples(episode))
         return found
+
+
+def pixels_grounder() -> Callable[[Observation], list[Element]]:
+    """The grounder the settings ask for, from pixels alone: a saved frame has no live accessibility tree."""
+    from deskpilot.core.settings import load_settings
+    from deskpilot.grounding.factory import build_grounder
+
+    return build_grounder(load_settings(accessibility=False)).parse
 
 
 def to_trl_messages(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[Any]]:
