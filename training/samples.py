@@ -20,7 +20,7 @@ import numpy as np
 
 from deskpilot.core.action_text import format_response, parse_response
 from deskpilot.core.actions import Action, ActionKind
-from deskpilot.core.secrets import REDACTED, mask_secrets, task_secrets
+from deskpilot.core.secrets import REDACTED, mask_secrets, scrubbed_elements, task_secrets
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Episode, Step, list_episodes, read_episode
 from deskpilot.core.errors import EpisodeError, TrainingError
@@ -215,7 +215,9 @@ class SampleBuilder:
             return []
         if self._ground is None:
             self._ground = pixels_grounder()
-        return self._ground(Observation(frame, step.monitor_for(frame)))
+        # The task is stored with its secrets redacted, so only what the screen itself names as one is known here
+        # (`password "x"` in the task's echo); the rest of the screen is scrubbed as the agent scrubs what it keeps.
+        return scrubbed_elements(self._ground(Observation(frame, step.monitor_for(frame))), [])
 
     def samples(self, paths: list[Path]) -> list[Sample]:
         found: list[Sample] = []
