@@ -60,6 +60,10 @@ class Person:
                        check=True, timeout=20)
         time.sleep(PAUSE)
 
+    def key(self, name: str) -> None:
+        subprocess.run(["xdotool", "key", name], check=True, timeout=20)
+        time.sleep(PAUSE)
+
     def type(self, text: str) -> None:
         subprocess.run(["xdotool", "type", "--delay", "30", text], check=True, timeout=20)
         time.sleep(PAUSE)
@@ -78,9 +82,12 @@ def login_user_popup(person: Person, utterance: str) -> None:
 
 
 def enter_date(person: Person, utterance: str) -> None:
-    """Type the date the instruction names into the date field, then Submit."""
+    """Type the date the instruction names into the date field, then Submit. A click in the middle of a date field
+    lands on its year part (where the agent clicks a field), so the arrow keys go back to the month first."""
     date = utterance.split("Enter ", 1)[1].split(" as the date", 1)[0]
-    person.click("#tt", across=0.1)  # the month part of the field
+    person.click("#tt")
+    person.key("Left")
+    person.key("Left")
     person.type(date)
     person.click("#subbtn")
 
