@@ -29,8 +29,8 @@ from deskpilot.core.episode import Episode, label_steps, list_episodes, read_epi
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 from deskpilot.training.verify import Verdict
 
-from .collect import ROLLOUT_KEY, CollectConfig, Collected, CollectSummary, run_jobs
-from .rollouts import MODEL_FILES, replayable_actions
+from .collect import ROLLOUT_KEY, CollectConfig, Collected
+from .rollouts import check_policy, play, replayable_actions
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,7 @@ class BranchLabeller:
                  on_start: Callable[[int], None] | None = None):
         if config.answers < 2:
             raise EvaluationError("--answers must be at least 2: branches compare answers on one screen")
-        folder = Path(config.model)
-        if config.base_url is None and not any((folder / name).is_file() for name in MODEL_FILES):
-            raise EvaluationError(f"--model {config.model} is not a model folder (or name a model served at "
-                                  "--base-url)")
+        check_policy(config.model, config.base_url)
         self.config = config
         self.on_episode, self.on_start = on_episode, on_start
 
@@ -124,14 +121,7 @@ class BranchLabeller:
                           {"of": of, "prefix": k, "answer": rank, "answers": config.answers})
                          for k in range(len(actions))
                          if (of, k, rank) not in done and (rank == 0 or (of, k) in playable)]
-            if not jobs:
-                continue
-            jobs.sort(key=lambda job: job[0])  # task by task: a worker seldom reloads its page
-            tasks = tuple(dict.fromkeys(job[0] for job in jobs))
-            summary = run_jobs(config.collect_config(tasks), jobs, CollectSummary(), self.on_episode,
-                               self.on_start)
-            if summary.failed_workers:
-                raise EvaluationError(f"the branches failed: {summary.failed_workers[0]}")
+            play(jobs, config.collect_config, self.on_episode, self.on_start, "branches")
 
 
 def _branch_call(episode: Episode, tag: dict) -> str | None:

@@ -74,10 +74,7 @@ class RolloutLabeller:
                  on_start: Callable[[int], None] | None = None):
         if config.rollouts < 1:
             raise EvaluationError("--rollouts must be at least 1")
-        folder = Path(config.model)
-        if config.base_url is None and not any((folder / name).is_file() for name in MODEL_FILES):
-            raise EvaluationError(f"--model {config.model} is not a model folder (or name a model served at "
-                                  "--base-url)")
+        check_policy(config.model, config.base_url)
         self.config = config
         self.on_episode, self.on_start = on_episode, on_start
 
@@ -115,13 +112,26 @@ class RolloutLabeller:
                 prefix = tuple(a.to_dict() for a in actions[:k])
                 jobs += [(extra["miniwob_task"], int(extra["seed"]), prefix, {"of": of, "prefix": k, "try": n})
                          for n in range(self.config.rollouts) if (of, k, n) not in done]
-        if not jobs:
-            return
-        jobs.sort(key=lambda job: job[0])  # task by task: a worker seldom reloads its page
-        tasks = tuple(dict.fromkeys(job[0] for job in jobs))
-        summary = run_jobs(self.config.collect_config(tasks), jobs, CollectSummary(), self.on_episode, self.on_start)
-        if summary.failed_workers:
-            raise EvaluationError(f"the continuations failed: {summary.failed_workers[0]}")
+        play(jobs, self.config.collect_config, self.on_episode, self.on_start, "continuations")
+
+
+def check_policy(model: str, base_url: str | None) -> None:
+    """EvaluationError unless `model` is a model folder, or a name for the endpoint at `base_url`."""
+    if base_url is None and not any((Path(model) / name).is_file() for name in MODEL_FILES):
+        raise EvaluationError(f"--model {model} is not a model folder (or name a model served at --base-url)")
+
+
+def play(jobs: list[tuple[Any, ...]], collect_config: Callable[[tuple[str, ...]], CollectConfig],
+         on_episode: Callable[[Collected], None] | None, on_start: Callable[[int], None] | None, what: str) -> None:
+    """Run episode jobs that re-enact recorded steps, task by task (a worker seldom reloads its page); one
+    EvaluationError naming `what` when a worker fails."""
+    if not jobs:
+        return
+    jobs.sort(key=lambda job: job[0])
+    tasks = tuple(dict.fromkeys(job[0] for job in jobs))
+    summary = run_jobs(collect_config(tasks), jobs, CollectSummary(), on_episode, on_start)
+    if summary.failed_workers:
+        raise EvaluationError(f"the {what} failed: {summary.failed_workers[0]}")
 
 
 def _values(continuations: list[tuple[dict[str, Any], bool]]) -> dict[str, Values]:
