@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -13,6 +14,11 @@ from .geometry import Box, Monitor, Point
 ElementRole = Literal["text", "button", "input", "checkbox", "radio", "dropdown", "link", "icon", "tab",
                       "slider", "menu_item", "list_item", "unknown"]
 ElementSource = Literal["ocr", "layout", "detector", "vlm", "accessibility"]
+# A date or time field that shows its empty parts ("mm/dd/yyyy", "--:-- --"): typing fills the part clicked and
+# those after it, so the whole value goes in only from the first part.
+_DATE_PART = r"(?:mm|dd|yy(?:yy)?)"
+_PARTED_FIELD = re.compile(rf"^\s*(?:{_DATE_PART}\W+{_DATE_PART}\W+{_DATE_PART}|--\s*:\s*--(?:\s*--)?)\s*$", re.I)
+FIRST_PART_REACH = 24  # pixels into a parted field from its left edge at most: inside its first part
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,15 @@ class Element:
     @property
     def center(self) -> Point:
         return self.box.center
+
+    @property
+    def click_point(self) -> Point:
+        """Where a click on it acts as a person means it: its centre, but in a date or time field that shows its
+        parts, the first part, where typing the whole value starts (its middle is the year)."""
+        if self.role in ("input", "dropdown") and _PARTED_FIELD.match(self.text):
+            left, top, right, bottom = self.box
+            return Point(left + min((right - left) // 10, FIRST_PART_REACH), (top + bottom) // 2)
+        return self.center
 
     def to_dict(self) -> dict[str, Any]:
         data = {"box": list(self.box), "role": self.role, "text": self.text, "score": round(float(self.score), 4),

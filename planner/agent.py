@@ -243,7 +243,7 @@ class Agent:
             self.safety.stop.sleep(LOCATE_RETRY_SECONDS)
             obs = self.screen.capture()
             before = writer.add_frame(obs.image)
-        points = {name: element.center for name, element in found.items() if element is not None}
+        points = {name: element.click_point for name, element in found.items() if element is not None}
         return action.with_points(**points), [e for e in found.values() if e is not None], obs, before
 
     def _report(self, step: Step, obs: Observation, elements: list[Element]) -> None:

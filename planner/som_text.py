@@ -263,19 +263,19 @@ class SomText:
         if handle := HANDLE.match(target):
             number = int(handle["number"])
             if item := _the_one_showing(screen.listed, number):
-                return action.model_copy(update={"point": item.element.center, "target": None})
+                return action.model_copy(update={"point": item.element.click_point, "target": None})
             return action.model_copy(update={"target": self._value(number, screen)})  # grounding picks one
         if ROLE_RANK.match(target):
             for item in screen.listed:
                 if item.ref == target:
-                    return action.model_copy(update={"point": item.element.center, "target": None})
+                    return action.model_copy(update={"point": item.element.click_point, "target": None})
             raise ActionParseError(f"there is no {target!r} on the screen")
         number_match = ELEMENT_NUMBER.match(target)
         if number_match:
             number = int(number_match["number"])
             if not 1 <= number <= len(screen.listed):
                 raise ActionParseError(f"there is no element {number}; the list has {len(screen.listed)}")
-            return action.model_copy(update={"point": screen.listed[number - 1].element.center, "target": None})
+            return action.model_copy(update={"point": screen.listed[number - 1].element.click_point, "target": None})
         return action  # a description: grounding resolves it
 
     def answer_for(self, action: Action, screen: TextScreen, used: list[Element] | None = None) -> str | None:

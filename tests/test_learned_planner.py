@@ -52,6 +52,17 @@ def test_unquoted_numbers_dates_and_handles_are_values_too():
     assert episode.read("Action: type(content='$1')", screen)[1].text == "01/28/2011"
 
 
+def test_a_date_field_that_shows_its_parts_is_clicked_in_its_first_part():
+    episode = SomText("Enter 01/28/2011 as the date and hit submit.")
+    date = Element(Box(93, 203, 345, 248), "dropdown", "mm/ dd/ yyyy")  # as grounding reads Chromium's date input
+    screen = episode.screen([date, Element(Box(93, 256, 286, 321), "button", "Submit")])
+    assert episode.read("Action: click(target='field 1')", screen)[1].point == Point(117, 225)  # mm, not yyyy
+    filled = Element(Box(93, 203, 345, 248), "dropdown", "01/28/2011")
+    assert filled.click_point == filled.center == Point(219, 225)
+    assert Element(Box(0, 0, 100, 20), "input", "--:-- --").click_point == Point(10, 10)
+    assert SECOND.click_point == SECOND.center  # any other field: its centre
+
+
 def test_a_task_phrase_read_with_look_alike_characters_is_still_a_value():
     episode = SomText("Select 0rAk, IJ and click Submit.")
     boxes = [Element(Box(10, 20 + 30 * i, 90, 40 + 30 * i), "checkbox", text) for i, text in enumerate(("lJ", "OrAk"))]
