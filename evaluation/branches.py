@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deskpilot.core.action_text import split_response
+from deskpilot.core.actions import Action
 from deskpilot.core.episode import Episode, label_steps, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 from deskpilot.training.verify import Verdict
@@ -78,7 +79,8 @@ class BranchLabeller:
     def label(self, episodes: list[Episode]) -> dict[str, list[Verdict | None]]:
         """Verdicts for every step of each episode (by episode id); None where a step gets none. The branches'
         own verdicts are written into their episodes."""
-        chosen = {e.meta.id: e for e in episodes if replayable_actions(e, self.config.max_actions) is not None}
+        chosen = {e.meta.id: (e, actions) for e in episodes
+                  if (actions := replayable_actions(e, self.config.max_actions)) is not None}
         if chosen:
             self.config.out.mkdir(parents=True, exist_ok=True)
             self._run(chosen)
@@ -104,7 +106,7 @@ class BranchLabeller:
                 found.append((episode, tag))
         return found
 
-    def _run(self, chosen: dict[str, Episode]) -> None:
+    def _run(self, chosen: dict[str, tuple[Episode, list[Action]]]) -> None:
         """Run the branches still missing after every prefix of every chosen episode, rank by rank: an answer rank
         is played on a screen only where the rank before it was there to play (a screen seldom has all of them)."""
         config = self.config
@@ -114,8 +116,7 @@ class BranchLabeller:
             playable = {(str(tag["of"]), int(tag["prefix"])) for tag in tags
                         if int(tag["answer"]) == rank - 1 and tag.get("branched")}
             jobs = []
-            for of, episode in chosen.items():
-                actions = replayable_actions(episode, config.max_actions) or []
+            for of, (episode, actions) in chosen.items():
                 extra = episode.meta.extra
                 jobs += [(extra["miniwob_task"], int(extra["seed"]), tuple(a.to_dict() for a in actions[:k]),
                           {"of": of, "prefix": k, "answer": rank, "answers": config.answers})

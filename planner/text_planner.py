@@ -37,8 +37,7 @@ class TextPlanner:
         return [secret.value for secret in task_secrets(task)]
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
-        episode = self._episode_for(task, history)
-        screen = episode.screen(scrubbed_elements(elements, self.secrets(task)))
+        episode, screen = self._screen(task, history, elements)
         if self.answers > 1 and isinstance(self.backend, RankingBackend):
             reply, (thought, action) = self._best_of(episode, screen)
         else:
@@ -66,8 +65,7 @@ class TextPlanner:
         """A recorded step's action decided again on this screen without asking the model: the answer that
         produces it (as its training sample says), resolved here and kept in the history later prompts show, as
         if the model had given it. PlannerError when this screen has nothing that answer could name."""
-        episode = self._episode_for(task, history)
-        screen = episode.screen(scrubbed_elements(elements, self.secrets(task)))
+        episode, screen = self._screen(task, history, elements)
         answer = episode.answer_for(action, screen)
         if answer is None:
             raise PlannerError(f"the recorded step ({action.redacted().describe()}) names nothing on this screen")
@@ -84,8 +82,7 @@ class TextPlanner:
         this screen (a local model's beams; an endpoint is asked `count` times, which differ only when it samples),
         acted on and kept in the history as the model's own: the branches of evaluation/branches.py. PlannerError
         when the replies hold fewer different usable answers."""
-        episode = self._episode_for(task, history)
-        screen = episode.screen(scrubbed_elements(elements, self.secrets(task)))
+        episode, screen = self._screen(task, history, elements)
         messages = episode.messages(screen)
         if isinstance(self.backend, RankingBackend):
             replies = self.backend.alternatives(messages, count)
@@ -103,6 +100,11 @@ class TextPlanner:
         call, action = list(answers.items())[rank]
         episode.remember(call)
         return Decision(call, action)
+
+    def _screen(self, task: str, history: list[Step], elements: list[Element]) -> tuple[SomText, TextScreen]:
+        """The episode's som-text state and this screen as it lists it (secrets read off the screen redacted)."""
+        episode = self._episode_for(task, history)
+        return episode, episode.screen(scrubbed_elements(elements, self.secrets(task)))
 
     def _episode_for(self, task: str, history: list[Step]) -> SomText:
         """The som-text state of the episode in flight; a new one when an episode starts."""

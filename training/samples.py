@@ -149,12 +149,11 @@ class SampleBuilder:
     """Builds Samples the way the model planner builds prompts, for one model family and planning mode: `native`
     (screenshots, coordinates) or `som-text` (elements as text, see planner/som_text.py; no frames needed)."""
 
-    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000, mode: str = "native",
-                 ground: Callable[[Observation], list[Element]] | None = None):
+    def __init__(self, family: ModelFamily, max_images: int = 3, token_budget: int = 16000, mode: str = "native"):
         self.family = family
         self.mode = mode
         self.builder = PromptBuilder(load_template("native"), max_images=max_images, token_budget=token_budget)
-        self._ground = ground  # som-text: grounding for frames whose step kept no `seen`; default: pixels_grounder
+        self._ground: Callable[[Observation], list[Element]] | None = None  # pixels_grounder, built when first needed
 
     def episode_samples(self, episode: Episode) -> Iterator[Sample]:
         if self.mode == "som-text":
