@@ -1,7 +1,9 @@
-"""Chat backend for a local model through transformers, from a folder (or a cached model id), bf16 on CUDA when
-present, float32 on CPU: vision-language models with `AutoModelForImageTextToText` and `AutoProcessor`, and
-language models (`...ForCausalLM`, such as the planner `deskpilot model init` makes) with `AutoModelForCausalLM`
-and `AutoTokenizer`, for the som-text mode. A folder holding a peft LoRA adapter (`adapter_config.json`) is
+"""Chat backend for a local model through transformers, from a folder (or a cached model id), on CUDA when present
+in the checkpoint's own precision (a VLM's bf16; float32 for the planners deskpilot trains, whose 4-beam rankings
+bf16 reorders on 5 % of prompts at no gain in speed on an H200: benchmarks/planner_devices.py), float32 on CPU:
+vision-language models with `AutoModelForImageTextToText` and `AutoProcessor`, and language models
+(`...ForCausalLM`, such as the planner `deskpilot model init` makes) with `AutoModelForCausalLM` and
+`AutoTokenizer`, for the som-text mode. A folder holding a peft LoRA adapter (`adapter_config.json`) is
 loaded on top of its base model, so what deskpilot trains runs here.
 
 On CPU a small model (under SMALL_MODEL parameters, such as the planners deskpilot trains) generates on one thread:
@@ -44,10 +46,11 @@ def is_causal_lm(source: str) -> bool:
 
 
 class TransformersBackend:
-    """`threads`: torch's CPU threads while generating (0: one for a small model, torch's own choice otherwise)."""
+    """`threads`: torch's CPU threads while generating (0: one for a small model, torch's own choice otherwise);
+    `dtype`: the weights' precision ("float32", "bfloat16"; default: the checkpoint's own on CUDA, float32 on CPU)."""
 
     def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0,
-                 threads: int = 0):
+                 threads: int = 0, dtype: str | None = None):
         try:
             import torch
             import transformers
@@ -59,14 +62,14 @@ class TransformersBackend:
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        dtype = torch.bfloat16 if self.device.startswith("cuda") else torch.float32
+        weights = getattr(torch, dtype) if dtype else "auto" if self.device.startswith("cuda") else torch.float32
         source = Path(model)
         adapter_file = source / "adapter_config.json"
         try:
             base = json.loads(adapter_file.read_text())["base_model_name_or_path"] if adapter_file.is_file() else model
             self.causal = is_causal_lm(base)
             auto = transformers.AutoModelForCausalLM if self.causal else transformers.AutoModelForImageTextToText
-            self.model = auto.from_pretrained(base, dtype=dtype)
+            self.model = auto.from_pretrained(base, dtype=weights)
             has_processor = any((source / f).is_file() for f in ("processor_config.json", "tokenizer.json",
                                                                    "preprocessor_config.json"))
             processor_source = str(source) if has_processor or not adapter_file.is_file() else base

@@ -64,12 +64,13 @@ def config_class(method: Method) -> type:
 
 
 # Training a small language model from scratch on som-text steps (`deskpilot model init`, all weights): a high
-# learning rate with warm-up and cosine decay, bigger batches, and packed sequences (no padding wasted).
+# learning rate with warm-up and cosine decay, bigger batches, and packed sequences (no padding wasted); float32 on
+# a GPU too (bf16 autocast ran the 4M-parameter planner at 5.2 steps/s on an H200 where float32 ran 16.1, same loss).
 FROM_SCRATCH: dict[str, dict[str, Any]] = {
     "sft": {"learning_rate": 1e-3, "per_device_train_batch_size": 4, "packing": True, "max_length": 1024,
-            "warmup_steps": 0.05, "num_train_epochs": 3, "weight_decay": 0.01},
-    "kto": {"learning_rate": 1e-4, "per_device_train_batch_size": 8},
-    "grpo": {"learning_rate": 1e-4, "max_completion_length": 24},
+            "warmup_steps": 0.05, "num_train_epochs": 3, "weight_decay": 0.01, "bf16": False},
+    "kto": {"learning_rate": 1e-4, "per_device_train_batch_size": 8, "bf16": False},
+    "grpo": {"learning_rate": 1e-4, "max_completion_length": 24, "bf16": False},
 }
 
 

@@ -98,7 +98,11 @@ def train(request: TrainRequest) -> TrainResult | None:
         config = config_class(request.method)(output_dir=str(request.out), **arguments)
     except (TypeError, ValueError) as exc:
         raise TrainingError(f"bad {request.method} training settings: {str(exc).splitlines()[0]}") from None
-    model, processor = load_trainable(request.model, torch.bfloat16 if config.bf16 else torch.float32)
+    # bf16 weights only under a LoRA adapter (peft keeps the adapter itself in float32): a model trained whole keeps
+    # float32 weights and bf16 runs as autocast (mixed precision), since an update of lr x gradient is mostly below
+    # a bf16 weight's precision and would be rounded away.
+    weights = torch.bfloat16 if config.bf16 and request.lora else torch.float32
+    model, processor = load_trainable(request.model, weights)
     trainer = _trainer(request, config, model, processor, dataset, lora_settings(file_settings), rewards)
     started = time.perf_counter()
     output = trainer.train()
