@@ -225,11 +225,12 @@ class SomText:
             action = self._located(action, screen)
         return response.thought, action
 
-    def choose(self, replies: list[str], screen: TextScreen) -> tuple[str, tuple[str, Action]]:
-        """Of a model's replies, likeliest first, the one to act on, with what `read` makes of it: the first usable
-        one that repeats no call already given on a screen that looked the same (on the same screen the same call
-        does the same again) and names a task value only where the screen shows it; failing that the first usable
-        one that repeats nothing; failing that the first usable one. ActionParseError when none is usable."""
+    def choose(self, replies: list[str], screen: TextScreen) -> tuple[bool, str, tuple[str, Action]]:
+        """Of a model's replies, likeliest first, the one to act on, with what `read` makes of it, and whether it
+        fits this screen: the first usable one that repeats no call already given on a screen that looked the same
+        (on the same screen the same call does the same again) and names a task value only where the screen shows
+        it (fits); failing that the first usable one that repeats nothing; failing that the first usable one.
+        ActionParseError when none is usable."""
         usable: list[tuple[str, tuple[str, Action]]] = []
         errors: list[ActionParseError] = []
         for reply in replies:
@@ -244,7 +245,7 @@ class SomText:
         fresh = [item for item in usable if not any(call == calls[item[0]] and _looks_the_same(seen, here)
                                                     for seen, call in self.given)]
         shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(calls[item[0]]))]
-        return (shown or fresh or usable)[0]
+        return (bool(shown), *(shown or fresh or usable)[0])
 
     def _typed(self, content: str, screen: TextScreen) -> str:
         match = HANDLE.match(content.strip())

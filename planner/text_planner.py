@@ -1,7 +1,8 @@
 """A planner for language models that see no screenshot (`--mode som-text`): each step it lists grounding's
 elements as text (planner/som_text.py) and asks the model for one action. A local model gives its `answers`
 likeliest replies and the planner acts on the best one that makes sense on this screen (SomText.choose: no call
-repeated on a screen that looks the same, no value clicked that the screen does not show). From an endpoint, an
+repeated on a screen that looks the same, no value clicked that the screen does not show); when none does, on the
+best of its WIDER_ANSWERS likeliest (the model's own ranking searched further, never a guess). From an endpoint, an
 unusable answer is retried once with a correction. When nothing is usable the step fails with a clear error, never
 a guessed click. Elements are listed as the episode stores them, a secret read off the screen as [redacted]: what
 a model is shown is what it was trained on, and a password on the screen never reaches an endpoint."""
@@ -22,6 +23,7 @@ from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
 
 log = logging.getLogger(__name__)
+WIDER_ANSWERS = 12  # the likeliest answers weighed when none of the first `answers` fits the screen
 CORRECTION = "That answer could not be used: {error}. Answer with one line: Action: <one call>."
 
 
@@ -52,11 +54,23 @@ class TextPlanner:
         return Decision(thought or call, action)
 
     def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
-        replies = self.backend.alternatives(episode.messages(screen), self.answers)  # type: ignore[attr-defined]
-        try:
-            reply, read = episode.choose(replies, screen)
-        except ActionParseError as error:
+        """The model's best answer that fits this screen among its `answers` likeliest, else among its
+        `WIDER_ANSWERS` likeliest; failing both, the best usable one of the wider set."""
+        messages = episode.messages(screen)
+        error: ActionParseError | None = None
+        choice = None
+        for count in dict.fromkeys((self.answers, max(self.answers, WIDER_ANSWERS))):
+            replies = self.backend.alternatives(messages, count)  # type: ignore[attr-defined]
+            try:
+                choice = episode.choose(replies, screen)
+            except ActionParseError as unusable:
+                error = unusable
+                continue
+            if choice[0]:
+                break
+        if choice is None:
             raise UnusableAnswerError(f"none of the model's {len(replies)} answers could be used: {error}") from None
+        _, reply, read = choice
         if self.on_text:
             self.on_text(reply)
         return reply, read

@@ -273,11 +273,14 @@ def test_a_secret_on_the_screen_reaches_the_model_as_it_is_stored_and_marks_no_l
 
 
 class Ranked(Scripted):
-    """A backend that gives several replies a step, likeliest first, from a script."""
+    """A backend that gives several replies a step, likeliest first, from a script: a step asked again (the same
+    prompt) for more replies gets more of the same list."""
 
     def alternatives(self, messages, count):  # noqa: ANN001, ANN201 - the RankingBackend protocol
+        if not self.requests or self.requests[-1] != messages:
+            self.ranked = self.replies.pop(0)
         self.requests.append(messages)
-        return self.replies.pop(0)[:count]
+        return self.ranked[:count]
 
 
 def test_of_several_answers_the_planner_takes_one_that_clicks_what_is_shown_and_repeats_nothing():
@@ -304,6 +307,19 @@ def test_of_several_answers_the_planner_takes_one_that_clicks_what_is_shown_and_
     assert decide(tabs).point == tabs[0].center  # everything repeats: the likeliest answer
     with pytest.raises(PlannerError, match="none of the model's 2 answers could be used"):
         decide(tabs)
+
+
+def test_when_none_of_its_likeliest_answers_fits_the_planner_weighs_more_of_them():
+    task = 'Expand the sections below, to find and click on the link "dignissim".'
+    sections = [Element(Box(10, 30 + 30 * i, 300, 50 + 30 * i), "button", f"Section #{i + 1}") for i in range(3)]
+    obs = Observation(np.zeros((240, 320, 3), np.uint8), Monitor(0, 0, 320, 240))
+    hidden = ["Action: click(target='$1')", "Action: double_click(target='$1')", "Action: click(target='$2')",
+              "Action: right_click(target='$1')"]  # the link is in a closed section; there is no $2
+    backend = Ranked([[*hidden, "Action: click(target='button 2')", "Action: click(target='button 1')"]])
+    assert TextPlanner(backend, answers=4).decide(task, [], obs, sections).action.point == sections[1].center
+    assert len(backend.requests) == 2  # the 4 likeliest, then the WIDER_ANSWERS likeliest
+    backend = Ranked([hidden])
+    assert TextPlanner(backend, answers=4).decide(task, [], obs, sections).action.target == "dignissim"
 
 
 def test_collecting_with_exploration_explores_where_the_models_answers_could_not_be_used():
