@@ -7,7 +7,7 @@ held-out seeds of (a) the training tasks and (b) tasks never in any training dat
 
     python benchmarks/learning_loop.py --sft MODEL --data COLLECTED [--tasks a,b] [--unseen-tasks c,d]
         [--episodes 5] [--unseen-episodes 5] [--seed 1000] [--workers 2] [--steps 300] [--arms sft-more,kto,grpo]
-        [--rounds 0] [--verifiers env] [--out DIR]
+        [--rounds 0] [--verifiers env] [--kto-beta 0.1] [--out DIR]
 
 Scoring is `deskpilot collect miniwob --policy model` (greedy, `--workers` Chromiums side by side). Prints one line
 per arm, set and task, and per arm and set its mean success with a 95 % Wilson interval over all episodes, the
@@ -66,12 +66,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=0, help="rounds of `improve` with the best arm's method")
     parser.add_argument("--verifiers", default=None, help="only these verifiers' labels count (e.g. env); "
                                                          "default: every verifier's")
+    parser.add_argument("--kto-beta", type=float, default=None, help="KTO's beta: how far the KTO arm may move from "
+                                                                      "the start (higher: less; TRL's default 0.1)")
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="deskpilot-loop-")))
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
     config = options.out / "continued.json"
     labels = {"labels": {"verifiers": options.verifiers.split(",")}} if options.verifiers else {}
     config.write_text(json.dumps({**CONTINUED, **labels}))
+    configs = {arm: config for arm in ARMS}
+    if options.kto_beta is not None:
+        configs["kto"] = options.out / "continued-kto.json"
+        configs["kto"].write_text(json.dumps({**CONTINUED, **labels, "beta": options.kto_beta}))
     data = [arg for folder in options.data for arg in ("--data", str(folder))]
     sets = {"trained": (options.tasks, options.episodes)}
     if options.unseen_tasks:
@@ -81,7 +87,7 @@ def main() -> None:
         model = options.out / arm
         if not (model / "config.json").is_file():
             deskpilot("train", ARMS[arm], "--mode", "som-text", "--full", "--model", options.sft, *data, "--out",
-                      str(model), "--max-steps", str(options.steps), "--config", str(config))
+                      str(model), "--max-steps", str(options.steps), "--config", str(configs[arm]))
         models[arm] = str(model)
     reports = {(arm, part): score(model, f"{arm}-{part}", tasks, episodes, options)
                for arm, model in models.items() for part, (tasks, episodes) in sets.items()}
