@@ -14,11 +14,10 @@ import json
 import multiprocessing
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from commands import deskpilot
 from timing import median_ms
 
 from deskpilot.core.episode import list_episodes, read_episode
@@ -27,10 +26,6 @@ from deskpilot.planner.families import FAMILIES
 from deskpilot.planner.som_text import ANSWER_TOKENS
 from deskpilot.planner.transformers_backend import TransformersBackend
 from deskpilot.training.samples import SampleBuilder
-
-
-def deskpilot(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL)
 
 
 def _spin() -> None:

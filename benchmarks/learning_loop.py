@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
+
+from commands import deskpilot
 
 from deskpilot.evaluation.miniwob import DEFAULT_TASKS
 from deskpilot.evaluation.rounds import outcomes
@@ -31,10 +31,6 @@ from deskpilot.evaluation.tasks import HELD_OUT_TASKS
 ARMS = {"sft-more": "sft", "kto": "kto", "grpo": "grpo"}
 CONTINUED = {"learning_rate": 2e-4, "warmup_steps": 0, "logging_steps": 10, "save_strategy": "no",
              "per_device_train_batch_size": 4}  # a trained model, trained further: a gentler step than from scratch
-
-
-def deskpilot(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL)
 
 
 def score(model: str, name: str, tasks: str, episodes: int, options: argparse.Namespace) -> dict:

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-
-def deskpilot(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL)
+from commands import deskpilot
 
 
 def main() -> None:

@@ -17,13 +17,11 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
+from commands import deskpilot
 from timing import median_ms
 
 from deskpilot.core.settings import Settings
@@ -78,9 +76,9 @@ def training(model: str, data: Path, steps: int, learning_rate: float, out: Path
         folder = out / f"sft-{device}-{dtype}"
         config = out / f"{device}-{dtype}.yaml"
         config.write_text(f"bf16: {'true' if dtype == 'bfloat16' else 'false'}\nlearning_rate: {learning_rate}\n")
-        run(["train", "sft", "--mode", "som-text", "--full", "--model", model, "--data", str(data), "--out",
-             str(folder), "--max-steps", str(steps), "--config", str(config)],
-            {"CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else {})
+        deskpilot("train", "sft", "--mode", "som-text", "--full", "--model", model, "--data", str(data), "--out",
+                  str(folder), "--max-steps", str(steps), "--config", str(config),
+                  env={"CUDA_VISIBLE_DEVICES": ""} if device == "cpu" else None)
         result = json.loads((folder / "deskpilot_training.json").read_text())
         rows = csv.DictReader((folder / "metrics.csv").open())
         losses = [float(row["value"]) for row in rows if row["name"] == "loss"]
@@ -93,11 +91,6 @@ def training(model: str, data: Path, steps: int, learning_rate: float, out: Path
             print(line)
         else:
             print(f"{line}  ratio to cpu float32: speed {speed / reference[0]:.2f}, loss {loss / reference[1]:.3f}")
-
-
-def run(args: list[str], env: dict[str, str]) -> None:
-    subprocess.run([sys.executable, "-m", "deskpilot.app", *args], check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, **env})
 
 
 def main() -> None:
