@@ -24,7 +24,7 @@ from .layout import Widget, find_widgets, ink_box
 from .ocr import OcrEngine, TextLine
 from .phrasings import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
-from .widgets import find_field, find_toggle, toggle_checked
+from .widgets import find_field, find_toggle, rectangles, toggle_checked, toggle_shaped
 
 FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of it changed
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
@@ -38,6 +38,11 @@ CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when b
 UNNAMED_READS = 16  # unnamed buttons read alone per parse, at most (a few ms each)
 UNNAMED_READ_SCORE = 0.5  # a reading of an unnamed button's inside this sure or more names it
 UNNAMED_PAD = 4  # pixels around the marks inside an unnamed button given to the recogniser
+TOGGLE_ROW_SHARE = 0.6  # of a toggle's height on a text line's row (and of the line's height): it may run over it
+SAME_TOGGLE_IOU = 0.6  # an outline drawn now this much over a toggle found before: the toggle is still there
+DRAWN_LOOSE = 1.25  # a detected toggle's box may run a few pixels past the drawn square
+TOGGLE_GAP = 2  # pixels left out beside a toggle when its line is read again in parts
+MIN_PART_SHARE = 0.4  # a part narrower than this share of the line's height holds no character
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
                  "link")
 
@@ -50,6 +55,7 @@ class OcrGrounder:
         self._image: np.ndarray | None = None
         self._lines: list[TextLine] = []
         self._widgets: list[Widget] | None = None
+        self._toggles: list[Box] = []  # the check boxes and radio buttons of the last frame whose controls were found
         self._link_words: list[tuple[TextLine, str, Box]] | None = None
         self._task = ""
         self._fresh: set[int] = set()
@@ -68,10 +74,11 @@ class OcrGrounder:
     def parse(self, obs: Observation) -> list[Element]:
         self.timing = {"ocr_detect_ms": 0.0, "ocr_recognise_ms": 0.0, "layout_ms": 0.0, "detector_ms": 0.0}
         self._update(obs.image)
+        controls = self._controls(obs.image)  # first: a line run over a check box is read again in parts
         return [self._element(obs, line, line.box) for line in self._lines] + \
             [self._element(obs, TextLine(box, word, line.score), box, "link")
              for line, word, box in self._links(obs.image)] + \
-            [self._widget_element(obs, w) for w in self._controls(obs.image)]
+            [self._widget_element(obs, w) for w in controls]
 
     def _element(self, obs: Observation, line: TextLine, box: Box, role: str = "text") -> Element:
         return Element(obs.monitor.image_box_to_screen(box), role, line.text, line.score, "ocr")  # type: ignore[arg-type]
@@ -95,14 +102,77 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             started = time.perf_counter()
-            self._widgets = self._named(image, find_widgets(image, self._lines))
+            widgets = self._named(image, find_widgets(image, self._lines))
             laid_out = time.perf_counter()
-            if self.detector is not None:
-                detected = detected_widgets(image, self.detector.detect(image), self._lines)
-                self._widgets = merge_controls(self._widgets, detected)
-            self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + (laid_out - started) * 1000
-            self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (time.perf_counter() - laid_out) * 1000
+            detections = self.detector.detect(image) if self.detector is not None else []
+            detected = time.perf_counter()
+            if self._split_at_toggles(image, widgets + detected_widgets(image, detections, self._lines)):
+                widgets = self._named(image, find_widgets(image, self._lines))  # the labels read apart now
+            self._widgets = merge_controls(widgets, detected_widgets(image, detections, self._lines)) \
+                if detections else widgets
+            self._toggles = [w.box for w in self._widgets if w.role in ("checkbox", "radio")
+                             and toggle_shaped(w.box, DRAWN_LOOSE)]
+            self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \
+                (laid_out - started + time.perf_counter() - detected) * 1000
+            self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (detected - laid_out) * 1000
         return self._widgets
+
+    def _split_at_toggles(self, image: np.ndarray, widgets: list[Widget]) -> bool:
+        """Read again, in its parts either side, every text line that runs over a check box or radio button: a
+        checked box is a filled square with a white tick, which text detection takes for a glyph and joins to the
+        label beside it ("zAHr" with its box read as "Ｋ") or across to the next column's label ("PCQ2JfG √9908").
+        Whether any line was split."""
+        toggles = [w.box for w in widgets if w.role in ("checkbox", "radio") and toggle_shaped(w.box, DRAWN_LOOSE)]
+        if not toggles or not self._lines:
+            return False
+        frame = Box(0, 0, image.shape[1], image.shape[0])
+        lines: list[TextLine] = []
+        fresh: set[int] = set()
+        split = False
+        for index, line in enumerate(self._lines):
+            pieces = _parts_beside(line.box, toggles, frame)
+            parts = [line] if pieces is None else [
+                found for piece in pieces for found in self._read_part(image, piece)
+                if not _mostly_inside_any(found.box, [other for other in self._lines if other is not line])]
+            split = split or pieces is not None
+            if index in self._fresh:
+                fresh.update(range(len(lines), len(lines) + len(parts)))
+            lines += parts
+        if split:
+            order = sorted(range(len(lines)), key=lambda i: reading_order(lines[i].box))
+            self._lines = [lines[i] for i in order]
+            self._fresh = {rank for rank, i in enumerate(order) if i in fresh}
+            self._link_words = None
+        return split
+
+    def _read(self, image: np.ndarray, region: Box, toggles: list[Box]) -> list[TextLine]:
+        """The text lines of one region of the image, in image pixels; a line found running over one of these
+        toggles is found and read again in its parts beside it."""
+        crop = image[region.y0:region.y1, region.x0:region.x1]
+        inside = [t.shifted(-region.x0, -region.y0) for t in toggles if region.intersects(t)]
+        if not inside:
+            lines = self.engine.read(crop)
+            for stage, spent in self.engine.last_timing.items():
+                self.timing[f"ocr_{stage}"] = self.timing.get(f"ocr_{stage}", 0.0) + spent
+            return [line.shifted(region.x0, region.y0) for line in lines]
+        started = time.perf_counter()
+        whole: list[Box] = []
+        parts: list[Box] = []
+        for box in self.engine.find_text(crop):
+            pieces = _parts_beside(box, inside, Box(0, 0, crop.shape[1], crop.shape[0]))
+            whole, parts = (whole + [box], parts) if pieces is None else (whole, parts + pieces)
+        detected = time.perf_counter()
+        lines = self.engine.read_boxes(crop, whole) + [line for part in parts for line in self._read_part(crop, part)]
+        self.timing["ocr_detect_ms"] = self.timing.get("ocr_detect_ms", 0.0) + (detected - started) * 1000
+        self.timing["ocr_recognise_ms"] = self.timing.get("ocr_recognise_ms", 0.0) + \
+            (time.perf_counter() - detected) * 1000
+        return [line.shifted(region.x0, region.y0) for line in lines]
+
+    def _read_part(self, image: np.ndarray, part: Box) -> list[TextLine]:
+        """The text lines of one part of a split line, found and read afresh (the split line's box was drawn
+        around the tick too, so its ends are off)."""
+        crop = image[part.y0:part.y1, part.x0:part.x1]
+        return [line.shifted(part.x0, part.y0) for line in self.engine.read(crop)]
 
     def _named(self, image: np.ndarray, widgets: list[Widget]) -> list[Widget]:
         """Buttons without a name whose inside holds marks: the marks read as one text line (no text detection:
@@ -130,14 +200,15 @@ class OcrGrounder:
         if sum(r.area for r in regions) > FULL_FRAME_SHARE * frame.area:
             regions = [frame]
         kept, regions = self._regions_to_read(regions, frame)
+        # Toggles the last parse found, where the changed parts still show one: text detection joins a checked
+        # box to its label, which then reads as nothing.
+        toggles = [] if regions == [frame] else \
+            [t for t in self._toggles if any(t.iou(drawn) >= SAME_TOGGLE_IOU for drawn in rectangles(image, t))]
         fresh_lines: list[TextLine] = []
         for region in regions:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
-            crop = image[crop_box.y0:crop_box.y1, crop_box.x0:crop_box.x1]
-            fresh_lines += [line.shifted(crop_box.x0, crop_box.y0) for line in self.engine.read(crop)
-                            if not _mostly_inside_any(line.box.shifted(crop_box.x0, crop_box.y0), kept)]
-            for stage, spent in self.engine.last_timing.items():
-                self.timing[f"ocr_{stage}"] = self.timing.get(f"ocr_{stage}", 0.0) + spent
+            fresh_lines += [line for line in self._read(image, crop_box, toggles)
+                            if not _mostly_inside_any(line.box, kept)]
         self._lines = sorted(kept + fresh_lines, key=lambda ln: reading_order(ln.box))
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
@@ -290,6 +361,27 @@ def _names_whole_line(phrase: str, line: TextLine) -> bool:
     as "FileEditOptionsSearchHelp") is clicked on its own characters, not at the middle of the control holding the
     whole line."""
     return len(phrase.replace(" ", "")) >= WHOLE_LINE_SHARE * len(line.text.replace(" ", ""))
+
+
+def _parts_beside(line: Box, toggles: list[Box], frame: Box) -> list[Box] | None:
+    """The parts of a text line's box left and right of the toggles it runs over (None when it runs over none),
+    the last one reaching a line's height further right and all a little taller, for reading afresh: a toggle runs
+    over a line when it lies on the line's row, about as tall as the line, and inside it by a few pixels or more
+    (its border read as a letter: "JPCQ2JfG")."""
+    crossing = sorted((t for t in toggles
+                       if min(t.y1, line.y1) - max(t.y0, line.y0) >= TOGGLE_ROW_SHARE * t.height
+                       and t.height >= TOGGLE_ROW_SHARE * line.height
+                       and min(t.x1, line.x1) - max(t.x0, line.x0) >= 2 * TOGGLE_GAP),
+                      key=lambda t: t.x0)
+    if not crossing:
+        return None
+    pieces, start = [], line.x0
+    for toggle in crossing:
+        pieces.append((start, toggle.x0 - TOGGLE_GAP))
+        start = max(start, toggle.x1 + TOGGLE_GAP)
+    pieces.append((start, max(start, line.x1 + line.height)))
+    least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
+    return [Box(x0, line.y0, x1, line.y1).padded(TOGGLE_GAP * 2, frame) for x0, x1 in pieces if x1 - x0 >= least]
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
