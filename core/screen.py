@@ -19,6 +19,8 @@ from .observation import Observation
 
 SETTLE_POLL = 0.02  # seconds between grabs while waiting for the screen to settle
 SETTLE_QUIET = 0.1  # once something changed, this long without change is settled
+TYPED_QUIET = 0.45  # ... after typing: what reacts to typing (suggestions, a search as you type) waits for a pause,
+# 300 ms by jQuery UI's autocomplete default
 REACTION_WAIT = 0.15  # an action the screen has not answered within this long changed nothing
 ANIMATION_SHARE = 0.004  # a change this small (of the frame) that keeps coming back in place is an animation
 ANIMATION_REPEATS = 3
@@ -136,9 +138,10 @@ class Screen:
         return None
 
     def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0,
-                           on_change: Callable[[np.ndarray], object] | None = None) -> np.ndarray:
+                           on_change: Callable[[np.ndarray], object] | None = None,
+                           quiet: float = SETTLE_QUIET) -> np.ndarray:
         """Capture until the screen has stopped changing, or `timeout` passes; return the last grab. Settled means
-        two grabs SETTLE_QUIET apart are the same once something changed, or REACTION_WAIT seconds without any
+        two grabs `quiet` seconds apart are the same once something changed, or REACTION_WAIT seconds without any
         change after `previous` (the frame before an action; without it, the first grab). A small area that keeps
         changing in place (a blinking caret, a spinner) is an animation: once seen ANIMATION_REPEATS times running
         it no longer counts as a change. `on_change(frame)` is called with a frame that changed and then held still
@@ -180,7 +183,7 @@ class Screen:
             elif unseen and on_change is not None:
                 on_change(frame)
                 unseen = False
-            if changed_at is not None and now - quiet_since >= SETTLE_QUIET:
+            if changed_at is not None and now - quiet_since >= quiet:
                 break
             if changed_at is None and now - started >= REACTION_WAIT:
                 break

@@ -24,7 +24,7 @@ from deskpilot.core.errors import DeskpilotError, GroundingError, PlannerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.safety import CornerWatch, Safety
-from deskpilot.core.screen import Screen
+from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen
 from deskpilot.core.secrets import TaskSecret, fill_placeholders, scrub, scrubbed_elements, task_secrets
 from deskpilot.grounding.action_context import action_context, label_at
 from deskpilot.grounding.base import Grounder
@@ -151,8 +151,9 @@ class Agent:
         timing["act_ms"] = _ms(mark)
         mark = time.perf_counter()
         self._looked_ahead_ms = 0.0
-        after_image = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout,
-                                                     on_change=self._look_ahead)
+        after_image = self.screen.wait_until_settled(
+            obs.image, timeout=self.settle_timeout, on_change=self._look_ahead,
+            quiet=TYPED_QUIET if executed.kind is ActionKind.TYPE else SETTLE_QUIET)
         timing["settle_ms"] = _ms(mark)
         timing["look_ahead_ms"] = round(self._looked_ahead_ms, 1)
         after = writer.add_frame(after_image)

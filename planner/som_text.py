@@ -16,7 +16,9 @@ that value in that case. An element that shows a value is marked `=$2`, one whos
 already, a button pressed: the history names it by a rank that may have moved since); the values line says which
 values were already clicked or typed, so a model need not work that out from the history. A control the task names
 by its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`: a small
-model copies a mark beside an element far better than it matches a word of the task to a rank. This module is the
+model copies a mark beside an element far better than it matches a word of the task to a rank. So too for a value
+that names a kind of control ('Click on a "checkbox" widget'), where no element shows it as text: every control of
+that kind is marked `=$1`, and clicking `$1` clicks the first. This module is the
 one place that builds these prompts and reads these answers: the planner, the training samples and the rewards all
 use it, so what a model is trained on is what it is asked."""
 
@@ -32,7 +34,8 @@ from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
-from deskpilot.core.task_text import literal_values, normalised, numbered_ordinals, ranked_references, task_values
+from deskpilot.core.task_text import (kind_named, literal_values, normalised, numbered_ordinals, ranked_references,
+                                      task_values)
 from deskpilot.grounding.phrasings import CASE_DIRECTIVE, in_case, task_echoes
 
 from .task_phrases import comparable, holds_phrase, named_phrase
@@ -146,6 +149,9 @@ class SomText:
                 new.append(phrase)
         self.values += sorted(new, key=self._position)
         screen = TextScreen(list(self.values))
+        by_text = {screen.value_of(element) for element in shown}
+        kinds = {role: number for number, value in enumerate(self.values, 1) if number not in by_text
+                 for role in kind_named(value)}  # 'a "checkbox" widget': the roles it names
         ranks: dict[str, int] = {}
         self._fields = {}
         for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:
@@ -159,7 +165,8 @@ class SomText:
                 # typed, if this rank's field is where the typing went (after a page change, another field is not)
                 state += " typed" if ref in self.typed_into and self.typed_into[ref].contains(*element.center) else ""
             clicked = " clicked" if family != "field" and element.checked is None and self._was_clicked(element) else ""
-            number = screen.value_of(element) or self._ranked_value(family, ranks[family], screen)
+            number = screen.value_of(element) or self._ranked_value(family, ranks[family], screen) or \
+                kinds.get(element.role)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
             head = f"{ref}{shown_role} {_quoted(element.text)}{state}"
@@ -263,7 +270,7 @@ class SomText:
         target = (action.target or "").strip()
         if handle := HANDLE.match(target):
             number = int(handle["number"])
-            if item := _the_one_showing(screen.listed, number):
+            if item := _the_one_showing(screen.listed, number) or self._first_of_kind(screen, number):
                 return action.model_copy(update={"point": item.element.click_point, "target": None})
             return action.model_copy(update={"target": self._value(number, screen)})  # grounding picks one
         if ROLE_RANK.match(target):
@@ -326,6 +333,13 @@ class SomText:
             if holds_phrase(action.target or "", value):
                 return f"${number}"
         return hit[0].ref if hit else None
+
+    @staticmethod
+    def _first_of_kind(screen: TextScreen, number: int) -> Listed | None:
+        """For a value naming a kind of control (`checkbox`), the first control of that kind: any of them is one."""
+        if not (1 <= number <= len(screen.values) and kind_named(screen.values[number - 1])):
+            return None
+        return next((item for item in screen.listed if item.value == number and item.element.role != "text"), None)
 
     def _ranked_value(self, family: str, rank: int, screen: TextScreen) -> int | None:
         """The number of the value that names this control by its rank ('3rd textbox'), if the task does."""

@@ -26,7 +26,7 @@ from deskpilot.core.geometry import Box, Point
 from deskpilot.grounding.action_context import action_context
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import Safety
-from deskpilot.core.screen import Screen
+from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen
 from deskpilot.grounding.base import Grounder
 from deskpilot.grounding.changes import visible_effect
 from deskpilot.grounding.text_match import match_text
@@ -108,7 +108,8 @@ class Replayer:
         self.safety.check(action, self.screen.monitors(), self.screen.cursor(), context)
         if not self.safety.dry_run:
             self.controller.execute(action)
-        return action, used, self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout)
+        quiet = TYPED_QUIET if action.kind is ActionKind.TYPE else SETTLE_QUIET
+        return action, used, self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, quiet=quiet)
 
     def _with_secret(self, recorded: Step) -> Action:
         action = recorded.action

@@ -12,6 +12,7 @@ import numpy as np
 from conftest import deskpilot, read_state
 
 from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.screen import TYPED_QUIET
 
 
 def only_episode(root: Path):
@@ -33,6 +34,7 @@ def test_fills_checks_selects_and_saves_on_the_demo_app(demo_app, tmp_path):
     assert episode.meta.outcome == "success" and episode.meta.source == "agent"
     kinds = [s.action.kind.value for s in episode.steps]
     assert kinds == ["click", "type", "click", "click", "click", "click", "finished"]
+    assert episode.steps[1].timing["settle_ms"] >= TYPED_QUIET * 1000  # what answers a pause in typing is waited for
     for step in episode.steps[:-1]:
         assert (episode.directory / step.before).is_file() and (episode.directory / step.after).is_file()
         assert {"parse_ms", "ocr_detect_ms", "layout_ms", "settle_ms", "look_ahead_ms"} <= set(step.timing)

@@ -139,6 +139,21 @@ def test_a_control_the_task_names_by_rank_is_a_value_marked_on_it():
     assert lines == ['field 1 ""', 'field 2 ""']  # a quoted value names nothing
 
 
+def test_a_value_naming_a_kind_of_control_marks_every_control_of_that_kind():
+    box = Element(Box(10, 140, 30, 160), "checkbox", "dlv", checked=False)
+    other = Element(Box(10, 170, 30, 190), "checkbox", "Je", checked=False)
+    lines = Element(Box(10, 200, 190, 220), "text", "checkbox")
+    episode = SomText('Click on a "checkbox" widget.')
+    screen = episode.screen([FIRST, box, other, OK])
+    assert [item.line for item in screen.listed] == ['field 1 ""', 'button 1 "OK"', 'checkbox 1 "dlv" unchecked =$1',
+                                                     'checkbox 2 "Je" unchecked =$1']
+    assert episode.read("Action: click(target='$1')", screen)[1].point == box.center  # the first of them
+    text = SomText('Click on a "text" widget.').screen([box, FIRST, SECOND])
+    assert [item.line for item in text.listed] == ['field 1 "" =$1', 'field 2 "" =$1', 'checkbox 1 "dlv" unchecked']
+    shown = SomText('Click on a "checkbox" widget.').screen([box, lines])
+    assert [item.line for item in shown.listed] == ['checkbox 1 "dlv" unchecked', 'text 1 "checkbox" =$1']
+
+
 def test_answers_resolve_to_points_and_values():
     episode = SomText('Type "Ada" into the lower field and click OK')
     screen = episode.screen([OK, CANCEL, FIRST, SECOND])

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from conftest import TESTS_DIR, wait_for_state
 
-from deskpilot.core.screen import Screen, changed_box
+from deskpilot.core.screen import TYPED_QUIET, Screen, changed_box
 
 
 @pytest.fixture
@@ -33,15 +33,16 @@ def animated(xdisplay, tmp_path: Path) -> Iterator[None]:  # noqa: ANN001
 def _panel(frame: np.ndarray) -> tuple[int, int, int]:
     """The large panel's centre and bottom row: the rows and columns where it is 300 by 150 pixels of grey or
     green."""
-    inside = np.all(np.abs(frame.astype(int) - (136, 136, 136)) < 4, axis=2) | \
-        np.all(np.abs(frame.astype(int) - (0, 204, 0)) < 4, axis=2)
+    inside = np.zeros(frame.shape[:2], bool)
+    for colour in ((136, 136, 136), (0, 204, 0), (0, 0, 204)):
+        inside |= np.all(np.abs(frame.astype(int) - colour) < 4, axis=2)
     rows, cols = np.flatnonzero(inside.sum(axis=1) >= 250), np.flatnonzero(inside.sum(axis=0) >= 120)
     assert len(rows) and len(cols), "the panel is not on the screen"
     return int(cols.mean()), int(rows.mean()), int(rows.max())
 
 
 def _panel_colour(frame: np.ndarray) -> tuple[int, ...]:
-    """Grey before the click, green after."""
+    """Grey before the click, green after; blue after typing paused."""
     x, y, _ = _panel(frame)
     return tuple(int(v) for v in frame[y, x])
 
@@ -63,6 +64,19 @@ def test_a_late_answer_to_a_click_is_waited_for(animated):
     after = screen.wait_until_settled(before, timeout=3.0)
     assert _panel_colour(after) == (0, 204, 0)
     assert time.monotonic() - started < 1.0
+
+
+def test_after_typing_the_wait_lasts_until_what_answers_a_pause_in_typing_has_shown(animated):
+    """Suggestions, a search as you type: they come a few hundred milliseconds after the last key (the field here
+    turns the panel blue 300 ms after typing pauses), so after typing the wait needs a longer quiet to see them."""
+    screen = Screen()
+    before = screen.wait_until_settled(timeout=3.0)
+    x, _, bottom = _panel(before)
+    subprocess.run(["xdotool", "mousemove", str(x), str(bottom + 70), "click", "1"], check=True)  # the field
+    clicked = screen.wait_until_settled(before, timeout=3.0)
+    subprocess.run(["xdotool", "type", "--delay", "30", "abc"], check=True)
+    after = screen.wait_until_settled(clicked, timeout=3.0, quiet=TYPED_QUIET)
+    assert _panel_colour(after) == (0, 0, 204)
 
 
 def test_changed_box_bounds_every_differing_pixel():

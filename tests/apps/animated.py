@@ -1,5 +1,6 @@
-"""A Qt window with a spinner that never stops (a small square turning colour every 30 ms) and a button that,
-80 ms after a click, turns a large panel green: for the screen's settle wait. Writes {"ready": true} to --state."""
+"""A Qt window with a spinner that never stops (a small square turning colour every 30 ms), a button that, 80 ms after
+a click, turns a large panel green, and a text field that, 300 ms after typing pauses (as suggestions do), turns the
+panel blue: for the screen's settle wait. Writes {"ready": true} to --state."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QFrame, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QFrame, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 SPIN_COLOURS = ("#d00", "#0a0", "#00d", "#aa0")
 
@@ -30,7 +31,8 @@ def main() -> None:
     panel.setFixedSize(300, 150)
     panel.setStyleSheet("background: #888")
     button = QPushButton("Go")
-    for widget in (spinner, panel, button):
+    field = QLineEdit()
+    for widget in (spinner, panel, button, field):
         layout.addWidget(widget)
     turn = [0]
 
@@ -42,6 +44,11 @@ def main() -> None:
     timer.timeout.connect(spin)
     timer.start(30)
     button.clicked.connect(lambda: QTimer.singleShot(80, lambda: panel.setStyleSheet("background: #0c0")))
+    pause = QTimer()
+    pause.setSingleShot(True)
+    pause.setInterval(300)
+    pause.timeout.connect(lambda: panel.setStyleSheet("background: #00c"))
+    field.textEdited.connect(lambda _text: pause.start())  # restarted by every key, as a debounced search is
     window.show()
     QTimer.singleShot(300, lambda: args.state.write_text(json.dumps({"ready": True})))
     app.exec()
