@@ -236,7 +236,8 @@ class SomText:
         """Of a model's replies, likeliest first, the one to act on, with what `read` makes of it, and whether it
         fits this screen: the first usable one that repeats no call already given on a screen that looked the same
         (on the same screen the same call does the same again) and names a task value only where the screen shows
-        it (fits); failing that the first usable one that repeats nothing; failing that the first usable one.
+        it and does not click again a value whose check box an earlier answer ticked (fits); failing that the first
+        usable one that repeats nothing; failing that the first usable one.
         ActionParseError when none is usable."""
         usable: list[tuple[str, tuple[str, Action]]] = []
         errors: list[ActionParseError] = []
@@ -251,8 +252,15 @@ class SomText:
         calls = {reply: _call(reply) for reply, _ in usable}
         fresh = [item for item in usable if not any(call == calls[item[0]] and _looks_the_same(seen, here)
                                                     for seen, call in self.given)]
-        shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(calls[item[0]]))]
+        shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(calls[item[0]]))
+                 and not self._undoes(calls[item[0]], screen)]
         return (bool(shown), *(shown or fresh or usable)[0])
+
+    def _undoes(self, call: str, screen: TextScreen) -> bool:
+        """Whether a call clicks a value an earlier answer clicked whose check box (or radio button) is ticked
+        now: clicking it again takes back what that answer did."""
+        return any(self.used.get(number) == "clicked" and item.value == number and item.element.checked
+                   for number in _clicked_values(call) for item in screen.listed)
 
     def _typed(self, content: str, screen: TextScreen) -> str:
         match = HANDLE.match(content.strip())

@@ -324,6 +324,22 @@ def test_of_several_answers_the_planner_takes_one_that_clicks_what_is_shown_and_
         decide(tabs)
 
 
+def test_a_value_whose_check_box_an_earlier_answer_ticked_is_not_clicked_again():
+    episode = SomText("Select ZAHr, co and click Submit.")
+
+    def boxes(ticked: bool, other: bool = False) -> list[Element]:
+        return [Element(Box(10, 30, 30, 50), "checkbox", "ZAHr", checked=ticked),
+                Element(Box(10, 60, 30, 80), "checkbox", "co", checked=other), OK]
+
+    first = episode.screen(boxes(False))
+    episode.remember(episode.choose(["Action: click(target='$1')"], first)[1])
+    again, next_one = "Action: click(target='$1')", "Action: click(target='$2')"
+    fits, reply, _ = episode.choose([again, next_one], episode.screen(boxes(True)))
+    assert fits and reply == next_one  # clicking "ZAHr" again would untick it
+    fits, reply, _ = episode.choose([again, next_one], episode.screen(boxes(False, other=True)))
+    assert fits and reply == again  # "ZAHr" is not ticked (something else changed): clicking it is no undoing
+
+
 def test_when_none_of_its_likeliest_answers_fits_the_planner_weighs_more_of_them():
     task = 'Expand the sections below, to find and click on the link "dignissim".'
     sections = [Element(Box(10, 30 + 30 * i, 300, 50 + 30 * i), "button", f"Section #{i + 1}") for i in range(3)]
