@@ -236,8 +236,9 @@ class SomText:
         """Of a model's replies, likeliest first, the one to act on, with what `read` makes of it, and whether it
         fits this screen: the first usable one that repeats no call already given on a screen that looked the same
         (on the same screen the same call does the same again) and names a task value only where the screen shows
-        it and does not click again a value whose check box an earlier answer ticked (fits); failing that the first
-        usable one that repeats nothing; failing that the first usable one.
+        it, describes no target the screen does not show (`click(target='enter')`) and does not click again a
+        value whose check box an earlier answer ticked (fits); failing that the first usable one that repeats
+        nothing; failing that the first usable one.
         ActionParseError when none is usable."""
         usable: list[tuple[str, tuple[str, Action]]] = []
         errors: list[ActionParseError] = []
@@ -253,7 +254,7 @@ class SomText:
         fresh = [item for item in usable if not any(call == calls[item[0]] and _looks_the_same(seen, here)
                                                     for seen, call in self.given)]
         shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(calls[item[0]]))
-                 and not self._undoes(calls[item[0]], screen)]
+                 and _names_what_is_shown(item[1][1], screen) and not self._undoes(calls[item[0]], screen)]
         return (bool(shown), *(shown or fresh or usable)[0])
 
     def _undoes(self, call: str, screen: TextScreen) -> bool:
@@ -399,6 +400,14 @@ def _the_one_showing(listed: list[Listed], number: int) -> Listed | None:
     controls = [item for item in showing if item.element.role != "text"]
     chosen = controls or showing
     return chosen[0] if len(chosen) == 1 else None
+
+
+def _names_what_is_shown(action: Action, screen: TextScreen) -> bool:
+    """Whether a target left to grounding (a description, or a value several controls show) is something a listed
+    element shows, as its text or among its words."""
+    target = action.target
+    return not target or any(comparable(item.element.text) == comparable(target) or
+                             holds_phrase(item.element.text, target) for item in screen.listed)
 
 
 def _clicked_values(call: str) -> list[int]:

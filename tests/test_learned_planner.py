@@ -340,6 +340,14 @@ def test_a_value_whose_check_box_an_earlier_answer_ticked_is_not_clicked_again()
     assert fits and reply == again  # "ZAHr" is not ticked (something else changed): clicking it is no undoing
 
 
+def test_a_described_target_fits_only_where_the_screen_shows_it():
+    episode = SomText('Type "Ada" into the lower field and click OK')
+    screen = episode.screen([FIRST, SECOND, OK])
+    fits, reply, _ = episode.choose(["Action: click(target='enter')", "Action: click(target='OK')"], screen)
+    assert fits and reply == "Action: click(target='OK')"  # no element says "enter": a small model's slip
+    assert episode.choose(["Action: click(target='enter')"], screen)[0] is False
+
+
 def test_when_none_of_its_likeliest_answers_fits_the_planner_weighs_more_of_them():
     task = 'Expand the sections below, to find and click on the link "dignissim".'
     sections = [Element(Box(10, 30 + 30 * i, 300, 50 + 30 * i), "button", f"Section #{i + 1}") for i in range(3)]
