@@ -9,6 +9,7 @@ import re
 
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, ElementRole
+from deskpilot.core.task_text import look_alike
 
 # --- Instructions (planner.instructions) ---
 
@@ -59,10 +60,10 @@ QUOTES = "\"'“”‘’«»"
 def echoes_task(line_text: str, task: str, phrase: str) -> bool:
     """Whether a screen line merely repeats the task (MiniWoB shows its utterance above the page; a chat or a note
     may too): 'Select Iceland from the list' on the screen is not the Iceland option."""
-    squashed = squash(line_text)
-    task_squashed = squash(task)
+    squashed = _folded(line_text)
+    task_squashed = _folded(task)
     return bool(task_squashed) and len(line_text.split()) >= ECHO_MIN_WORDS and squashed in task_squashed \
-        and squashed != squash(phrase)
+        and squashed != _folded(phrase)
 
 
 def task_echoes(elements: list[Element], task: str) -> list[Element]:
@@ -71,8 +72,8 @@ def task_echoes(elements: list[Element], task: str) -> list[Element]:
     the numbers in ascending'): words of the task, the next or previous line of an echo, starting where it does."""
     lines = [e for e in elements if e.role == "text"]
     echoes = [e for e in lines if echoes_task(e.text, task, "")]
-    task_squashed = squash(task)
-    rest = [e for e in lines if e not in echoes and squash(e.text) and squash(e.text) in task_squashed]
+    task_squashed = _folded(task)
+    rest = [e for e in lines if e not in echoes and _folded(e.text) and _folded(e.text) in task_squashed]
     while more := [e for e in rest if any(_next_line(e, echo) for echo in echoes)]:
         echoes += more
         rest = [e for e in rest if e not in more]
@@ -96,6 +97,12 @@ def quoted_at(text: str, start: int, end: int) -> bool:
 
 def squash(text: str) -> str:
     return re.sub(r"[^0-9a-z]", "", text.lower())
+
+
+def _folded(text: str) -> str:
+    """`squash`ed, with the characters OCR confuses folded together: a line of the task read as "OhCqY, IU6iKv"
+    still repeats the task's "0hCqY, lU6iKv"."""
+    return look_alike(squash(text))
 
 
 # --- Tab rows (planner.offline) ---

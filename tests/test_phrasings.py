@@ -82,6 +82,9 @@ def test_a_line_that_repeats_the_task_is_not_a_target():
     assert echoes_task("Select Iceland from the list", task, "Iceland")
     assert not echoes_task("Iceland", task, "Iceland")  # the option itself
     assert not echoes_task("Iceland and Norway", "", "Iceland")
+    # a line of the task OCR read with look-alike characters (0 as O, l as I) still repeats it
+    many = "Select 7gT, WPumV, 1xyzt0, 0hCqY, lU6iKv, EIkT and click Submit."
+    assert echoes_task("WPumV, 1xyzt0, OhCqY, IU6iKv,", many, "")
 
 
 def test_the_last_words_of_a_wrapped_task_are_part_of_its_echo():
