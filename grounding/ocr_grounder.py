@@ -105,16 +105,17 @@ class OcrGrounder:
             widgets = self._named(image, find_widgets(image, self._lines))
             laid_out = time.perf_counter()
             detections = self.detector.detect(image) if self.detector is not None else []
-            detected = time.perf_counter()
-            if self._split_at_toggles(image, widgets + detected_widgets(image, detections, self._lines)):
-                widgets = self._named(image, find_widgets(image, self._lines))  # the labels read apart now
-            self._widgets = merge_controls(widgets, detected_widgets(image, detections, self._lines)) \
-                if detections else widgets
+            inferred = time.perf_counter()
+            detected = detected_widgets(image, detections, self._lines)
+            if self._split_at_toggles(image, widgets + detected):  # the labels read apart now: name again
+                widgets = self._named(image, find_widgets(image, self._lines))
+                detected = detected_widgets(image, detections, self._lines)
+            self._widgets = merge_controls(widgets, detected) if detected else widgets
             self._toggles = [w.box for w in self._widgets if w.role in ("checkbox", "radio")
                              and toggle_shaped(w.box, DRAWN_LOOSE)]
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \
-                (laid_out - started + time.perf_counter() - detected) * 1000
-            self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (detected - laid_out) * 1000
+                (laid_out - started + time.perf_counter() - inferred) * 1000
+            self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (inferred - laid_out) * 1000
         return self._widgets
 
     def _split_at_toggles(self, image: np.ndarray, widgets: list[Widget]) -> bool:
