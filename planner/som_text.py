@@ -403,11 +403,12 @@ def _the_one_showing(listed: list[Listed], number: int) -> Listed | None:
 
 
 def _names_what_is_shown(action: Action, screen: TextScreen) -> bool:
-    """Whether a target left to grounding (a description, or a value several controls show) is something a listed
-    element shows, as its text or among its words."""
+    """Whether a target left to grounding (a description, or a value several controls show) names something a
+    listed element shows: its text, words of it, or a description holding its text ('the Submit button')."""
     target = action.target
-    return not target or any(comparable(item.element.text) == comparable(target) or
-                             holds_phrase(item.element.text, target) for item in screen.listed)
+    return not target or any(
+        comparable(item.element.text) == comparable(target) or holds_phrase(item.element.text, target) or
+        (len(comparable(item.element.text)) >= 2 and holds_phrase(target, item.element.text)) for item in screen.listed)
 
 
 def _clicked_values(call: str) -> list[int]:

@@ -346,6 +346,7 @@ def test_a_described_target_fits_only_where_the_screen_shows_it():
     fits, reply, _ = episode.choose(["Action: click(target='enter')", "Action: click(target='OK')"], screen)
     assert fits and reply == "Action: click(target='OK')"  # no element says "enter": a small model's slip
     assert episode.choose(["Action: click(target='enter')"], screen)[0] is False
+    assert episode.choose(["Action: click(target='the OK button')"], screen)[0]  # a description of what is shown
 
 
 def test_when_none_of_its_likeliest_answers_fits_the_planner_weighs_more_of_them():
