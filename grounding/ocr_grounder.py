@@ -111,8 +111,7 @@ class OcrGrounder:
                 widgets = self._named(image, find_widgets(image, self._lines))
                 detected = detected_widgets(image, detections, self._lines)
             self._widgets = merge_controls(widgets, detected) if detected else widgets
-            self._toggles = [w.box for w in self._widgets if w.role in ("checkbox", "radio")
-                             and toggle_shaped(w.box, DRAWN_LOOSE)]
+            self._toggles = _toggle_boxes(self._widgets)
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \
                 (laid_out - started + time.perf_counter() - inferred) * 1000
             self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (inferred - laid_out) * 1000
@@ -123,7 +122,7 @@ class OcrGrounder:
         checked box is a filled square with a white tick, which text detection takes for a glyph and joins to the
         label beside it ("zAHr" with its box read as "Ｋ") or across to the next column's label ("PCQ2JfG √9908").
         Whether any line was split."""
-        toggles = [w.box for w in widgets if w.role in ("checkbox", "radio") and toggle_shaped(w.box, DRAWN_LOOSE)]
+        toggles = _toggle_boxes(widgets)
         if not toggles or not self._lines:
             return False
         frame = Box(0, 0, image.shape[1], image.shape[0])
@@ -201,10 +200,11 @@ class OcrGrounder:
         if sum(r.area for r in regions) > FULL_FRAME_SHARE * frame.area:
             regions = [frame]
         kept, regions = self._regions_to_read(regions, frame)
-        # Toggles the last parse found, where the changed parts still show one: text detection joins a checked
-        # box to its label, which then reads as nothing.
+        # Toggles the last parse found in the parts to read, where an outline still stands: text detection joins a
+        # checked box to its label, which then reads as nothing.
         toggles = [] if regions == [frame] else \
-            [t for t in self._toggles if any(t.iou(drawn) >= SAME_TOGGLE_IOU for drawn in rectangles(image, t))]
+            [t for t in self._toggles if any(region.padded(READ_PAD, frame).intersects(t) for region in regions)
+             and any(t.iou(drawn) >= SAME_TOGGLE_IOU for drawn in rectangles(image, t))]
         fresh_lines: list[TextLine] = []
         for region in regions:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
@@ -362,6 +362,11 @@ def _names_whole_line(phrase: str, line: TextLine) -> bool:
     as "FileEditOptionsSearchHelp") is clicked on its own characters, not at the middle of the control holding the
     whole line."""
     return len(phrase.replace(" ", "")) >= WHOLE_LINE_SHARE * len(line.text.replace(" ", ""))
+
+
+def _toggle_boxes(widgets: list[Widget]) -> list[Box]:
+    """The boxes of the check boxes and radio buttons among `widgets` (a detected one may be a little loose)."""
+    return [w.box for w in widgets if w.role in ("checkbox", "radio") and toggle_shaped(w.box, DRAWN_LOOSE)]
 
 
 def _parts_beside(line: Box, toggles: list[Box], frame: Box) -> list[Box] | None:

@@ -149,8 +149,8 @@ class SomText:
                 new.append(phrase)
         self.values += sorted(new, key=self._position)
         screen = TextScreen(list(self.values))
-        by_text = {screen.value_of(element) for element in shown}
-        kinds = {role: number for number, value in enumerate(self.values, 1) if number not in by_text
+        by_text = {id(element): screen.value_of(element) for element in shown}  # the value each one shows
+        kinds = {role: number for number, value in enumerate(self.values, 1) if number not in by_text.values()
                  for role in kind_named(value)}  # 'a "checkbox" widget': the roles it names
         ranks: dict[str, int] = {}
         self._fields = {}
@@ -165,7 +165,7 @@ class SomText:
                 # typed, if this rank's field is where the typing went (after a page change, another field is not)
                 state += " typed" if ref in self.typed_into and self.typed_into[ref].contains(*element.center) else ""
             clicked = " clicked" if family != "field" and element.checked is None and self._was_clicked(element) else ""
-            number = screen.value_of(element) or self._ranked_value(family, ranks[family], screen) or \
+            number = by_text[id(element)] or self._ranked_value(family, ranks[family], screen) or \
                 kinds.get(element.role)
             within = None if number else screen.value_within(element)
             mark = f" =${number}" if number else f" ~${within}" if within else ""
