@@ -3,7 +3,7 @@ gets the same number of optimizer steps on the same collected episodes, and is s
 held-out seeds of (a) the training tasks and (b) tasks never in any training data:
 
     sft-more   more SFT on the good steps           kto    KTO on the good and bad steps (step-verified)
-    grpo       GRPO with the som-text rule rewards   rounds `deskpilot improve` with --method of the best arm
+    grpo       GRPO: rule + environment rewards      rounds `deskpilot improve` with --method of the best arm
 
     python benchmarks/learning_loop.py --sft MODEL --data COLLECTED [--tasks a,b] [--unseen-tasks c,d]
         [--episodes 5] [--unseen-episodes 5] [--seed 1000] [--workers 2] [--steps 300] [--arms sft-more,kto,grpo]

@@ -612,6 +612,50 @@ def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path)
     assert len(losses) == 3 and all(np.isfinite(losses))
 
 
+def test_grpo_on_som_text_steps_gets_the_environments_reward_for_answers_played_on_the_same_prompt(tmp_path):
+    """Four MiniWoB-style episodes answer one first screen two ways: clicking the lower field won both times,
+    clicking Cancel lost both. From a model that gives either answer there, GRPO's sampled answers get +1 / -1 from
+    the environment beside the rule rewards, and the weights move."""
+    from safetensors.numpy import load_file
+
+    from deskpilot.training.metrics import read_metrics
+
+    data, both, fresh = tmp_path / "played", tmp_path / "both", tmp_path / "fresh"
+    start, out = tmp_path / "sft", tmp_path / "grpo"
+    monitor = Monitor(0, 0, 320, 240)
+    task = 'Type "Ada" into the lower field and click OK'
+    runs = [([Action(kind=ActionKind.CLICK, point=SECOND.center), Action(kind=ActionKind.TYPE, text="Ada")], 1.0),
+            ([Action(kind=ActionKind.CLICK, point=CANCEL.center)], -1.0)]
+    for seed, (actions, reward) in enumerate(runs * 2):
+        for folder, label in ((data, "good" if reward > 0 else "unknown"), (both, "good")):
+            writer = EpisodeWriter.create(folder, task, app="miniwob/enter-text", miniwob_task="enter-text",
+                                          seed=seed, reward=reward)
+            frame = writer.add_frame(np.zeros((240, 320, 3), np.uint8))
+            for index, action in enumerate(actions):
+                writer.append(Step(index, action, frame, frame, "", monitor, seen=[ECHO, OK, CANCEL, FIRST, SECOND],
+                                   verification={"label": label, "reason": "test", "score": 1.0, "verifier": "env"}))
+            writer.finish("success" if reward > 0 else "failed")
+    first = [s for s in SampleBuilder(FAMILIES["screen"], mode="som-text").samples([data]) if s.step == 0]
+    assert {s.target.outcomes for s in first} == {(("Action: click(target='button 2')", 0.0),
+                                                   ("Action: click(target='field 2')", 1.0))}
+    assert deskpilot("model", "init", "--out", str(fresh), "--size", "micro", "--data", str(data)).returncode == 0
+    warm = tmp_path / "sft.json"  # a start that answers the first screen either way, as a sampling policy does
+    warm.write_text(json.dumps({"learning_rate": 5e-3, "per_device_train_batch_size": 4, "save_strategy": "no"}))
+    assert deskpilot("train", "sft", "--mode", "som-text", "--full", "--model", str(fresh), "--data", str(both),
+                     "--out", str(start), "--max-steps", "100", "--config", str(warm), timeout=400).returncode == 0
+    config = tmp_path / "grpo.json"
+    config.write_text(json.dumps({"per_device_train_batch_size": 4, "num_generations": 4, "logging_steps": 1,
+                                  "save_strategy": "no", "prompts": "contrasted"}))
+    result = deskpilot("train", "grpo", "--mode", "som-text", "--full", "--model", str(start), "--data", str(data),
+                       "--out", str(out), "--max-steps", "3", "--config", str(config), timeout=400)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "environment reward: 1 prompts whose answers the environment scored apart (2 rows)" in result.stdout
+    played = read_metrics(out)
+    assert max(std for _, std in played["rewards/environment_reward/std"]) > 0  # both answers sampled and scored
+    before, after = load_file(str(start / "model.safetensors")), load_file(str(out / "model.safetensors"))
+    assert any(not np.allclose(before[name], after[name]) for name in before)
+
+
 def test_a_stopped_collection_exits_at_once_with_thousands_of_jobs_queued(tmp_path):
     import signal
     import subprocess

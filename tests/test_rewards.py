@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 from deskpilot.training.evaluate import summarize
@@ -52,8 +53,8 @@ def test_similarity_reward_is_shaped_for_a_cold_start():
 
 
 def test_every_reward_is_registered_by_its_short_name():
-    assert sorted(REWARDS) == ["action_type", "click", "click_distance", "format", "same_call", "similarity",
-                               "text"]
+    assert sorted(REWARDS) == ["action_type", "click", "click_distance", "environment", "format", "same_call",
+                               "similarity", "text"]
 
 
 def test_same_call_rewards_the_recorded_som_text_call_only():
@@ -63,6 +64,18 @@ def test_same_call_rewards_the_recorded_som_text_call_only():
     answers = ["Thought: the OK button.\nAction: click(target=\"$2\")", "Action: click(target='$1')",
                "Action: type(content='$2')", "nonsense"]
     assert same_call_reward(answers, reference) == [1.0, 0.0, 0.0, 0.0]
+
+
+def test_environment_reward_is_what_the_episodes_giving_that_answer_to_that_prompt_earned():
+    from deskpilot.training.rewards import environment_reward
+
+    played = Target("click", outcomes=(("Action: click(target='$1')", 1.0),
+                                       ("Action: click(target='$2')", 0.25))).to_dict()
+    answers = ["Action: click(target=\"$1\")", "Thought: the other one.\nAction: click(target='$2')",
+               "Action: click(target='$3')", "nonsense"]
+    assert environment_reward(answers, [played] * 4) == [1.0, -0.5, None, None]  # not played there: no reward
+    assert environment_reward(answers[:1], [Target("click").to_dict()]) == [None]  # no scoring environment
+    assert Target.from_dict(played) == Target.from_dict(json.loads(json.dumps(played)))
 
 
 def test_summary_rates_cover_only_steps_they_apply_to():

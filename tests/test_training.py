@@ -174,7 +174,12 @@ def test_training_errors_are_one_line(episodes, check_only, tiny_model, tmp_path
          "error: balance.min_per_app must be a whole number >= 0, not -1"),
         (["grpo", "--data", str(episodes), "--config", str(write(tmp_path / "r.yaml", "rewards: {clik: 1}\n"))],
          "error: unknown reward(s) clik; available: format, action_type, click, click_distance, text, similarity, "
-         "same_call"),
+         "same_call, environment"),
+        (["grpo", "--data", str(episodes), "--config", str(write(tmp_path / "p.yaml", "prompts: contrasted\n"))],
+         "error: no prompt holds answers the environment scored apart: collect at the same seeds more than once, "
+         "sampling (collect miniwob --temperature), or label --verifier branch"),
+        (["grpo", "--data", str(episodes), "--config", str(write(tmp_path / "q.yaml", "prompts: some\n"))],
+         "error: prompts must be all or contrasted, not 'some'"),
     ]
     adapter = tmp_path / "adapter"
     write(adapter / "adapter_config.json", "{}")

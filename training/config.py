@@ -8,6 +8,7 @@ deskpilot's own:
     rewards: {format: 0.5, action_type: 1.0, click: 1.0, click_distance: 0.5, text: 1.0, similarity: 0.2}  # GRPO
     balance: {min_per_app: 300}  # each app's (task's) rows repeated up to at least this many per epoch
     labels: {verifiers: [env]}  # only these verifiers' verdicts count; the others' steps are unknown
+    prompts: contrasted  # GRPO: only prompts whose answers the environment scored apart (default: all)
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ FROM_SCRATCH: dict[str, dict[str, Any]] = {
 }
 
 
-OWN_SECTIONS = ("lora", "rewards", "balance", "labels")
+OWN_SECTIONS = ("lora", "rewards", "balance", "labels", "prompts")
 
 
 def trl_arguments(method: Method, file_settings: dict[str, Any], flags: dict[str, Any],
@@ -118,6 +119,15 @@ def min_rows_per_app(file_settings: dict[str, Any]) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise TrainingError(f"balance.min_per_app must be a whole number >= 0, not {value!r}")
     return value
+
+
+def contrasted_prompts_only(file_settings: dict[str, Any]) -> bool:
+    """The `prompts` setting: `contrasted` keeps GRPO to the prompts where the environment's reward tells the
+    answers apart (the rest give GRPO no advantage once the model answers them one way); `all` (the default)."""
+    value = file_settings.get("prompts", "all")
+    if value not in ("all", "contrasted"):
+        raise TrainingError(f"prompts must be all or contrasted, not {value!r}")
+    return value == "contrasted"
 
 
 def label_verifiers(file_settings: dict[str, Any]) -> list[str] | None:

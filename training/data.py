@@ -10,6 +10,7 @@ TRL's plain conversational format (string contents, no `images`):
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter, defaultdict
 from dataclasses import replace
@@ -72,14 +73,20 @@ def balanced(found: list[dict[str, Any]], min_per_app: int) -> list[dict[str, An
     return result
 
 
-def build_dataset(samples: list[Sample], method: Method, min_per_app: int = 0) -> Any:
+def build_dataset(samples: list[Sample], method: Method, min_per_app: int = 0, contrasted_only: bool = False) -> Any:
     """A `datasets.Dataset` for `method`, with a clear error when the episodes hold nothing it can learn from;
-    `min_per_app` > 0 balances the apps (see `balanced`)."""
+    `min_per_app` > 0 balances the apps (see `balanced`); `contrasted_only` keeps GRPO to the prompts whose answers
+    the environment scored apart (see `contrasted`)."""
     from datasets import Dataset
 
     if method not in METHODS:
         raise TrainingError(f"unknown training method {method!r}; available: {', '.join(METHODS)}")
     found = rows(samples, method)
+    if contrasted_only:
+        found = [row for row in found if _scored_apart(row)]
+        if not found:
+            raise TrainingError("no prompt holds answers the environment scored apart: collect at the same seeds more "
+                                "than once, sampling (collect miniwob --temperature), or label --verifier branch")
     if not found:
         raise TrainingError(f"nothing to train {method} on ({summary(samples)}); label the episodes first: "
                              "deskpilot label")
@@ -87,6 +94,16 @@ def build_dataset(samples: list[Sample], method: Method, min_per_app: int = 0) -
         raise TrainingError(f"KTO needs both good and bad steps ({summary(samples)}); add agent runs labelled bad, "
                              "or use sft")
     return Dataset.from_list(balanced(found, min_per_app))
+
+
+def contrasted(dataset: Any) -> int:
+    """How many different prompts of a GRPO dataset hold answers that the environment scored differently (see
+    samples.with_outcomes): where its reward can tell GRPO's sampled answers apart."""
+    return len({json.dumps(row["prompt"]) for row in dataset if _scored_apart(row)})
+
+
+def _scored_apart(row: dict[str, Any]) -> bool:
+    return len({o["won"] for o in (row["target"].get("outcomes") or [])}) > 1
 
 
 def summary(samples: list[Sample]) -> str:

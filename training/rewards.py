@@ -1,5 +1,6 @@
-"""Rule-based rewards for GRPO, and the same checks for offline evaluation: is the answer a valid action, is it
-the right kind of action, does a click land inside the target element (or how near it), is the typed text right.
+"""Rewards for GRPO, and the same checks for offline evaluation: is the answer a valid action, is it the right
+kind of action, does a click land inside the target element (or how near it), is the typed text right; and, in
+som-text mode, what the live environment gave the answer on that very prompt where collected episodes gave it.
 
 Each reward follows TRL's signature: `reward(completions, target, **kwargs) -> list[float | None]`, where `target`
 is the dataset column holding `Target.to_dict()`; `None` means "does not apply to this sample" (a click reward
@@ -121,6 +122,18 @@ def same_call_reward(completions: list[Any], reference: list[str], **kwargs: Any
     return [float(same_call(c, r)) for c, r in zip(completions, reference)]
 
 
+def environment_reward(completions: list[Any], target: list[dict[str, Any]], **kwargs: Any) -> list[float | None]:
+    """What the live environment gave this answer to this very prompt, where collected episodes gave it (som-text,
+    see samples.with_outcomes): from -1 (every such episode was lost) to 1 (every one won); None for an answer no
+    episode gave there, and on data no scoring environment played."""
+    found: list[float | None] = []
+    for completion, wanted in zip(completions, target):
+        played = Target.from_dict(wanted).outcomes or ()
+        share = next((won for answer, won in played if same_call(completion, answer)), None)
+        found.append(None if share is None else 2 * share - 1)
+    return found
+
+
 def _text_of(completion: Any) -> str:
     if isinstance(completion, list):
         return "".join(str(m.get("content", "")) for m in completion if m.get("role", "assistant") == "assistant")
@@ -129,7 +142,8 @@ def _text_of(completion: Any) -> str:
 
 REWARDS = {f.__name__.removesuffix("_reward"): f for f in (
     format_reward, action_type_reward, click_reward, click_distance_reward, text_reward, similarity_reward,
-    same_call_reward)}
+    same_call_reward, environment_reward)}
 DEFAULT_WEIGHTS = {"format": 0.5, "action_type": 1.0, "click": 1.0, "click_distance": 0.5, "text": 1.0,
                    "similarity": 0.2}
-TEXT_MODE_WEIGHTS = {"format": 0.5, "action_type": 1.0, "text": 1.0, "same_call": 1.0, "similarity": 0.2}
+TEXT_MODE_WEIGHTS = {"format": 0.5, "action_type": 1.0, "text": 1.0, "same_call": 1.0, "similarity": 0.2,
+                     "environment": 1.0}

@@ -11,8 +11,9 @@ have seen it, so demonstrations teach the learned planner too."""
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,16 +47,21 @@ class Target:
     point: tuple[int, int] | None = None  # where the recorded action hit
     text: str | None = None  # typed text, hotkey combo or finished() answer
     diagonal: float = 1000.0  # of the model's image, to shape distances
+    # som-text: each answer episodes gave to this very prompt in a scoring environment -> the share of them won
+    outcomes: tuple[tuple[str, float], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        # outcomes as a list of records: a `datasets` column needs one schema across rows, not a dict per row
         return {"kind": self.kind, "box": list(self.box) if self.box else None,
-                "point": list(self.point) if self.point else None, "text": self.text, "diagonal": self.diagonal}
+                "point": list(self.point) if self.point else None, "text": self.text, "diagonal": self.diagonal,
+                "outcomes": [{"answer": a, "won": w} for a, w in self.outcomes] if self.outcomes else None}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Target:
+        outcomes = tuple((o["answer"], float(o["won"])) for o in data["outcomes"]) if data.get("outcomes") else None
         return cls(data["kind"], tuple(data["box"]) if data.get("box") else None,
                    tuple(data["point"]) if data.get("point") else None, data.get("text"),
-                   float(data.get("diagonal", 1000.0)))
+                   float(data.get("diagonal", 1000.0)), outcomes)
 
 
 @dataclass
@@ -220,13 +226,37 @@ class SampleBuilder:
 
     def samples(self, paths: list[Path]) -> list[Sample]:
         found: list[Sample] = []
+        rewards: dict[str, float] = {}  # episode id -> the final reward of a scoring environment (MiniWoB++)
         for directory in episode_dirs(paths):
             episode = read_episode(directory)
             if episode.meta.outcome == "running":
                 log.warning("skipping %s: it is still being written", directory)
                 continue
             found.extend(self.episode_samples(episode))
-        return found
+            if isinstance(reward := episode.meta.extra.get("reward"), int | float):
+                rewards[episode.meta.id] = float(reward)
+        return with_outcomes(found, rewards) if self.mode == "som-text" else found
+
+
+def with_outcomes(samples: list[Sample], rewards: dict[str, float]) -> list[Sample]:
+    """som-text samples whose prompt episodes of a scoring environment answered, with `target.outcomes`: each answer
+    given to that very prompt and the share of the episodes giving it that won. Two prompts with the same text are
+    one screen as the model saw it (the same task, earlier answers and listing), so this is what the environment
+    gave each answer there, with the collecting model going on: the environment's reward for an answer that GRPO
+    samples (rewards.environment_reward)."""
+    tally: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for sample in samples:
+        if sample.episode in rewards:
+            count = tally[_prompt_text(sample)][sample.completion]
+            count[0] += rewards[sample.episode] > 0
+            count[1] += 1
+    return [replace(sample, target=replace(sample.target, outcomes=tuple(
+                (answer, won / played) for answer, (won, played) in sorted(tally[key].items()))))
+            if (key := _prompt_text(sample)) in tally else sample for sample in samples]
+
+
+def _prompt_text(sample: Sample) -> str:
+    return "\n\n".join(f"{m['role']}: {m['content']}" for m in sample.messages)
 
 
 def pixels_grounder() -> Callable[[Observation], list[Element]]:

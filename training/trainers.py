@@ -17,9 +17,9 @@ from typing import Any
 from deskpilot.core.errors import TrainingError
 from deskpilot.planner.families import ModelFamily
 
-from .config import (config_class, kto_weights, label_verifiers, lora_settings, min_rows_per_app, read_config_file,
-                     reward_weights, trl_arguments)
-from .data import Method, build_dataset, summary, trusted
+from .config import (config_class, contrasted_prompts_only, kto_weights, label_verifiers, lora_settings,
+                     min_rows_per_app, read_config_file, reward_weights, trl_arguments)
+from .data import Method, build_dataset, contrasted, summary, trusted
 from .metrics import MetricsWriter, plot_metrics
 from .rewards import REWARDS
 from .samples import SampleBuilder
@@ -69,7 +69,8 @@ def train(request: TrainRequest) -> TrainResult | None:
     verifiers, min_per_app = label_verifiers(file_settings), min_rows_per_app(file_settings)
     samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
     samples = trusted(samples, verifiers)
-    dataset = build_dataset(samples, request.method, min_per_app)
+    dataset = build_dataset(samples, request.method, min_per_app,
+                            request.method == "grpo" and contrasted_prompts_only(file_settings))
     arguments = trl_arguments(request.method, file_settings, {"max_steps": request.max_steps},
                               from_scratch=text_mode and not request.lora)
     rewards = reward_weights(file_settings, text_mode) if request.method == "grpo" else {}
@@ -78,6 +79,9 @@ def train(request: TrainRequest) -> TrainResult | None:
     described = summary(samples)
     if min_per_app:
         described += f"; apps balanced to >= {min_per_app} rows each: {len(dataset)} rows"
+    if rewards.get("environment"):
+        described += (f"; environment reward: {contrasted(dataset)} prompts whose answers the environment scored apart"
+                      f" ({len(dataset)} rows)")
     if request.method == "kto":
         if not {"desirable_weight", "undesirable_weight"} & set(file_settings):
             good = sum(dataset["label"])
