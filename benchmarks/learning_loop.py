@@ -7,7 +7,7 @@ held-out seeds of (a) the training tasks and (b) tasks never in any training dat
 
     python benchmarks/learning_loop.py --sft MODEL --data COLLECTED [--tasks a,b] [--unseen-tasks c,d]
         [--episodes 5] [--unseen-episodes 5] [--seed 1000] [--workers 2] [--steps 300] [--arms sft-more,kto,grpo]
-        [--rounds 0] [--verifiers env] [--kto-beta 0.1] [--out DIR]
+        [--rounds 0] [--verifiers env] [--kto-beta 0.1] [--grpo-prompts all|contrasted] [--out DIR]
 
 Scoring is `deskpilot collect miniwob --policy model` (greedy, `--workers` Chromiums side by side). Prints one line
 per arm, set and task, and per arm and set its mean success with a 95 % Wilson interval over all episodes, the
@@ -31,6 +31,7 @@ from deskpilot.evaluation.tasks import HELD_OUT_TASKS
 ARMS = {"sft-more": "sft", "kto": "kto", "grpo": "grpo"}
 CONTINUED = {"learning_rate": 2e-4, "warmup_steps": 0, "logging_steps": 10, "save_strategy": "no",
              "per_device_train_batch_size": 4}  # a trained model, trained further: a gentler step than from scratch
+GENERATIONS = 4  # GRPO's answers per prompt; TRL counts its batch in answers, so a step holds 4 prompts as the others'
 
 
 def score(model: str, name: str, tasks: str, episodes: int, options: argparse.Namespace) -> dict:
@@ -64,6 +65,8 @@ def main() -> None:
                                                          "default: every verifier's")
     parser.add_argument("--kto-beta", type=float, default=None, help="KTO's beta: how far the KTO arm may move from "
                                                                       "the start (higher: less; TRL's default 0.1)")
+    parser.add_argument("--grpo-prompts", choices=("all", "contrasted"), default="all",
+                        help="the GRPO arm's prompts: all, or only those whose answers the environment scored apart")
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="deskpilot-loop-")))
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
@@ -71,6 +74,10 @@ def main() -> None:
     labels = {"labels": {"verifiers": options.verifiers.split(",")}} if options.verifiers else {}
     config.write_text(json.dumps({**CONTINUED, **labels}))
     configs = {arm: config for arm in ARMS}
+    configs["grpo"] = options.out / "continued-grpo.json"
+    configs["grpo"].write_text(json.dumps({**CONTINUED, **labels, "num_generations": GENERATIONS,
+                                           "per_device_train_batch_size": CONTINUED["per_device_train_batch_size"]
+                                           * GENERATIONS, "prompts": options.grpo_prompts}))
     if options.kto_beta is not None:
         configs["kto"] = options.out / "continued-kto.json"
         configs["kto"].write_text(json.dumps({**CONTINUED, **labels, "beta": options.kto_beta}))
