@@ -10,7 +10,6 @@ TRL's plain conversational format (string contents, no `images`):
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter, defaultdict
 from dataclasses import replace
@@ -18,7 +17,7 @@ from typing import Any, Literal
 
 from deskpilot.core.errors import TrainingError
 
-from .samples import Sample, to_trl_messages
+from .samples import Sample, prompt_key, to_trl_messages
 
 Method = Literal["sft", "kto", "grpo"]
 METHODS: tuple[Method, ...] = ("sft", "kto", "grpo")
@@ -99,7 +98,7 @@ def build_dataset(samples: list[Sample], method: Method, min_per_app: int = 0, c
 def contrasted(dataset: Any) -> int:
     """How many different prompts of a GRPO dataset hold answers that the environment scored differently (see
     samples.with_outcomes): where its reward can tell GRPO's sampled answers apart."""
-    return len({json.dumps(row["prompt"]) for row in dataset if _scored_apart(row)})
+    return len({prompt_key(row["prompt"]) for row in dataset if _scored_apart(row)})
 
 
 def _scored_apart(row: dict[str, Any]) -> bool:

@@ -244,19 +244,21 @@ def with_outcomes(samples: list[Sample], rewards: dict[str, float]) -> list[Samp
     one screen as the model saw it (the same task, earlier answers and listing), so this is what the environment
     gave each answer there, with the collecting model going on: the environment's reward for an answer that GRPO
     samples (rewards.environment_reward)."""
+    keys = [prompt_key(sample.messages) for sample in samples]
     tally: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
-    for sample in samples:
+    for key, sample in zip(keys, samples):
         if sample.episode in rewards:
-            count = tally[_prompt_text(sample)][sample.completion]
+            count = tally[key][sample.completion]
             count[0] += rewards[sample.episode] > 0
             count[1] += 1
     return [replace(sample, target=replace(sample.target, outcomes=tuple(
                 (answer, won / played) for answer, (won, played) in sorted(tally[key].items()))))
-            if (key := _prompt_text(sample)) in tally else sample for sample in samples]
+            if key in tally else sample for key, sample in zip(keys, samples)]
 
 
-def _prompt_text(sample: Sample) -> str:
-    return "\n\n".join(f"{m['role']}: {m['content']}" for m in sample.messages)
+def prompt_key(messages: list[dict[str, Any]]) -> str:
+    """One text for a prompt's chat messages: equal for the same prompt, as a sample or as a dataset row."""
+    return "\n\n".join(f"{m['role']}: {m['content']}" for m in messages)
 
 
 def pixels_grounder() -> Callable[[Observation], list[Element]]:
