@@ -270,9 +270,8 @@ def _parse_point(raw: str, space: CoordinateSpace | None) -> Point:
         if abs(x) > MAX_COORDINATE or abs(y) > MAX_COORDINATE:
             raise ActionParseError(f"point ({x:g}, {y:g}) is off any screen")
         return Point(round(x), round(y))
-    x0, y0, x1, y1 = space.bounds()
-    slack = 0.01 * max(x1 - x0, y1 - y0)
-    if not (x0 - slack <= x <= x1 + slack and y0 - slack <= y <= y1 + slack):
+    x0, y0, x1, y1 = space.bounds()  # a point beyond them is refused, not moved onto the edge (its target is not there)
+    if not (x0 <= x <= x1 and y0 <= y <= y1):
         raise ActionParseError(f"point ({x:g}, {y:g}) is outside the screenshot ({x0:g}..{x1:g}, {y0:g}..{y1:g})")
     return space.to_screen(x, y)
 

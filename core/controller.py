@@ -152,7 +152,7 @@ class Controller:
                     self.gui.write(ch, _pause=False)
                     pressed[ch] = time.monotonic()
                     if self.type_interval:
-                        time.sleep(self.type_interval)
+                        self.stop.sleep(self.type_interval)
             return
         self.stop.check()
         body = text[:-1] if text.endswith("\n") else text

@@ -69,7 +69,7 @@ class CoordinateSpace:
         return 0, 0, w, h
 
     def to_screen(self, x: float, y: float) -> Point:
-        """Model coordinates -> a screen point, clamped onto the monitor."""
+        """Model coordinates (within `bounds()`) -> a screen point; the far edge maps onto the last pixel."""
         m = self.monitor
         if self.mode == "screen":
             sx, sy = x, y

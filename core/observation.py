@@ -31,6 +31,8 @@ class Element:
     score: float = 1.0
     source: ElementSource = "ocr"
     checked: bool | None = None  # for check boxes and radio buttons, when it could be seen
+    focused: bool = False  # has the keyboard focus (known from the accessibility tree)
+    default: bool = False  # the window's default button: Enter in a text field presses it (accessibility tree)
 
     @property
     def center(self) -> Point:
@@ -50,12 +52,26 @@ class Element:
                 "source": self.source}
         if self.checked is not None:
             data["checked"] = self.checked
+        for flag in ("focused", "default"):
+            if getattr(self, flag):
+                data[flag] = True
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Element:
         return cls(Box(*data["box"]), data.get("role", "text"), data.get("text", ""), float(data.get("score", 1.0)),
-                   data.get("source", "ocr"), data.get("checked"))
+                   data.get("source", "ocr"), data.get("checked"), bool(data.get("focused", False)),
+                   bool(data.get("default", False)))
+
+
+@dataclass
+class FocusedWindow:
+    """The window that has the keyboard focus: its title (which its program, or output shown in it, sets), its
+    class and the name of its process (which they cannot), and its box in screen pixels (None when unknown)."""
+
+    title: str | None = None
+    program: str | None = None  # WM_CLASS instance and class, and the process name, comma-separated
+    box: Box | None = None
 
 
 @dataclass
@@ -67,6 +83,7 @@ class Observation:
     cursor: Point | None = None
     timestamp: float = field(default_factory=time.time)
     window_title: str | None = None
+    window: FocusedWindow | None = None
 
     @property
     def size(self) -> tuple[int, int]:

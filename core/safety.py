@@ -17,7 +17,7 @@ from .actions import Action, ActionKind
 from .errors import ActionRefused, SafetyStop
 from .geometry import Box, Monitor, Point
 from .periodic import Periodic
-from .secrets import TaskSecret, is_secret_label
+from .secrets import TaskSecret, is_secret_label, shares_secret
 
 if TYPE_CHECKING:
     from .hotkeys import GlobalHotkeys
@@ -27,21 +27,60 @@ log = logging.getLogger(__name__)
 ConfirmMode = Literal["never", "risky", "always"]
 
 DEFAULT_RISKY_WORDS = (
-    "delete", "remove", "erase", "format", "uninstall", "discard", "overwrite", "empty trash", "send", "pay",
-    "purchase", "buy now", "place order", "transfer", "shut down", "shutdown", "restart", "reboot", "log out",
-    "sign out", "sudo", "rm -rf", "drop table", "mkfs", "deactivate", "close account", "factory reset",
+    # destroy
+    "delete", "remove", "erase", "format", "uninstall", "discard", "overwrite", "empty trash", "trash", "wipe",
+    "destroy", "purge", "revoke", "factory reset", "drop table", "mkfs", "rm -rf", "move to trash", "move to bin",
+    # pay, buy, send, publish
+    "send", "pay", "payment", "pay now", "purchase", "buy", "buy now", "place order", "checkout", "check out",
+    "donate", "transfer", "publish", "submit order", "confirm order", "confirm payment",
+    # leave, end, give away access
+    "shut down", "shutdown", "restart", "reboot", "log out", "sign out", "sudo", "deactivate", "close account",
+    "terminate",
+    # German
+    "löschen", "entfernen", "papierkorb", "leeren", "überschreiben", "formatieren", "deinstallieren", "zahlen",
+    "bezahlen", "zahlung", "kaufen", "jetzt kaufen", "bestellen", "senden", "absenden", "veröffentlichen",
+    "abmelden", "herunterfahren", "neu starten", "überweisen",
+    # French
+    "supprimer", "effacer", "retirer", "corbeille", "vider", "écraser", "désinstaller", "payer", "paiement",
+    "acheter", "commander", "envoyer", "publier", "déconnecter", "se déconnecter", "éteindre", "redémarrer",
+    "virement",
+    # Spanish
+    "eliminar", "borrar", "quitar", "papelera", "vaciar", "sobrescribir", "desinstalar", "pagar", "pago", "comprar",
+    "enviar", "publicar", "cerrar sesión", "apagar", "reiniciar", "transferir",
+)
+# Chinese and Japanese run words together: these match anywhere in a label (删除文件 is "delete file").
+DEFAULT_RISKY_CJK = (
+    "删除", "刪除", "移除", "清空", "回收站", "格式化", "卸载", "覆盖", "支付", "付款", "购买", "購買", "下单", "发送",
+    "發送", "发布", "發佈", "注销", "关机", "重启", "转账",
+    "削除", "消去", "ゴミ箱", "ごみ箱", "初期化", "アンインストール", "上書き", "支払", "購入", "注文", "送信", "公開",
+    "投稿", "ログアウト", "シャットダウン", "再起動", "送金",
 )
 # A key combination is risky when it contains one of these (alt+shift+f4 contains alt+f4). ctrl+alt+anything is a
-# system shortcut on Linux desktops (terminal, session, lock screen, virtual terminals).
-DEFAULT_RISKY_HOTKEYS = (("alt", "f4"), ("ctrl", "q"), ("ctrl", "w"), ("shift", "delete"), ("ctrl", "alt"),
-                         ("alt", "f2"), ("win", "r"), ("win", "l"), ("command", "q"), ("command", "w"))
+# system shortcut on Linux desktops (terminal, session, lock screen, virtual terminals); ctrl+f4 closes a document.
+DEFAULT_RISKY_HOTKEYS = (("alt", "f4"), ("ctrl", "f4"), ("ctrl", "q"), ("ctrl", "w"), ("shift", "delete"),
+                         ("ctrl", "alt"), ("alt", "f2"), ("win", "r"), ("win", "l"), ("command", "q"),
+                         ("command", "w"), ("command", "backspace"), ("command", "delete"))
 # Buttons that carry out whatever the dialog around them asks.
 CONFIRM_WORDS = re.compile(r"^\W*(ok|okay|yes|confirm|continue|proceed|accept|allow|agree|i agree|i'm sure|"
-                           r"yes, \w+.*|do it)\W*$", re.I)
+                           r"yes, \w+.*|do it|ja|oui|sí|si|是|确定|確定|はい|ok!)\W*$", re.I)
+# A window's title is text its program sets (and output in it can change); a terminal is told by its window class
+# and its process, and by its title only as a further hint.
 TERMINAL_TITLE = re.compile(r"terminal|xterm|konsole|urxvt|rxvt|alacritty|kitty|tilix|terminator|wezterm|foot\b|"
                             r"\bst\b|tmux|\bscreen\b|powershell|cmd\.exe|command prompt|\bbash\b|\bzsh\b|\bfish\b|"
                             r"\bssh\b|^\S+@\S+:", re.I)
-ENTER_KEYS = {"enter"}
+TERMINAL_PROGRAMS = re.compile(r"^(?:x-terminal-emulator|u?xterm|gnome-terminal(?:-server)?|konsole|xfce4-terminal|"
+                               r"lxterminal|qterminal|mate-terminal|deepin-terminal|terminator|tilix|alacritty|kitty|"
+                               r"wezterm(?:-gui)?|foot(?:client)?|u?rxvt(?:d)?|urxvt\S*|st(?:-256color)?|sakura|guake|"
+                               r"tilda|terminology|cool-retro-term|eterm|aterm|kgx|ptyxis|blackbox|contour|rio|ghostty|"
+                               r"hyper|tabby|warp|xiterm|mlterm|lxterm|yakuake|termite|roxterm|terminal|"
+                               r"org\.gnome\.(?:terminal|console|ptyxis)|com\.raggesilver\.blackbox)$", re.I)
+ENTER_KEYS = {"enter", "return", "kpenter", "kp_enter"}
+# In a terminal these run the command line too: ctrl+j and ctrl+m are Enter's own codes, ctrl+o runs the line in bash.
+TERMINAL_ENTER_KEYS = (frozenset({"ctrl", "j"}), frozenset({"ctrl", "m"}), frozenset({"ctrl", "o"}))
+DELETE_KEYS = {"delete", "del", "backspace"}
+FIELD_ROLES = ("input", "dropdown")  # focus in one of these: keys edit its text
+PRESSABLE_ROLES = ("button", "checkbox", "radio", "list_item", "menu_item", "tab", "link", "icon")
+MAX_TYPED_CHARS = 1000  # one type action at most (a long one blocks the agent for minutes)
 CORNER_MARGIN = 2
 CORNER_POLL_SECONDS = 0.05
 
@@ -49,8 +88,11 @@ CORNER_POLL_SECONDS = 0.05
 @dataclass(frozen=True)
 class ActionContext:
     """What the screen says about an action, from the screen rather than the planner's words: the text under its
-    point, text near it, the focused window's title, the label of the field that typing goes into (None when not
-    known), the task's secrets, and the pixels around the point (shown when a person is asked)."""
+    point, text near it, the focused window (title, and its class and program, which its output cannot change),
+    the keyboard focus (the label of the field or the name of the control typing and keys go to, and its role; None
+    when not known, as after Tab), the window's controls and its default button (what Enter or Space may press when
+    the focus is not known), text typed into the focused field so far, the task's secrets, and the pixels around
+    the point (shown when a person is asked)."""
 
     under: tuple[str, ...] = ()
     nearby: tuple[str, ...] = ()
@@ -58,6 +100,21 @@ class ActionContext:
     focused_field: str | None = None
     secrets: tuple[TaskSecret, ...] = ()
     crop: np.ndarray | None = field(default=None, compare=False)
+    window_class: str | None = None
+    focus_role: str | None = None
+    window_controls: tuple[str, ...] = ()
+    default_button: str | None = None
+    typed_before: str = ""
+
+    @property
+    def in_terminal(self) -> bool:
+        programs = (self.window_class or "").replace(",", " ").split()
+        return any(TERMINAL_PROGRAMS.match(name) for name in programs) or bool(
+            self.window_title and TERMINAL_TITLE.search(self.window_title))
+
+    @property
+    def focus_is_field(self) -> bool:
+        return self.focus_role in FIELD_ROLES
 
 
 @dataclass(frozen=True)
@@ -147,20 +204,20 @@ class ConfirmationPolicy:
             return None
         if self.mode == "always":
             return "the policy asks before every action"
-        for check in (self._keys, self._words_involved, self._confirms_risk, self._runs_in_terminal,
-                      self._secret_elsewhere):
+        for check in (self._too_long, self._keys, self._words_involved, self._confirms_risk, self._runs_in_terminal,
+                      self._keys_act_on, self._secret_elsewhere):
             found = check(action, context, frozenset(held_keys))
             if found:
                 return found
         return None
 
+    def _too_long(self, action: Action, context: ActionContext, held: frozenset[str]) -> str | None:
+        if action.kind is ActionKind.TYPE and len(action.text or "") > MAX_TYPED_CHARS:
+            return f"it types {len(action.text or '')} characters at once (more than {MAX_TYPED_CHARS})"
+        return None
+
     def _keys(self, action: Action, context: ActionContext, held: frozenset[str]) -> str | None:
-        combos: list[frozenset[str]] = []
-        if action.kind is ActionKind.HOTKEY or (action.kind is ActionKind.KEY and action.key_state == "press"):
-            combos.append(held | set(action.keys))
-        elif action.kind is ActionKind.TYPE and held and action.text:
-            combos.extend(held | {ch.lower()} for ch in set(action.text))
-        for combo in combos:
+        for combo in _combos(action, held):
             for risky in self._hotkeys:
                 if risky <= combo:
                     return f"keys {'+'.join(sorted(combo))} include {'+'.join(sorted(risky))}, which can close, " \
@@ -176,7 +233,7 @@ class ConfirmationPolicy:
 
     def _confirms_risk(self, action: Action, context: ActionContext, held: frozenset[str]) -> str | None:
         """An OK in an "Are you sure you want to delete ...?" dialog is as risky as what it confirms."""
-        if action.kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and not _presses_enter(action):
+        if action.kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and not _presses_enter(action, held):
             return None
         pointing = action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK)
         if pointing and not any(CONFIRM_WORDS.match(t) for t in (*context.under, action.target or "") if t):
@@ -185,18 +242,64 @@ class ConfirmationPolicy:
         return f"it confirms {found!r} shown beside it" if found else None
 
     def _runs_in_terminal(self, action: Action, context: ActionContext, held: frozenset[str]) -> str | None:
-        if context.window_title and TERMINAL_TITLE.search(context.window_title) and _presses_enter(action):
-            return f"Enter in the terminal {context.window_title!r} runs a command"
+        if not context.in_terminal:
+            return None
+        runs = _presses_enter(action, held) or any(keys <= combo for combo in _combos(action, held)
+                                                   for keys in TERMINAL_ENTER_KEYS)
+        if runs:
+            where = context.window_title or context.window_class or "a terminal"
+            return f"it runs a command line in the terminal {where!r}"
+        return None
+
+    def _keys_act_on(self, action: Action, context: ActionContext, held: frozenset[str]) -> str | None:
+        """Keys act on what has the keyboard focus, not on a point: Enter presses the focused button, or in a text
+        field the window's default button; Space presses the focused control; Delete deletes what is selected
+        outside a text field. Where the focus is not known, every control the window shows is what they may
+        press."""
+        presses = _presses_enter(action, held)
+        spaces = any(combo & {"space"} for combo in _combos(action, held)) or (
+            action.kind is ActionKind.TYPE and " " in (action.text or "") and not context.focus_is_field
+            and context.focus_role is not None)
+        deletes = any(combo & DELETE_KEYS for combo in _combos(action, held))
+        if not (presses or spaces or deletes):
+            return None
+        if deletes and not context.focus_is_field:
+            what = f"the focused {context.focused_field!r}" if context.focused_field else "whatever is selected"
+            return f"the Delete key deletes {what}, and the focus is not in a text field"
+        focus = context.focused_field if context.focus_role is not None and not context.focus_is_field else None
+        if (presses or spaces) and focus:
+            found = self._risky_word(focus)
+            if found:
+                return f"{'Enter' if presses else 'Space'} presses the focused control {focus!r}"
+        if presses and context.focus_role not in PRESSABLE_ROLES:
+            if context.default_button is not None:
+                found = self._risky_word(context.default_button)
+                return f"Enter presses the default button {context.default_button!r}" if found else None
+            return self._window_risk(context, "Enter", "the window's default button could not be read")
+        if spaces and context.focus_role is None:
+            return self._window_risk(context, "Space", "the keyboard focus could not be read")
+        return None
+
+    def _window_risk(self, context: ActionContext, key: str, why: str) -> str | None:
+        for control in context.window_controls:
+            found = self._risky_word(control)
+            if found:
+                return f"{key} may press {control!r} in this window ({why})"
         return None
 
     def _secret_elsewhere(self, action: Action, context: ActionContext, held: frozenset[str]) -> str | None:
         if action.kind is not ActionKind.TYPE or not action.text:
             return None
+        typed = context.typed_before + action.text
         for secret in context.secrets:
-            if secret.value in action.text and not label_fits(context.focused_field, secret):
+            if label_fits(context.focused_field, secret):
+                continue
+            whole = secret.value in typed
+            if whole or shares_secret(action.text, secret):
                 where = f"the field {context.focused_field!r}" if context.focused_field else "a field whose label " \
                                                                                             "could not be read"
-                return f"it types the task's {secret.name} into {where}"
+                what = f"the task's {secret.name}" if whole else f"part of the task's {secret.name}"
+                return f"it types {what} into {where}"
         return None
 
     def _risky_word(self, text: str) -> str | None:
@@ -213,12 +316,20 @@ def label_fits(label: str | None, secret: TaskSecret) -> bool:
     return words.lower() in label.lower() or (is_secret_label(label) and is_secret_label(words))
 
 
-def _presses_enter(action: Action) -> bool:
+def _combos(action: Action, held: frozenset[str]) -> list[frozenset[str]]:
+    """The key combinations an action presses: a hotkey's or a key press's keys with those held down, or, while
+    keys are held, each typed character with them."""
+    if action.kind is ActionKind.HOTKEY or (action.kind is ActionKind.KEY and action.key_state == "press"):
+        return [held | set(action.keys)]
+    if action.kind is ActionKind.TYPE and held and action.text:
+        return [held | {ch.lower()} for ch in set(action.text)]
+    return []
+
+
+def _presses_enter(action: Action, held: frozenset[str] = frozenset()) -> bool:
     if action.kind is ActionKind.TYPE:
         return "\n" in (action.text or "") or "\r" in (action.text or "")
-    if action.kind is ActionKind.HOTKEY or (action.kind is ActionKind.KEY and action.key_state == "press"):
-        return bool(ENTER_KEYS & set(action.keys))
-    return False
+    return any(ENTER_KEYS & combo for combo in _combos(action, held))
 
 
 class CornerWatch(Periodic):

@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import ScreenError
 from .geometry import Box, Monitor, Point
-from .observation import Observation
+from .observation import FocusedWindow, Observation
 
 
 SETTLE_POLL = 0.02  # seconds between grabs while waiting for the screen to settle
@@ -35,6 +35,15 @@ def changed_box(before: np.ndarray, after: np.ndarray) -> Box | None:
     if not len(rows):
         return None
     return Box(int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
+
+
+def _process_name(pid: int) -> str:
+    """The name of process `pid` (its command's file name), or "" when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as comm:
+            return comm.read().strip()
+    except OSError:
+        return ""
 
 
 class Screen:
@@ -82,8 +91,10 @@ class Screen:
         return cv2.cvtColor(np.asarray(shot), cv2.COLOR_BGRA2RGB)
 
     def capture(self) -> Observation:
-        return Observation(image=self.grab(), monitor=self.monitor(), cursor=self.cursor(),
-                           window_title=self.window_title())
+        image = self.grab()
+        window = self.focused_window()
+        return Observation(image=image, monitor=self.monitor(), cursor=self.cursor(),
+                           window_title=window.title if window else None, window=window)
 
     def cursor(self) -> Point | None:
         """Where the mouse pointer is now, or None when it cannot be read. On X11 each thread asks through an X
@@ -123,6 +134,37 @@ class Screen:
             self._local.x11 = None
             return None
 
+    def focused_window(self) -> FocusedWindow | None:
+        """The window that has the keyboard focus: title, class and process, box (None when there is none or it
+        cannot be read). The class and the process tell a terminal whatever title its output gives it."""
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            return self._x11_focused_window()
+        except Exception:  # no display, or the window closed while being read
+            self._local.x11 = None
+            return None
+
+    def _x11_focused_window(self) -> FocusedWindow | None:
+        connection = self._x11()
+        window = connection.get_input_focus().focus
+        root = connection.screen().root
+        pid_atom = connection.intern_atom("_NET_WM_PID")
+        while window and not isinstance(window, int) and window != root:
+            wm_class = window.get_wm_class()
+            if wm_class:
+                names = [name for name in wm_class if name]
+                pid = window.get_full_property(pid_atom, 0)
+                if pid is not None and len(pid.value):
+                    names.append(_process_name(int(pid.value[0])))
+                geometry = window.get_geometry()
+                origin = window.translate_coords(root, 0, 0)
+                box = Box(-origin.x, -origin.y, -origin.x + geometry.width, -origin.y + geometry.height)
+                return FocusedWindow(self._x11_window_title(), ",".join(n for n in names if n) or None, box)
+            window = window.query_tree().parent
+        title = self._x11_window_title()
+        return FocusedWindow(title) if title else None
+
     def _x11_window_title(self) -> str | None:
         connection = self._x11()
         names = (connection.intern_atom("_NET_WM_NAME"), connection.intern_atom("WM_NAME"))
@@ -139,7 +181,7 @@ class Screen:
 
     def wait_until_settled(self, previous: np.ndarray | None = None, timeout: float = 2.0,
                            on_change: Callable[[np.ndarray], object] | None = None,
-                           quiet: float = SETTLE_QUIET) -> np.ndarray:
+                           quiet: float = SETTLE_QUIET, check: Callable[[], object] | None = None) -> np.ndarray:
         """Capture until the screen has stopped changing, or `timeout` passes; return the last grab. Settled means
         two grabs `quiet` seconds apart are the same once something changed, or REACTION_WAIT seconds without any
         change after `previous` (the frame before an action; without it, the first grab). A small area that keeps
@@ -147,7 +189,8 @@ class Screen:
         it no longer counts as a change. `on_change(frame)` is called with a frame that changed and then held still
         for a poll (and, without `previous`, with the first grab), so work on it (the next parse) overlaps the rest
         of the wait instead of following it, and the frames of a page still moving (a section sliding open) are not
-        worked on in vain."""
+        worked on in vain. `check()` is called at every grab (the emergency stop's check, which raises): a stop
+        ends the wait at once, whatever the timeout."""
         started = time.monotonic()
         deadline = started + timeout
         last = self.grab() if previous is None else previous
@@ -161,6 +204,8 @@ class Screen:
         unseen = False  # a change on_change has not been given yet
         grabbed = time.monotonic()
         while time.monotonic() < deadline:
+            if check is not None:
+                check()
             # Grabs are SETTLE_POLL apart, on_change's work between them included: after a look-ahead parse that
             # outlasted the quiet time, the grab that confirms the screen held still comes at once.
             time.sleep(max(0.0, SETTLE_POLL - (time.monotonic() - grabbed)))

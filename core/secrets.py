@@ -16,8 +16,11 @@ from .observation import Element
 from .task_text import look_alike
 
 REDACTED = "[redacted]"
-SECRET_LABEL = re.compile(r"pass(?:word|code|phrase)?|\bpin\b|secret|token|api[ _-]?key|credit[ _-]?card|cvv|"
-                          r"security[ _-]?code", re.I)
+# Whole words only: "Passenger", "Passport" and "Compass" are not password fields. Covers the languages the risk
+# words cover (German, French, Spanish, Chinese, Japanese), whose labels a form may carry.
+SECRET_LABEL = re.compile(r"\b(?:pass(?:word|code|phrase)?|passwort|kennwort|pwd|pin|secret|token|api[ _-]?key|"
+                          r"credit[ _-]?card|cvv|cvc|security[ _-]?code|mot de passe|contrase(?:ñ|n)a|"
+                          r"clave|geheimzahl)s?\b|密码|密碼|口令|パスワード|暗証番号", re.I)
 TOKEN_PATTERNS = [re.compile(p) for p in (
     r"\bsk-[A-Za-z0-9_-]{16,}", r"\bAKIA[0-9A-Z]{16}\b", r"\bgh[pousr]_[A-Za-z0-9]{30,}",
     r"\bxox[abprs]-[A-Za-z0-9-]{10,}",
@@ -29,6 +32,9 @@ PLACEHOLDER = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*\}\}")
 _LABEL = r"(?P<label>" + SECRET_LABEL.pattern + r")"
 _NAMED_VALUES = [re.compile(p, re.I) for p in (
     _LABEL + r"(?:\s+(?:is|was|of|to|as|be))?\s*[:=]?\s*(?:\"(?P<dq>[^\"]+)\"|“(?P<cq>[^”]+)”|'(?P<sq>[^']+)'(?=\W|$))",
+    # a passphrase is words: it runs to the end of the clause
+    r"(?P<label>passphrase)(?:\s+is\s+|\s*[:=]\s*)(?P<bare>[^\"'“,;.!?\n]+?)(?=\s+(?:and|then|into|in|to|for|on)\b|"
+    r"[,;.!?\n]|$)",
     _LABEL + r"(?:\s+is\s+|\s*[:=]\s*)(?P<bare>[^\s\"'“,;]+)",
     _LABEL + r"\s+(?P<bare>[^\s\"'“,;]*[0-9_@#$%^&*!?\-][^\s\"'“,;]*)",
 )]
@@ -87,7 +93,7 @@ def task_secrets(task: str) -> list[TaskSecret]:
 
     def add(label: str, value: str) -> None:
         value = value.strip()
-        if not value or value.lower() in _STOP_WORDS or any(s.value == value for s in found):
+        if not value or value.lower() in _STOP_WORDS or any(value in s.value for s in found):
             return
         base = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_") or "secret"
         base = "password" if base.startswith("pass") else base
@@ -112,10 +118,53 @@ def mask_secrets(text: str, secrets: list[TaskSecret]) -> str:
 
 
 def scrub(text: str, values: list[str]) -> str:
-    """`text` with every secret value in it replaced by [redacted], longest first."""
-    for value in sorted((v for v in values if v), key=len, reverse=True):
+    """`text` with every secret value in it replaced by [redacted], longest first; the words of a passphrase too
+    (4 characters and more), wherever they stand: a passphrase broken over two lines, or half echoed, is still
+    one."""
+    for value in sorted(_with_words(values), key=len, reverse=True):
         text = _whole(value).sub(REDACTED, text)
     return text
+
+
+def _with_words(values: list[str]) -> set[str]:
+    found = {v for v in values if v}
+    for value in list(found):
+        words = value.split()
+        if len(words) > 1:
+            found.update(word for word in words if len(word) >= 4)
+    return found
+
+
+def shares_secret(text: str, secret: TaskSecret) -> bool:
+    """Whether `text` holds the secret or a large part of it: at least half of it, and 4 characters or more (the
+    whole of a shorter one), in one piece. A password typed in two halves gives itself away at each half."""
+    value = secret.value
+    if not value or not text:
+        return False
+    need = len(value) if len(value) < 4 else max(4, (len(value) + 1) // 2)
+    return any(value[start:start + need] in text for start in range(len(value) - need + 1))
+
+
+class StreamScrubber:
+    """Scrubs text that arrives in pieces (a streamed model reply): a secret split across two pieces is caught,
+    because the last characters of what came are held back until the next piece or `flush`."""
+
+    def __init__(self, values: list[str]):
+        self.values = [v for v in values if v]
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self._held + piece
+        keep = max((len(v) for v in self.values), default=1) - 1
+        cut = len(text) - keep if keep else len(text)
+        while 0 < cut < len(text) and text[cut - 1].isalnum() and text[cut].isalnum():
+            cut -= 1  # never hand out half a word: the rest of it may make it a secret
+        ready, self._held = text[:max(cut, 0)], text[max(cut, 0):]
+        return redact_tokens(scrub(ready, self.values))
+
+    def flush(self) -> str:
+        text, self._held = self._held, ""
+        return redact_tokens(scrub(text, self.values))
 
 
 def scrub_read(text: str, values: list[str]) -> str:

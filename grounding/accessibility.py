@@ -35,7 +35,7 @@ ROOT = ("org.a11y.atspi.Registry", "/org/a11y/atspi/accessible/root")
 ACCESSIBLE, COMPONENT, PROPERTIES = "org.a11y.atspi.Accessible", "org.a11y.atspi.Component", \
     "org.freedesktop.DBus.Properties"
 STATE_ACTIVE, STATE_CHECKED, STATE_ENABLED, STATE_FOCUSED, STATE_SENSITIVE, STATE_SHOWING = 1, 4, 8, 12, 24, 25
-STATE_EXPANDED, STATE_PRESSED, STATE_SELECTED = 9, 20, 23
+STATE_EXPANDED, STATE_PRESSED, STATE_SELECTED, STATE_IS_DEFAULT = 9, 20, 23, 39
 
 # AtspiRole numbers (atspi-constants.h) -> the vocabulary's roles; roles not listed are containers or decoration.
 ROLES: dict[int, ElementRole] = {
@@ -64,6 +64,7 @@ class AccessibleNode:
     checked: bool | None = None  # for check boxes, radio buttons and toggles
     focused: bool = False
     enabled: bool = True
+    default: bool = False  # the window's default button
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,8 @@ def _node(role_number: int, name: str, box: Box, window: int, states: int) -> Ac
     checked = bool(states >> STATE_CHECKED & 1 or (role_number == 62 and states >> STATE_PRESSED & 1)) \
         if checkable else None
     enabled = bool(states >> STATE_SENSITIVE & 1 or states >> STATE_ENABLED & 1)
-    return AccessibleNode(box, role, name, window, checked, bool(states >> STATE_FOCUSED & 1), enabled)
+    return AccessibleNode(box, role, name, window, checked, bool(states >> STATE_FOCUSED & 1), enabled,
+                          bool(states >> STATE_IS_DEFAULT & 1))
 
 
 _BUS_DAEMON = DBusAddress("/org/freedesktop/DBus", bus_name="org.freedesktop.DBus", interface="org.freedesktop.DBus")

@@ -129,4 +129,4 @@ def _pick(scored: list[tuple[float, AccessibleNode, str]], ordinal: int | None) 
 
 
 def _element(node: AccessibleNode, name: str) -> Element:
-    return Element(node.box, node.role, name, 1.0, "accessibility", node.checked)
+    return Element(node.box, node.role, name, 1.0, "accessibility", node.checked, node.focused, node.default)

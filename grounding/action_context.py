@@ -1,12 +1,15 @@
-"""What the screen says about an action before it runs: the elements under its point, the text around it, the
-label of the field a click puts the keyboard focus in, and the pixels there. The safety policy judges risk from
-this, never from the planner's own words alone."""
+"""What the screen says about an action before it runs: the elements under its point, the text around it, where
+the keyboard focus is (the field or control a click put it in, or the accessibility tree's word for it), the
+controls of the focused window and its default button (what a key may press), its class and program, and the
+pixels there. The safety policy judges risk from this, never from the planner's own words alone."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from deskpilot.core.actions import Action
+from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.safety import ActionContext
@@ -18,11 +21,43 @@ UNDER_RADIUS = 12  # a point this close to an element's edge is still "on" it wh
 NEARBY = (400, 250)  # half width, half height of the neighbourhood whose sentences a confirm button confirms
 CROP = (200, 90)  # half width, half height of the picture shown when a person is asked
 FIELD_ROLES = ("input", "dropdown")
+CONTROL_WORDS = 4  # a text of this many words or fewer may be a button's label
+FIELD_GUESS = (220, 18)  # half width, half height of what a click into a field no element showed may have focused
 
 
-def action_context(action: Action, obs: Observation, elements: list[Element], focused_field: str | None,
+@dataclass
+class KeyboardFocus:
+    """Where keys go, as far as the agent's own actions tell: the name of the field or control a click went to
+    (its label for a field), its role, and the text typed into it since. After Tab or Enter (which may move the
+    focus) it is not known: role None."""
+
+    name: str | None = None
+    role: str | None = None
+    typed: str = ""
+    box: Box | None = None  # the field's box (screen pixels), or the region around the click where none was seen
+
+    def follow(self, action: Action, elements: list[Element]) -> None:
+        if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
+            self.name, self.role, self.typed = label_at(action.point, elements), role_at(action.point, elements), ""
+            fields = [e for e in elements_at(action.point, elements) if e.role in FIELD_ROLES]
+            x, y = action.point
+            self.box = min(fields, key=lambda e: e.box.area).box if fields else \
+                Box(x - FIELD_GUESS[0], y - FIELD_GUESS[1], x + FIELD_GUESS[0], y + FIELD_GUESS[1])
+        elif action.kind is ActionKind.TYPE and action.text:
+            self.typed += action.text
+            if "\n" in action.text or "\t" in action.text:
+                self.name, self.role, self.typed = None, None, ""
+        elif action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and {"tab", "enter", "return"} & set(action.keys):
+            self.name, self.role, self.typed = None, None, ""
+        elif action.kind in (ActionKind.RIGHT_CLICK, ActionKind.DRAG):
+            self.name, self.role, self.typed = None, None, ""
+
+
+def action_context(action: Action, obs: Observation, elements: list[Element], focus: KeyboardFocus | None,
                    secrets: list[TaskSecret]) -> ActionContext:
-    """The ActionContext of `action` on `obs`; keyboard actions get no point-based parts."""
+    """The ActionContext of `action` on `obs`: point-based parts for pointing actions; for every action, the
+    keyboard focus (the accessibility tree's focused element where it has one, else `focus`), the focused
+    window's controls and default button, and its class and program."""
     under: list[str] = []
     nearby: list[str] = []
     for point in (action.point, action.end_point):
@@ -32,7 +67,21 @@ def action_context(action: Action, obs: Observation, elements: list[Element], fo
         under += [e.text for e in hit if e.text]
         nearby += [e.text for e in _sentences(elements) if e not in hit and _near(e.center, point)]
     crop = _crop(obs, action.point) if action.point is not None else None
-    return ActionContext(tuple(under), tuple(nearby), obs.window_title, focused_field, tuple(secrets), crop)
+    focus = focus or KeyboardFocus()
+    name, role = focus.name, focus.role
+    focused = [e for e in elements if e.focused]
+    if focused:
+        element = min(focused, key=lambda e: e.box.area)
+        role = element.role
+        name = (label_of_field(element.box, elements) or element.text) if role in FIELD_ROLES else element.text
+    window = obs.window
+    inside = [e for e in elements if window is None or window.box is None or window.box.contains(*e.center)]
+    controls = tuple(dict.fromkeys(e.text for e in inside if e.text and (e.role != "text"
+                                                                         or len(e.text.split()) <= CONTROL_WORDS)))
+    default = next((e.text for e in inside if e.default and e.text), None)
+    return ActionContext(tuple(under), tuple(nearby), obs.window_title, name, tuple(secrets), crop,
+                         window_class=window.program if window else None, focus_role=role,
+                         window_controls=controls, default_button=default, typed_before=focus.typed)
 
 
 def elements_at(point: Point, elements: list[Element]) -> list[Element]:
@@ -57,6 +106,16 @@ def label_at(point: Point, elements: list[Element]) -> str | None:
     label = label_of_field(field.box, elements)
     inside = [e.text for e in elements if e.text and e.role == "text" and field.box.contains(*e.center)]
     return " ".join(t for t in (label, *inside) if t) or None
+
+
+def role_at(point: Point, elements: list[Element]) -> str | None:
+    """The role of what a click at `point` focuses: the smallest control there, else "text" (a label, or a control
+    the screen shows only as text), else None."""
+    hit = elements_at(point, elements)
+    controls = [e for e in hit if e.role != "text"]
+    if controls:
+        return min(controls, key=lambda e: e.box.area).role
+    return "text" if hit else None
 
 
 def label_of_field(field: Box, elements: list[Element]) -> str | None:

@@ -12,7 +12,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -21,18 +21,21 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
 from deskpilot.core.errors import DeskpilotError, GroundingError, PlannerError
+from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen
-from deskpilot.core.secrets import TaskSecret, fill_placeholders, scrub, scrubbed_elements, task_secrets
-from deskpilot.grounding.action_context import action_context, label_at
+from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
+                                    scrubbed_elements, shares_secret, task_secrets)
+from deskpilot.grounding.action_context import KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
 
 from .base import Decision, Planner
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
+MASK_COLOUR = (128, 128, 128)  # what a secret's region shows in every frame that leaves the process
 PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while the planner thinks
 
 
@@ -57,7 +60,8 @@ class Agent:
         self.decide_timeout = decide_timeout
         self.on_step = on_step
         self._secrets: list[TaskSecret] = []
-        self._focused_field: str | None = None
+        self._focus = KeyboardFocus()
+        self._secret_boxes: list[Box] = []  # fields a secret was typed into: masked in every frame that leaves
 
     def run(self, task: str, max_steps: int = 30, app: str | None = None,
             until: Callable[[Step], bool] | None = None) -> RunResult:
@@ -70,7 +74,7 @@ class Agent:
         except DeskpilotError as exc:  # e.g. an instruction the offline planner does not understand
             planner_secrets, refusal = [], exc
         self._secrets = run_secrets(task, planner_secrets)
-        self._focused_field = None
+        self._focus, self._secret_boxes = KeyboardFocus(), []
         secrets = [s.value for s in self._secrets]
         self.grounder.set_task(task)
         writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
@@ -82,9 +86,10 @@ class Agent:
             if refusal is not None:
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
-            first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead)
+            first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
+                                                   check=self.safety.stop.check)
             obs = self._observe(first)
-            before = writer.add_frame(obs.image)
+            before = writer.add_frame(self._masked(obs, self.grounder.parse(obs)).image)
             for index in range(max_steps):
                 step, obs, before = self._step(index, task, steps, obs, before, writer)
                 steps.append(step)
@@ -114,8 +119,31 @@ class Agent:
     def _observe(self, image: object = None) -> Observation:
         if image is None:
             return self.screen.capture()
+        window = self.screen.focused_window()
         return Observation(image=image, monitor=self.screen.monitor(), cursor=self.screen.cursor(),  # type: ignore[arg-type]
-                           window_title=self.screen.window_title())
+                           window_title=window.title if window else None, window=window)
+
+    def _scrubbed_text(self, text: str) -> str:
+        """Text a model wrote (a thought, a finished() answer, a question) as it may be shown and kept: no secret
+        value, no part of one, no key- or token-shaped text."""
+        return redact_tokens(scrub_read(text, [s.value for s in self._secrets]))
+
+    def _masked(self, obs: Observation, elements: list[Element]) -> Observation:
+        """`obs` as it may leave the process (to a model, into the episode, onto the app's view): the fields a
+        secret was typed into, and every element whose text shows a secret (a ticked "Show password"), painted
+        over."""
+        values = [s.value for s in self._secrets]
+        boxes = list(self._secret_boxes) + [e.box for e in elements if e.text and scrub_read(e.text, values) != e.text]
+        if not boxes:
+            return obs
+        image = obs.image.copy()
+        height, width = image.shape[:2]
+        for box in boxes:
+            x0, y0 = obs.monitor.screen_to_image(box.x0, box.y0)
+            x1, y1 = obs.monitor.screen_to_image(box.x1, box.y1)
+            region = Box(int(x0) - 2, int(y0) - 2, int(x1) + 2, int(y1) + 2).clipped(Box(0, 0, width, height))
+            image[region.y0:region.y1, region.x0:region.x1] = MASK_COLOUR
+        return replace(obs, image=image)
 
     def _step(self, index: int, task: str, history: list[Step], obs: Observation, before: str,
               writer: EpisodeWriter) -> tuple[Step, Observation, str]:
@@ -126,15 +154,18 @@ class Agent:
         timing["parse_ms"] = _ms(started)
         timing.update({stage: round(spent, 1) for stage, spent in self.grounder.timing.items()})
         mark = time.perf_counter()
-        decision = self._decide(task, history, obs, elements)
+        shown, shown_elements = self._masked(obs, elements), self._stored(elements)
+        decision = self._decide(task, history, shown, shown_elements)
         timing["plan_ms"] = _ms(mark)
         action = decision.action
-        thought = scrub(decision.thought, [s.value for s in self._secrets])
+        thought = self._scrubbed_text(decision.thought)
         monitor = obs.monitor
         if action.is_terminal:
-            step = Step(index, action, before, None, thought, monitor, timing=timing, seen=self._stored(elements))
+            if action.text:
+                action = action.model_copy(update={"text": self._scrubbed_text(action.text)})
+            step = Step(index, action, before, None, thought, monitor, timing=timing, seen=shown_elements)
             writer.append(step)
-            self._report(step, obs, elements)
+            self._report(step, shown, shown_elements)
             return step, obs, before
 
         mark = time.perf_counter()
@@ -142,28 +173,31 @@ class Agent:
         timing["locate_ms"] = _ms(mark)
         action, executed = self._with_secrets(action)
         seen = elements + [e for e in used if e not in elements]
-        context = action_context(executed, obs, seen, self._focused_field, self._secrets)
+        context = action_context(executed, obs, seen, self._focus, self._secrets)
         self.safety.check(executed, self.screen.monitors(), self.screen.cursor(), context)
+        if executed.secret and executed.kind is ActionKind.TYPE and self._focus.box is not None:
+            self._secret_boxes.append(self._focus.box)
         mark = time.perf_counter()
         if not self.safety.dry_run:
             self.controller.execute(executed)
-        self._follow_focus(executed, seen)
+        self._focus.follow(executed, seen)
         timing["act_ms"] = _ms(mark)
         mark = time.perf_counter()
         self._looked_ahead_ms = 0.0
         after_image = self.screen.wait_until_settled(
             obs.image, timeout=self.settle_timeout, on_change=self._look_ahead,
-            quiet=TYPED_QUIET if executed.kind is ActionKind.TYPE else SETTLE_QUIET)
+            quiet=TYPED_QUIET if executed.kind is ActionKind.TYPE else SETTLE_QUIET, check=self.safety.stop.check)
         timing["settle_ms"] = _ms(mark)
         timing["look_ahead_ms"] = round(self._looked_ahead_ms, 1)
-        after = writer.add_frame(after_image)
+        after_obs = self._observe(after_image)
+        after = writer.add_frame(self._masked(after_obs, self.grounder.parse(after_obs)).image)
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
                     dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements))
         writer.append(step)
         log.info("step %d: %s", index + 1, action.redacted().describe())
-        self._report(step, obs, elements)
-        return step, self._observe(after_image), after
+        self._report(step, shown, shown_elements)
+        return step, after_obs, after
 
     def _look_ahead(self, frame: np.ndarray) -> None:
         """Parse a frame that changed while the screen settles: the wait overlaps the next step's reading, whose
@@ -206,19 +240,13 @@ class Agent:
         if action.kind is not ActionKind.TYPE or not action.text:
             return action, action
         filled, used = fill_placeholders(action.text, self._secrets)
-        holds_secret = bool(used) or any(s.value in action.text for s in self._secrets)
+        holds_secret = bool(used) or any(shares_secret(action.text, s) for s in self._secrets)
         if not holds_secret:
             return action, action
         executed = action.model_copy(update={"text": filled, "secret": True})
-        keeps_placeholders = bool(used) and not action.secret and not any(s.value in action.text for s in self._secrets)
+        keeps_placeholders = bool(used) and not action.secret and not any(shares_secret(action.text, s)
+                                                                           for s in self._secrets)
         return (action if keeps_placeholders else executed), executed
-
-    def _follow_focus(self, action: Action, elements: list[Element]) -> None:
-        """Keep track of the field typing goes into: the one the last click landed in; unknown after Tab."""
-        if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
-            self._focused_field = label_at(action.point, elements)
-        elif action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and "tab" in action.keys:
-            self._focused_field = None
 
     def _stored(self, elements: list[Element]) -> list[Element]:
         """Elements as they may be written down: no task secret and no key- or token-shaped text in them."""
@@ -243,7 +271,7 @@ class Agent:
                 raise GroundingError(f"could not find {missing[0]!r} on the screen")
             self.safety.stop.sleep(LOCATE_RETRY_SECONDS)
             obs = self.screen.capture()
-            before = writer.add_frame(obs.image)
+            before = writer.add_frame(self._masked(obs, self.grounder.parse(obs)).image)
         points = {name: element.click_point for name, element in found.items() if element is not None}
         return action.with_points(**points), [e for e in found.values() if e is not None], obs, before
 

@@ -79,7 +79,7 @@ class Replayer:
         return RunResult(outcome, detail, self.writer.directory, steps)
 
     def _replay_step(self, index: int, episode: Episode, recorded: Step) -> Step:
-        image = self.screen.wait_until_settled(timeout=self.settle_timeout)
+        image = self.screen.wait_until_settled(timeout=self.settle_timeout, check=self.safety.stop.check)
         obs = Observation(image, self.screen.monitor(), self.screen.cursor())
         before = self.writer.add_frame(image)
         started = time.perf_counter()
@@ -109,7 +109,8 @@ class Replayer:
         if not self.safety.dry_run:
             self.controller.execute(action)
         quiet = TYPED_QUIET if action.kind is ActionKind.TYPE else SETTLE_QUIET
-        return action, used, self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, quiet=quiet)
+        return action, used, self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, quiet=quiet,
+                                                            check=self.safety.stop.check)
 
     def _with_secret(self, recorded: Step) -> Action:
         action = recorded.action
