@@ -21,6 +21,7 @@ from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import DeskpilotError, GroundingError, ScreenError, UsageError
 from deskpilot.core.geometry import Monitor
 from deskpilot.core.observation import Observation
+from deskpilot.core.secrets import StreamScrubber, task_secrets
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
 from deskpilot.grounding.base import Grounder
 from deskpilot.planner.base import Planner
@@ -124,9 +125,12 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
 
     streamed: list[bool] = [False]
 
+    # The task's secrets never reach the console, even where a model echoes one split over streamed pieces.
+    scrubber = StreamScrubber([secret.value for secret in task_secrets(task)])
+
     def stream_thought(piece: str) -> None:
         streamed[0] = True
-        err.print(plain(piece), end="", style="dim", markup=False, highlight=False)
+        err.print(plain(scrubber.feed(piece)), end="", style="dim", markup=False, highlight=False)
 
     from deskpilot.recorder.demos import demo_screen, describe_demo, find_demo
 
@@ -151,18 +155,20 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
             episode, by_text_only = with_substitutions(shown.episode, shown.values)  # type: ignore[union-attr]
             result = replay_recording(episode, settings, yes, stack, by_text_only, task=task)
         else:
-            result = _run_agent(task, planner_impl, grounder, settings, yes, stack, streamed)
+            result = _run_agent(task, planner_impl, grounder, settings, yes, stack, streamed, scrubber)
         if demo_app is not None:
             out.print(f"demo app state: {demo_app.state_file.read_text()}", markup=False, highlight=False)
+    if streamed[0]:
+        err.print(plain(scrubber.flush()), style="dim", markup=False, highlight=False)
     style = "green" if result.ok else "red"
-    out.print(f"{result.outcome}: {result.detail}", style=style, markup=False)
+    out.print(plain(f"{result.outcome}: {result.detail}"), style=style, markup=False, highlight=False)
     out.print(f"episode: {result.episode_dir}", markup=False)
     if not result.ok:
         raise typer.Exit(1)
 
 
 def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settings, yes: bool,  # noqa: ANN202
-               stack: ExitStack, streamed: list[bool]):
+               stack: ExitStack, streamed: list[bool], scrubber: StreamScrubber):
     from deskpilot.grounding.annotate import annotate
     from deskpilot.planner.agent import StepReport
 
@@ -172,7 +178,7 @@ def _run_agent(task: str, planner: Planner, grounder: Grounder, settings: Settin
     def show(report: StepReport) -> None:
         last[:] = [report]
         if streamed[0]:
-            err.print()
+            err.print(plain(scrubber.flush()), style="dim", markup=False, highlight=False)
             streamed[0] = False
         step = report.step
         took = step.timing.get("step_ms", sum(step.timing.values()))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import sys
 from contextlib import ExitStack
 from pathlib import Path
@@ -23,6 +24,8 @@ err = Console(stderr=True, soft_wrap=True)
 # Escape sequences (CSI, OSC such as OSC 52 that sets the clipboard, and the rest) and other control characters.
 _CONTROL = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?|"
                       r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+                     if hasattr(signal, name))
 DECIDE_GRACE_SECONDS = 1.0  # the agent's own deadline comes just after the backend's, whose error says more
 JsonOption = Annotated[Optional[Path], typer.Option("--json", help="write the JSON report here")]
 
@@ -97,10 +100,9 @@ def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True, 
 
 
 def listen_for_stop(settings: Settings, stack: ExitStack):  # noqa: ANN201 - the EmergencyStop
-    """An emergency stop fired by the stop hotkey, Ctrl+C or SIGTERM (the failsafe corner works regardless);
-    the listener closes with `stack`."""
-    import signal
-
+    """An emergency stop fired by the stop hotkey, Ctrl+C, SIGTERM, SIGHUP (the terminal closed) or SIGQUIT (the
+    failsafe corner works regardless): the run ends its step, lets go of every key and closes its episode. The
+    listener closes with `stack`."""
     from deskpilot.core.errors import SettingsError
     from deskpilot.core.hotkeys import stop_hotkey_limit
     from deskpilot.core.safety import EmergencyStop
@@ -116,8 +118,8 @@ def listen_for_stop(settings: Settings, stack: ExitStack):  # noqa: ANN201 - the
     except Exception as exc:  # no keyboard hook on this desktop: the failsafe corner and Ctrl+C still stop it
         err.print(f"warning: no global stop hotkey ({exc}); Ctrl+C and the screen-corner failsafe still work",
                   markup=False, highlight=False)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.trigger("interrupted (Ctrl+C / SIGTERM)"))
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda number, _: stop.trigger(f"interrupted ({signal.Signals(number).name})"))
     return stop
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import err, out
+from deskpilot.app.common import err, out, plain
 from deskpilot.core.errors import DeskpilotError, UsageError
 from deskpilot.core.settings import load_settings
 
@@ -23,8 +23,11 @@ def episodes_list(directory: Annotated[Optional[Path], typer.Option("--dir", hel
     """Every episode in the folder, oldest first."""
     from deskpilot.core.episode import list_episodes, read_episode
 
+    root = load_settings(episodes_dir=directory).episodes_dir
+    if not root.is_dir():
+        raise UsageError(f"no episodes folder {root}; pass --dir with the folder the runs were written to")
     rows = []
-    for path in list_episodes(load_settings(episodes_dir=directory).episodes_dir):
+    for path in list_episodes(root):
         try:
             episode = read_episode(path)
         except DeskpilotError as exc:
@@ -35,9 +38,9 @@ def episodes_list(directory: Annotated[Optional[Path], typer.Option("--dir", hel
     if as_json:
         print(json.dumps(rows))
         return
-    for row in rows:
-        out.print(f"{row['id']}  {row['source']:<13} {row['outcome']:<10} {row['steps']:>3} steps  {row['task']}",
-                  markup=False, highlight=False)
+    for row in rows:  # episode text is untrusted: no escape sequence in it reaches the terminal
+        out.print(plain(f"{row['id']}  {row['source']:<13} {row['outcome']:<10} {row['steps']:>3} steps  "
+                        f"{row['task']}"), markup=False, highlight=False)
 
 
 @episodes_app.command("show")
@@ -50,10 +53,13 @@ def episodes_show(episode: Annotated[Path, typer.Argument(help="an episode folde
     if as_json:
         print(json.dumps({"episode": read.meta.to_dict(), "steps": [s.to_dict() for s in read.steps]}))
         return
-    out.print(f"{read.meta.id} ({read.meta.source}) {read.meta.outcome}: {read.meta.task}", markup=False)
+    out.print(plain(f"{read.meta.id} ({read.meta.source}) {read.meta.outcome}: {read.meta.task}"), markup=False,
+              highlight=False)
+    if read.meta.detail:
+        out.print(plain(f"     {read.meta.detail}"), markup=False, highlight=False)
     for step in read.steps:
         label = f"  [{step.verification['label']}]" if step.verification else ""
-        out.print(f"{step.index + 1:>3}. {step.action.describe()}{label}  {step.thought}", markup=False,
+        out.print(plain(f"{step.index + 1:>3}. {step.action.describe()}{label}  {step.thought}"), markup=False,
                   highlight=False)
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import confirmer, err, listen_for_stop, out, recorder_for
+from deskpilot.app.common import STOP_SIGNALS, confirmer, err, listen_for_stop, out, recorder_for
 from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import ScreenError, UsageError
 from deskpilot.core.settings import load_settings
@@ -43,7 +43,7 @@ def record(task: Annotated[str, typer.Option(help="what the demonstration does (
         recorder.paused = not recorder.paused
         err.print("paused" if recorder.paused else "recording again", style="yellow")
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:  # a closed terminal (SIGHUP) ends the recording as the stop hotkey does
         signal.signal(sig, lambda *_: done.set())
     hotkeys = GlobalHotkeys({settings.record_stop_hotkey: done.set, settings.record_pause_hotkey: toggle_pause})
     recorder.start()

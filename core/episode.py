@@ -12,6 +12,7 @@ steps.jsonl under `.steps.lock`, re-read fresh, and a person's label is never re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -105,15 +106,44 @@ class Step:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Step:
+        """A step from its JSON form; a value of the wrong type, or a frame name that leaves the episode folder,
+        is a TypeError or ValueError (the reader sets such a line aside)."""
+        verification = _typed(data.get("verification"), dict, "verification", optional=True)
+        if verification is not None and not isinstance(verification.get("label"), str):
+            raise TypeError("verification needs a text label")
+        timing = _typed(data.get("timing", {}), dict, "timing")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in timing.values()):
+            raise TypeError("timing values must be numbers")
         return cls(
-            index=int(data["index"]), action=Action.from_dict(data["action"]), before=data["before"],
-            after=data.get("after"), thought=data.get("thought", ""),
-            monitor=Monitor(**data["monitor"]) if data.get("monitor") else None,
-            elements=[Element.from_dict(e) for e in data.get("elements", [])],
-            timing=data.get("timing", {}), verification=data.get("verification"), reward=data.get("reward"),
-            dry_run=bool(data.get("dry_run", False)), window=data.get("window"),
-            seen=[Element.from_dict(e) for e in data.get("seen", [])],
+            index=_typed(data["index"], int, "index"), action=Action.from_dict(_typed(data["action"], dict, "action")),
+            before=frame_name(data["before"]), after=None if data.get("after") is None else frame_name(data["after"]),
+            thought=_typed(data.get("thought", ""), str, "thought"),
+            monitor=Monitor(**_typed(data["monitor"], dict, "monitor")) if data.get("monitor") else None,
+            elements=[Element.from_dict(e) for e in _typed(data.get("elements", []), list, "elements")],
+            timing=timing, verification=verification,
+            reward=_typed(data.get("reward"), (int, float), "reward", optional=True),
+            dry_run=bool(data.get("dry_run", False)), window=_typed(data.get("window"), str, "window", optional=True),
+            seen=[Element.from_dict(e) for e in _typed(data.get("seen", []), list, "seen")],
         )
+
+
+def _typed(value: Any, kind: type | tuple[type, ...], name: str, optional: bool = False) -> Any:
+    """`value` when it is of `kind` (None too when `optional`), else a TypeError naming the field."""
+    if (value is None and optional) or (isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)):
+        return value
+    expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+    raise TypeError(f"{name} must be {expected}, not {type(value).__name__}")
+
+
+def frame_name(value: Any) -> str:
+    """A frame's name as a step may give it: a relative path inside the episode folder (`frames/000001.png`),
+    never an absolute one or one that climbs out with `..`."""
+    if not isinstance(value, str) or not value:
+        raise TypeError("a frame name must be text")
+    parts = Path(value).parts
+    if Path(value).is_absolute() or "\\" in value or ".." in parts or any(ch in value for ch in "\x00\n"):
+        raise ValueError(f"frame name {value[:60]!r} leaves the episode folder")
+    return value
 
 
 def new_episode_id() -> str:
@@ -208,11 +238,12 @@ class EpisodeWriter:
         self.directory = directory
         self.meta = meta
         self.frames_dir = directory / FRAMES_DIR
-        self.frames_dir.mkdir(parents=True, exist_ok=True)
         self._frame_count = 0
-        self._lock = _hold_writer_lock(directory / WRITER_LOCK)
-        self._steps = open(directory / STEPS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - closed in finish()
-        self._write_meta()
+        with _disk(f"cannot start the episode in {directory}"):
+            self.frames_dir.mkdir(parents=True, exist_ok=True)
+            self._lock = _hold_writer_lock(directory / WRITER_LOCK)
+            self._steps = open(directory / STEPS_FILE, "a", encoding="utf-8")  # noqa: SIM115 - closed in finish()
+            self._write_meta()
 
     @classmethod
     def create(cls, root: Path | str, task: str, source: Source = "agent", app: str | None = None,
@@ -230,26 +261,41 @@ class EpisodeWriter:
         """Write one frame (atomically) and return its name relative to the episode folder."""
         self._frame_count += 1
         name = f"{FRAMES_DIR}/{self._frame_count:06d}.png"
-        write_atomic(self.directory / name, encode_png(image_rgb))
+        with _disk(f"cannot write frame {self.directory / name}"):
+            write_atomic(self.directory / name, encode_png(image_rgb))
         return name
 
     def append(self, step: Step) -> None:
-        self._steps.write(json.dumps(step.to_dict(), ensure_ascii=False) + "\n")
-        self._steps.flush()
-        os.fsync(self._steps.fileno())
+        with _disk(f"cannot write a step to {self.directory / STEPS_FILE}"):
+            self._steps.write(json.dumps(step.to_dict(), ensure_ascii=False) + "\n")
+            self._steps.flush()
+            os.fsync(self._steps.fileno())
 
     def finish(self, outcome: str, detail: str | None = None) -> None:
         self.meta.outcome = outcome
         self.meta.detail = detail
         self.meta.finished = time.time()
-        self._write_meta()
-        self._steps.close()
-        if self._lock is not None:
-            self._lock.close()  # closing the file lets go of the lock
-            self._lock = None
+        try:
+            with _disk(f"cannot finish the episode in {self.directory}"):
+                self._write_meta()
+        finally:
+            with contextlib.suppress(OSError):
+                self._steps.close()
+            if self._lock is not None:
+                self._lock.close()  # closing the file lets go of the lock
+                self._lock = None
 
     def _write_meta(self) -> None:
         rewrite_meta(self.directory, self.meta)
+
+
+@contextmanager
+def _disk(what: str) -> Iterator[None]:
+    """An OSError (a full disk, a folder taken away) as one EpisodeError line."""
+    try:
+        yield
+    except OSError as exc:
+        raise EpisodeError(f"{what}: {exc.strerror or exc}") from None
 
 
 def _hold_writer_lock(path: Path):  # noqa: ANN202 - an open file, or None where there are no locks
@@ -268,8 +314,17 @@ class Episode:
     meta: EpisodeMeta
     steps: list[Step]
 
+    def frame_path(self, name: str) -> Path:
+        """Where frame `name` is: inside this episode's folder, links followed, or an EpisodeError."""
+        try:
+            path = (self.directory / frame_name(name)).resolve()
+            path.relative_to(self.directory.resolve())
+        except (TypeError, ValueError, OSError):
+            raise EpisodeError(f"{self.directory}: frame {str(name)[:60]!r} is outside the episode folder") from None
+        return path
+
     def frame(self, name: str) -> np.ndarray:
-        image = read_image(self.directory / name)
+        image = read_image(self.frame_path(name))
         if image is None:
             raise EpisodeError(f"missing or unreadable frame {self.directory / name}")
         return image
@@ -286,8 +341,7 @@ def read_episode(directory: Path | str) -> Episode:
         if not isinstance(meta_data, dict):
             raise TypeError(f"expected an object, found {type(meta_data).__name__}")
         meta = EpisodeMeta(**meta_data)
-        if not isinstance(meta.task, str) or not isinstance(meta.extra, dict):
-            raise TypeError("task must be text and extra an object")
+        _check_meta(meta)
     except FileNotFoundError:
         raise EpisodeError(f"{directory} is not an episode (no {EPISODE_FILE})") from None
     except OSError as exc:
@@ -296,6 +350,17 @@ def read_episode(directory: Path | str) -> Episode:
         raise EpisodeError(f"{directory / EPISODE_FILE} is corrupt ({type(exc).__name__}: {_short(exc)}); "
                            f"try `deskpilot episodes repair {directory}`") from None
     return Episode(directory, meta, read_steps(directory)[0])
+
+
+def _check_meta(meta: EpisodeMeta) -> None:
+    """A TypeError or ValueError naming the first field of `meta` whose value has the wrong type."""
+    for name, kind, optional in (("id", str, False), ("task", str, False), ("source", str, False),
+                                 ("started", (int, float), False), ("app", str, True), ("model", str, True),
+                                 ("finished", (int, float), True), ("outcome", str, False), ("detail", str, True),
+                                 ("extra", dict, False)):
+        _typed(getattr(meta, name), kind, name, optional)
+    if meta.source not in ("agent", "demonstration"):
+        raise ValueError(f"source must be agent or demonstration, not {meta.source[:40]!r}")
 
 
 def read_steps(directory: Path) -> tuple[list[Step], list[tuple[int, str]]]:

@@ -59,7 +59,12 @@ class Element:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Element:
-        return cls(Box(*data["box"]), data.get("role", "text"), data.get("text", ""), float(data.get("score", 1.0)),
+        """An element from its JSON form; a value of the wrong type is a TypeError."""
+        text, box = data.get("text", ""), data["box"]
+        if not isinstance(text, str) or not isinstance(box, list) or len(box) != 4 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in box):
+            raise TypeError("an element needs a box of 4 numbers and a text")
+        return cls(Box(*(int(v) for v in box)), data.get("role", "text"), text, float(data.get("score", 1.0)),
                    data.get("source", "ocr"), data.get("checked"), bool(data.get("focused", False)),
                    bool(data.get("default", False)))
 

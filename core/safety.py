@@ -189,10 +189,14 @@ class ConfirmationPolicy:
     """Decides which actions need a person's OK before they run, and why, from what is on the screen."""
 
     def __init__(self, mode: ConfirmMode = "risky", risky_words: Iterable[str] = DEFAULT_RISKY_WORDS,
-                 risky_hotkeys: Iterable[tuple[str, ...]] = DEFAULT_RISKY_HOTKEYS):
+                 risky_hotkeys: Iterable[tuple[str, ...]] = DEFAULT_RISKY_HOTKEYS,
+                 risky_cjk: Iterable[str] = DEFAULT_RISKY_CJK):
         self.mode = mode
         words = sorted({w.lower() for w in risky_words}, key=len, reverse=True)
-        self._words = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.I) if words else None
+        cjk = sorted(set(risky_cjk), key=len, reverse=True)
+        parts = ([r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\b"] if words else []) + \
+            ([("|".join(re.escape(w) for w in cjk))] if cjk else [])
+        self._words = re.compile("(" + "|".join(parts) + ")", re.I) if parts else None
         self._hotkeys = [frozenset(k) for k in risky_hotkeys]
 
     def reason(self, action: Action, context: ActionContext | None = None,

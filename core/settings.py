@@ -27,7 +27,8 @@ ModelDevice = Literal["auto", "cpu", "cuda"]
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid")
+    # inf and nan are refused everywhere: `settle_timeout = inf` would make a wait that nothing ends
+    model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid", allow_inf_nan=False)
 
     episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
     planner: PlannerName = Field("offline", description="which planner decides actions: offline (rules), learned (the "
@@ -39,12 +40,12 @@ class Settings(BaseSettings):
                                                  "from the model name when unset")
     plan_mode: PlanMode = Field("native", description="model gives coordinates, picks marks (som), or reads only "
                                                       "the list of elements (som-text, for language models)")
-    planner_timeout: float = Field(120.0, gt=0, description="seconds one decision may take: the model's reply, "
-                                                            "streamed or not (the agent stops waiting after that)")
-    planner_retries: int = Field(2, ge=0, description="retries on 429/5xx, with backoff")
-    history_images: int = Field(3, ge=1, description="screenshots (current one included) sent to the model")
-    token_budget: int = Field(16000, ge=1000, description="largest prompt, in estimated tokens")
-    max_new_tokens: int = Field(512, ge=16, description="longest model reply")
+    planner_timeout: float = Field(120.0, gt=0, le=3600, description="seconds one decision may take: the model's "
+                                   "reply, streamed or not (the agent stops waiting after that)")
+    planner_retries: int = Field(2, ge=0, le=10, description="retries on 429/5xx, with backoff")
+    history_images: int = Field(3, ge=1, le=20, description="screenshots (current one included) sent to the model")
+    token_budget: int = Field(16000, ge=1000, le=1_000_000, description="largest prompt, in estimated tokens")
+    max_new_tokens: int = Field(512, ge=16, le=32768, description="longest model reply")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="sampling temperature of a local model's reply "
                                                                 "(0 = greedy)")
     model_answers: int = Field(4, ge=1, le=16, description="replies a local som-text model gives per step; the planner "
@@ -52,17 +53,18 @@ class Settings(BaseSettings):
                                "is shown (1 = its first reply)")
     max_steps: int = Field(30, ge=1, le=1000, description="step limit of one run")
     dry_run: bool = Field(False, description="decide and log actions without moving the mouse or typing")
-    monitor: int = Field(0, ge=0, description="0 = the whole virtual desktop, 1..n = one monitor")
-    scale: float = Field(1.0, gt=0, description="HiDPI scale: physical pixels per logical pixel")
+    monitor: int = Field(0, ge=0, le=16, description="0 = the whole virtual desktop, 1..n = one monitor")
+    scale: float = Field(1.0, ge=0.25, le=8, description="HiDPI scale: physical pixels per logical pixel")
     stop_hotkey: str = Field("ctrl+shift+f12", description="global emergency-stop hotkey (not ctrl+alt+F-keys: "
                                                            "X11 turns those into virtual-terminal switches)")
     record_stop_hotkey: str = Field("ctrl+shift+f10", description="ends a recording")
     record_pause_hotkey: str = Field("ctrl+shift+f9", description="pauses and resumes a recording")
     confirm: ConfirmMode = Field("risky", description="ask before: never, risky actions, or always")
-    min_action_interval: float = Field(0.05, ge=0, description="rate limit: seconds between two actions")
-    locate_timeout: float = Field(3.0, ge=0, description="seconds to keep looking for a target that is not there yet")
-    settle_timeout: float = Field(2.0, ge=0, description="longest wait for the screen to stop changing")
-    ocr_threads: int = Field(0, ge=0, description="ONNX Runtime threads for OCR (0 = all cores)")
+    min_action_interval: float = Field(0.05, ge=0, le=10, description="rate limit: seconds between two actions")
+    locate_timeout: float = Field(3.0, ge=0, le=60, description="seconds to keep looking for a target that is not "
+                                                                "there yet")
+    settle_timeout: float = Field(2.0, ge=0, le=60, description="longest wait for the screen to stop changing")
+    ocr_threads: int = Field(0, ge=0, le=256, description="ONNX Runtime threads for OCR (0 = all cores)")
     ocr_device: ModelDevice = Field("auto", description="where OCR runs: auto (CUDA when onnxruntime-gpu sees a "
                                                           "GPU), cpu or cuda")
     detector: bool = Field(True, description="add the UI-element detector's boxes (fields, check boxes, icons, ...) "
@@ -112,8 +114,14 @@ def load_settings(**overrides: Any) -> Settings:
         where = ".".join(str(p) for p in err["loc"])
         raise SettingsError(f"bad setting {where!r}: {err['msg']} (from flags, DESKPILOT_* variables or "
                             f"{default_config_file()})") from None
-    except (OSError, ValueError) as exc:
-        raise SettingsError(f"cannot read settings file {default_config_file()}: {exc}") from None
+    except (OSError, ValueError, TypeError) as exc:
+        raise SettingsError(f"cannot read settings file {default_config_file()}: {_first_line(exc)}") from None
+    except RecursionError:
+        raise SettingsError(f"cannot read settings file {default_config_file()}: nested too deeply") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
 
 
 KEYRING_SERVICE = "deskpilot"

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import logging
 import os
+from types import CodeType, ModuleType
 from importlib import metadata
 from pathlib import Path
 
@@ -29,7 +30,7 @@ def rewritten(path: Path) -> str | bytes:
     """onnx_graph's rewrite of the model at `path`: the cached file's path when an earlier process made it, else
     made now and cached (written whole or not at all); the bytes themselves where the cache cannot be written."""
     stat = path.stat()
-    code = hashlib.sha256(Path(onnx_graph.__file__).read_bytes()).hexdigest()
+    code = _code_digest(onnx_graph)
     key = hashlib.sha256(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{code}|{metadata.version('onnx')}"
                          .encode()).hexdigest()[:24]
     cached = rewrite_cache_dir() / f"{path.stem}-{key}.onnx"
@@ -47,6 +48,29 @@ def rewritten(path: Path) -> str | bytes:
             partial.unlink(missing_ok=True)
         return model
     return str(cached)
+
+
+def _code_digest(module: ModuleType) -> str:
+    """A digest of the rewrite's code (its functions' byte code, names and constants), so a changed rewrite is not
+    served from the cache. Byte code, not the source file: a bundle (PyInstaller) ships no .py files."""
+    digest = hashlib.sha256()
+    for name, value in sorted(vars(module).items()):
+        code = getattr(value, "__code__", None)
+        if isinstance(code, CodeType) and getattr(value, "__module__", None) == module.__name__:
+            digest.update(name.encode() + _code_bytes(code))
+    return digest.hexdigest()
+
+
+def _code_bytes(code: CodeType) -> bytes:
+    parts = [code.co_code, repr(code.co_names).encode()]
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            parts.append(_code_bytes(const))
+        elif isinstance(const, frozenset):
+            parts.append(repr(sorted(map(repr, const))).encode())  # set order changes with hash seeds
+        else:
+            parts.append(repr(const).encode())
+    return b"".join(parts)
 
 
 def providers(device: str = "auto") -> list[str]:

@@ -33,12 +33,29 @@ QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProces
 SMALL_MODEL = 100_000_000  # parameters: on CPU, a model below this generates on one thread
 
 
+def base_model(source: str) -> str:
+    """Where the model in `source` is described: for a folder holding a peft adapter (no config.json of its own),
+    the adapter's base model; else `source` itself."""
+    adapter_file = Path(source) / "adapter_config.json"
+    if not adapter_file.is_file():
+        return source
+    try:
+        base = json.loads(adapter_file.read_text())["base_model_name_or_path"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise PlannerError(f"cannot load model {source!r}: its adapter_config.json names no base model "
+                           f"({type(exc).__name__})") from None
+    if not isinstance(base, str) or not base:
+        raise PlannerError(f"cannot load model {source!r}: its adapter_config.json names no base model")
+    return base
+
+
 def is_causal_lm(source: str) -> bool:
-    """Whether the model in `source` is a text-only causal language model (else a vision-language one)."""
+    """Whether the model in `source` (an adapter folder: its base) is a text-only causal language model (else a
+    vision-language one)."""
     import transformers
 
     try:
-        config = transformers.AutoConfig.from_pretrained(source)
+        config = transformers.AutoConfig.from_pretrained(base_model(source))
     except (OSError, ValueError) as exc:
         raise PlannerError(f"cannot load model {source!r}: {str(exc).splitlines()[0]}") from None
     return not hasattr(config, "vision_config") and any(a.endswith("ForCausalLM")
@@ -66,12 +83,14 @@ class TransformersBackend:
         source = Path(model)
         adapter_file = source / "adapter_config.json"
         try:
-            base = json.loads(adapter_file.read_text())["base_model_name_or_path"] if adapter_file.is_file() else model
+            base = base_model(model)
             self.causal = is_causal_lm(base)
             auto = transformers.AutoModelForCausalLM if self.causal else transformers.AutoModelForImageTextToText
             self.model = auto.from_pretrained(base, dtype=weights)
-            has_processor = any((source / f).is_file() for f in ("processor_config.json", "tokenizer.json",
-                                                                   "preprocessor_config.json"))
+            # an adapter folder may hold a tokenizer but no processor: a VLM's processor then comes from the base
+            own = ("tokenizer.json", "tokenizer_config.json") if self.causal else ("processor_config.json",
+                                                                                   "preprocessor_config.json")
+            has_processor = any((source / f).is_file() for f in own)
             processor_source = str(source) if has_processor or not adapter_file.is_file() else base
             if adapter_file.is_file():
                 from peft import PeftModel

@@ -214,8 +214,8 @@ class Recorder:
             late = time.monotonic() - due > 2 * GRAB_INTERVAL
             after_image = self._frames.before(due) if late else self.screen.grab()
             after = self._frame_name(after_image)
-            if action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and "tab" in action.keys:
-                self._secret_field = self._tabbed_into_secret(before, after_image)
+            if _moves_focus(action):
+                self._secret_field = self._focus_moved_into_secret(before, after_image)
             step = Step(len(self.steps), action, before, after, monitor=self._monitor, elements=elements,
                         timing={"at_s": round(item.started - self._t0, 3)}, window=item.events[0].window)
             self.writer.append(step)
@@ -227,8 +227,9 @@ class Recorder:
         secret = self.mask_typing or self._secret_field or looks_like_secret(action.text or "")
         return action.model_copy(update={"secret": True}) if secret else action
 
-    def _tabbed_into_secret(self, before_frame: str, after: np.ndarray) -> bool:
-        """Whether Tab moved the focus into a password-like field: the focus ring and caret show where the focus
+    def _focus_moved_into_secret(self, before_frame: str, after: np.ndarray) -> bool:
+        """Whether a key (Tab, or Enter in a form that moves on to its next field) moved the focus into a
+        password-like field: the focus ring and caret show where the focus
         went, so the text on the rows of what changed (and left of it, where labels sit) is read. Leaving a
         password field counts too: better a plain value redacted than a password kept."""
         before = self._image(before_frame)
@@ -253,6 +254,13 @@ class Recorder:
     def _text_under(self, frame: str, point: Point) -> list[Element]:
         image = self._image(frame)
         return [] if self.ocr is None or image is None else text_under(image, self._monitor, point, self.ocr)
+
+
+def _moves_focus(action: Action) -> bool:
+    """Whether `action` may move the keyboard focus without a click: Tab, or Enter (typed or pressed)."""
+    if action.kind is ActionKind.TYPE:
+        return any(ch in (action.text or "") for ch in "\n\t")
+    return action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and bool({"tab", "enter", "return"} & set(action.keys))
 
 
 def text_under(image: np.ndarray, monitor: Monitor, point: Point, ocr: TextReader, above: int = 0) -> list[Element]:

@@ -33,7 +33,7 @@ def step_rows(episodes: list[Episode]) -> Iterator[dict[str, Any]]:
 def _image(episode: Episode, name: str | None) -> dict[str, Any] | None:
     if not name:
         return None
-    path = episode.directory / name
+    path = episode.frame_path(name)
     if not path.is_file():
         raise EpisodeError(f"{episode.directory}: frame {name} is missing")
     return {"bytes": path.read_bytes(), "path": name}
@@ -47,6 +47,11 @@ def export_hf(episode_dirs: list[Path], out: Path) -> int:
     except ImportError:
         raise EpisodeError("exporting needs the datasets package: pip install 'deskpilot[train]'") from None
     episodes = [read_episode(d) for d in episode_dirs]
+    for episode in episodes:  # every frame checked before the dataset is built: a bad one is one line, not a trace
+        for step in episode.steps:
+            for name in (step.before, step.after):
+                if name and not episode.frame_path(name).is_file():
+                    raise EpisodeError(f"{episode.directory}: frame {name} is missing")
     features = datasets.Features({
         "episode_id": datasets.Value("string"), "task": datasets.Value("string"), "source": datasets.Value("string"),
         "outcome": datasets.Value("string"), "step": datasets.Value("int32"), "thought": datasets.Value("string"),

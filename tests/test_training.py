@@ -108,6 +108,11 @@ def test_kto_trains_a_lora_adapter_the_planner_loads(episodes, tiny_model, tmp_p
     assert (out / "metrics.png").stat().st_size > 5000
     assert list((out / "runs").rglob("events.out.tfevents.*")), "no TensorBoard events written"
     assert_planner_loads(out, episodes)
+    # the whole path a user takes: the adapter folder (no config.json of its own) runs as the planner
+    ran = deskpilot("run", 'click "Save"', "--planner", "transformers", "--model", str(out), "--max-steps", "1",
+                    "--dry-run", "--episodes-dir", str(tmp_path / "ran"), env=FAST)
+    assert "cannot load model" not in ran.stdout + ran.stderr and "Traceback" not in ran.stderr, ran.stderr[-2000:]
+    assert list_episodes(tmp_path / "ran"), ran.stdout + ran.stderr
 
 
 def test_grpo_trains_on_rule_rewards(episodes, tiny_model, tmp_path):

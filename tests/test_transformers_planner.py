@@ -103,3 +103,27 @@ def test_a_missing_model_is_a_one_line_error(tmp_path):
     result = deskpilot("run", "click Save", "--planner", "transformers", "--model", str(tmp_path / "nothing"))
     assert result.returncode == 2
     assert result.stderr.startswith("error: cannot load model") and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_lora_adapter_of_a_causal_lm_is_known_as_one_and_runs(taught_model, tmp_path):
+    """`--planner transformers --model <adapter folder>` first asks whether the model is a language model: the
+    adapter folder has no config.json, its base has."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+
+    from deskpilot.planner.transformers_backend import is_causal_lm
+
+    tokenizer = AutoTokenizer.from_pretrained(taught_model)
+    base = Qwen2ForCausalLM(Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
+                                        num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=1,
+                                        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id))
+    base.save_pretrained(tmp_path / "base")
+    tokenizer.save_pretrained(tmp_path / "base")
+    base = Qwen2ForCausalLM.from_pretrained(tmp_path / "base")  # the adapter names the folder it was made on
+    adapted = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+    adapted.save_pretrained(tmp_path / "adapter")
+    tokenizer.save_pretrained(tmp_path / "adapter")
+    assert is_causal_lm(str(tmp_path / "adapter"))
+    backend = TransformersBackend(str(tmp_path / "adapter"), max_new_tokens=4)
+    assert backend.causal
+    backend.alternatives([{"role": "user", "content": "click Save"}], 1)
