@@ -5,7 +5,6 @@ and writing PNGs and JSON reports."""
 from __future__ import annotations
 
 import json
-import re
 import signal
 import sys
 from contextlib import ExitStack
@@ -15,15 +14,13 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 
+from deskpilot.core.plain_text import plain
 from deskpilot.core.safety import Confirmation
 from deskpilot.core.settings import Settings
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
-# Escape sequences (CSI, OSC such as OSC 52 that sets the clipboard, and the rest) and other control characters.
-_CONTROL = re.compile(r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]?|"
-                      r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
                      if hasattr(signal, name))
 DECIDE_GRACE_SECONDS = 1.0  # the agent's own deadline comes just after the backend's, whose error says more
@@ -128,11 +125,6 @@ def write_png(path: Path, image_rgb) -> None:  # noqa: ANN001
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, encode_png(image_rgb))
-
-
-def plain(text: str) -> str:
-    """Model text made safe for a terminal: escape sequences and control characters removed (new lines kept)."""
-    return _CONTROL.sub("", text)
 
 
 def confirmer(yes: bool, crop_file: Optional[Path] = None):  # noqa: ANN201 - a Confirmer

@@ -28,6 +28,7 @@ from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import EpisodeWriter, Step, read_episode
 from deskpilot.core.errors import ActionParseError, EpisodeError, SettingsError
 from deskpilot.core.geometry import Monitor, Point
+from deskpilot.core.plain_text import plain
 from deskpilot.core.settings import load_settings
 
 from timing import median_ms
@@ -40,7 +41,16 @@ FRAGMENTS = ["click", "type", "scroll", "wait", "drag", "hotkey", "press", "fini
              "\x00", "\u202e", "😀", "((((((", "))))))"]
 SETTINGS_FRAGMENTS = ["planner", "=", '"openai"', "max_steps", "-1", "1e999", "[", "]", "{", "}", "\n", "scale",
                       "0", "nan", "stop_hotkey", '"ctrl+alt+f1"', '"', "'", "episodes_dir", "[[x]]", "extra", "true",
-                      "confirm", '"sometimes"', "\x00", "\\u0000", "inf", "monitor", "-5"]
+                      "confirm", '"sometimes"', "\x00", "\\u0000", "inf", "monitor", "-5", "\nsettle_timeout = inf\n",
+                      "\nlocate_timeout = nan\n", "\nplanner_timeout = 1e300\n", "a = " + "[" * 3000,
+                      "]" * 3000, "[a.b.c.d.e.f.g.h]", "x = {y = {z = {w = 1}}}"]
+# hostile values for one field of a step or of episode.json: paths out of the folder, wrong types, escapes
+HOSTILE_VALUES = [None, [], {}, 1, -1, 1e308, True, "", "/etc/passwd", "../../../../etc/passwd", "frames/../../x",
+                  "frames/\x00.png", "\x1b]52;c;cHduZWQ=\x07", "\x1b[2J", {"label": None}, {"label": []}, [[[[]]]],
+                  "x" * 5000, {"x": "slow"}, ["frames/000001.png"]]
+STEP_FIELDS = ["index", "action", "before", "after", "thought", "monitor", "elements", "timing", "verification",
+               "reward", "window", "seen", "dry_run"]
+META_FIELDS = ["id", "task", "source", "started", "finished", "outcome", "detail", "app", "model", "extra"]
 
 
 def random_text(rng: random.Random, fragments: list[str]) -> str:
@@ -122,6 +132,34 @@ def main() -> None:
             read_episode(writer.directory)
 
         fuzz("episode reader", args.seconds, damaged, read_damaged, EpisodeError, rng, baseline)
+
+        def hostile(r: random.Random) -> tuple[str, str, object]:
+            return r.choice([("steps.jsonl", r.choice(STEP_FIELDS)), ("episode.json", r.choice(META_FIELDS))]) + \
+                (r.choice(HOSTILE_VALUES),)
+
+        def read_hostile(value: object) -> None:
+            """Read it as `episodes show` and `export` do: every frame path must stay inside the folder, and what
+            is printed carries no escape sequence."""
+            name, key, bad = value  # type: ignore[misc]
+            for other, original in originals.items():
+                if other != name:
+                    (writer.directory / other).write_bytes(original)
+                    continue
+                lines = [json.loads(line) for line in original.decode().splitlines()] if other == "steps.jsonl" \
+                    else [json.loads(original)]
+                lines[0][key] = bad
+                (writer.directory / other).write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+            episode = read_episode(writer.directory)
+            shown = plain(f"{episode.meta.task} {episode.meta.outcome} {episode.meta.detail}")
+            for step in episode.steps:
+                for frame_name in (step.before, step.after):
+                    if frame_name:
+                        episode.frame_path(frame_name).relative_to(writer.directory.resolve())
+                shown += plain(f"{step.action.describe()} {step.thought} {step.verification}")
+            if "\x1b" in shown:
+                raise AssertionError("an escape sequence reached the terminal")
+
+        fuzz("hostile episode folders", args.seconds, hostile, read_hostile, EpisodeError, rng, baseline)
 
         config = Path(tmp) / "config.toml"
         os.environ["DESKPILOT_CONFIG"] = str(config)

@@ -50,8 +50,8 @@ def _panel_colour(frame: np.ndarray) -> tuple[int, ...]:
 def test_an_endless_spinner_does_not_hold_the_wait_to_its_timeout(animated):
     screen = Screen()
     started = time.monotonic()
-    screen.wait_until_settled(timeout=3.0)
-    assert time.monotonic() - started < 1.0
+    screen.wait_until_settled(timeout=60.0)
+    assert time.monotonic() - started < 30.0  # it settled: it did not run into its timeout, however busy the machine
 
 
 def test_a_late_answer_to_a_click_is_waited_for(animated):
@@ -61,9 +61,9 @@ def test_a_late_answer_to_a_click_is_waited_for(animated):
     x, _, bottom = _panel(before)
     subprocess.run(["xdotool", "mousemove", str(x), str(bottom + 37), "click", "1"], check=True)  # Go, below it
     started = time.monotonic()
-    after = screen.wait_until_settled(before, timeout=3.0)
+    after = screen.wait_until_settled(before, timeout=60.0)
     assert _panel_colour(after) == (0, 204, 0)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 30.0  # settled on the answer, not on the timeout
 
 
 def test_after_typing_the_wait_lasts_until_what_answers_a_pause_in_typing_has_shown(animated):
