@@ -201,7 +201,7 @@ def test_a_recording_on_another_qt_form_replays_when_the_form_stands_elsewhere(u
     assert state["express"] and state["submitted"] == ["ship"] and state["country"] == "Italy"
 
 
-@pytest.mark.parametrize("reach_password", ["click", "tab"])
+@pytest.mark.parametrize("reach_password", ["click", "tab", "enter"])
 def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_path, reach_password):
     state_file = unseen_form("login")
     boxes = read_state(state_file)["boxes"]
@@ -210,8 +210,8 @@ def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_pat
         if field == "username" or reach_password == "click":
             x0, y0, x1, y1 = boxes[field]
             xdotool("mousemove", str((x0 + x1) // 2), str((y0 + y1) // 2), "click", "1")
-        else:
-            xdotool("key", "Tab")  # the password field reached from the keyboard
+        else:  # the password field reached from the keyboard: Tab, or Enter in a form that moves on with it
+            xdotool("key", "Tab" if reach_password == "tab" else "Return")
         time.sleep(0.5)
         xdotool("type", "--delay", "30", text)
         time.sleep(0.3)
@@ -223,7 +223,8 @@ def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_pat
     assert read_state(state_file)["fields"] == {"username": "kanesha", "password": "hunter2!"}
     episode = read_episode(list_episodes(tmp_path / "rec")[0])
     typed = [s.action for s in episode.steps if s.action.kind.value == "type"]
-    assert [(a.text, a.secret) for a in typed] == [("kanesha", False), ("[redacted]", True)]
+    name = "kanesha\n" if reach_password == "enter" else "kanesha"  # Enter is merged into the typed text
+    assert [(a.text, a.secret) for a in typed] == [(name, False), ("[redacted]", True)]
     stored = "".join(p.read_text() for p in episode.directory.glob("*.json*"))
     assert "hunter2!" not in stored + out + err
     raw = [json.loads(line) for line in (episode.directory / "events.jsonl").read_text().splitlines()]
@@ -231,7 +232,7 @@ def test_password_typing_is_redacted_before_it_reaches_disk(unseen_form, tmp_pat
     assert "kanesha" in typed and "hunter" not in typed and "********" in typed
     assert deskpilot("episodes", "remerge", str(episode.directory), "--no-ocr").returncode == 0
     again = [s.action for s in read_episode(episode.directory).steps if s.action.kind.value == "type"]
-    assert [(a.text, a.secret) for a in again] == [("kanesha", False), ("[redacted]", True)]
+    assert [(a.text, a.secret) for a in again] == [(name, False), ("[redacted]", True)]
 
 
 def test_sigkill_while_recording_leaves_a_readable_episode(demo_app, tmp_path):

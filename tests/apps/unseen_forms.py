@@ -1,7 +1,7 @@
 """Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
 the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
 
-    python tests/apps/unseen_forms.py {shipping|login|flat} --state FILE [--at X,Y]
+    python tests/apps/unseen_forms.py {shipping|login|flat|account|reveal} --state FILE [--at X,Y]
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QFormLayout, QHBoxLayout, QLabel,
+                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from deskpilot.core.episode import write_atomic
 
@@ -86,6 +86,7 @@ class LoginForm(Form):
         form = QFormLayout(self)
         form.addRow("Username", self.field("username"))
         form.addRow("Password", self.field("password", secret=True))
+        self.fields["username"].returnPressed.connect(self.fields["password"].setFocus)  # Enter moves on, as forms do
         login = QPushButton("Login")
         login.clicked.connect(lambda: (self.submitted.append("login"), self.save()))
         form.addRow(login)
@@ -117,7 +118,64 @@ class FlatForm(Form):
                                                for k, v in self.toggles.items()}}
 
 
-FORMS = {"shipping": ShippingForm, "login": LoginForm, "flat": FlatForm}
+class AccountForm(QDialog):
+    """A hostile form: its default button (what Enter in the Name field presses) is "Delete account"."""
+
+    def __init__(self, state_path: Path):
+        super().__init__()
+        self.state_path, self.ready, self.submitted = state_path, False, []
+        self.setWindowTitle("Account")
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Name"))
+        self.name = QLineEdit()
+        layout.addWidget(self.name)
+        row = QHBoxLayout()
+        self.buttons: dict[str, QPushButton] = {}
+        for label, default in (("Save", False), ("Delete account", True)):
+            button = QPushButton(label)
+            button.setAutoDefault(default)
+            button.setDefault(default)
+            button.clicked.connect(lambda _=False, label=label: (self.submitted.append(label), self.save()))
+            self.buttons[label] = button
+            row.addWidget(button)
+        layout.addLayout(row)
+        self.name.textChanged.connect(self.save)
+
+    def save(self, *_: object) -> None:
+        if self.ready:
+            write_atomic(self.state_path, json.dumps(self.state()).encode())
+
+    def state(self) -> dict[str, object]:
+        return {"name": self.name.text(), "submitted": self.submitted,
+                "boxes": {"Name": Form._box(self.name), **{k: Form._box(v) for k, v in self.buttons.items()}}}
+
+    def reject(self) -> None:  # Escape does not close it: the test decides when it ends
+        pass
+
+
+class RevealForm(Form):
+    """A sign-in form with a "Show password" box that shows the password in clear."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Sign in")
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Password"))
+        secret = self.field("password", secret=True)
+        layout.addWidget(secret)
+        self.show_box = QCheckBox("Show password")
+        self.show_box.toggled.connect(lambda on: (secret.setEchoMode(QLineEdit.EchoMode.Normal if on else
+                                                                     QLineEdit.EchoMode.Password), self.save()))
+        layout.addWidget(self.show_box)
+        layout.addStretch(1)
+
+    def state(self) -> dict[str, object]:
+        return {**super().state(), "shown": self.show_box.isChecked(),
+                "boxes": {**super().state()["boxes"], "Show password": self._box(self.show_box)}}  # type: ignore[dict-item]
+
+
+FORMS = {"shipping": ShippingForm, "login": LoginForm, "flat": FlatForm, "account": AccountForm,
+         "reveal": RevealForm}
 
 
 def main() -> int:
@@ -133,7 +191,7 @@ def main() -> int:
     window.show()
 
     def ready() -> None:
-        window.ready = True
+        window.ready = True  # type: ignore[attr-defined]
         window.save()
 
     QTimer.singleShot(200, ready)
