@@ -121,7 +121,7 @@ def test_the_agent_gets_pixels_and_the_utterance_never_the_dom(xdisplay, tmp_pat
             if isinstance(value, str) and value != utterance:
                 assert "<" not in value and "wob" not in value.lower(), (name, value)
             if isinstance(value, Observation):
-                assert set(vars(value)) <= {"image", "monitor", "cursor", "timestamp", "window_title"}
+                assert set(vars(value)) <= {"image", "monitor", "cursor", "timestamp", "window_title", "window"}
                 assert isinstance(value.image, np.ndarray) and value.image.ndim == 3
 
 
