@@ -21,7 +21,7 @@ UNDER_RADIUS = 12  # a point this close to an element's edge is still "on" it wh
 NEARBY = (400, 250)  # half width, half height of the neighbourhood whose sentences a confirm button confirms
 CROP = (200, 90)  # half width, half height of the picture shown when a person is asked
 FIELD_ROLES = ("input", "dropdown")
-CONTROL_WORDS = 4  # a text of this many words or fewer may be a button's label
+CONTROL_WORDS = 3  # a text of this many words or fewer, outside any field, may be a button's label
 FIELD_GUESS = (220, 18)  # half width, half height of what a click into a field no element showed may have focused
 
 
@@ -76,8 +76,9 @@ def action_context(action: Action, obs: Observation, elements: list[Element], fo
         name = (label_of_field(element.box, elements) or element.text) if role in FIELD_ROLES else element.text
     window = obs.window
     inside = [e for e in elements if window is None or window.box is None or window.box.contains(*e.center)]
-    controls = tuple(dict.fromkeys(e.text for e in inside if e.text and (e.role != "text"
-                                                                         or len(e.text.split()) <= CONTROL_WORDS)))
+    fields = [e.box for e in inside if e.role in FIELD_ROLES]
+    controls = tuple(dict.fromkeys(e.text for e in inside if e.text and (e.role != "text" or (
+        len(e.text.split()) <= CONTROL_WORDS and not any(box.contains(*e.center) for box in fields)))))
     default = next((e.text for e in inside if e.default and e.text), None)
     return ActionContext(tuple(under), tuple(nearby), obs.window_title, name, tuple(secrets), crop,
                          window_class=window.program if window else None, focus_role=role,
