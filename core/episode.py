@@ -59,6 +59,7 @@ class EpisodeMeta:
     outcome: str = "running"
     detail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    goal_check: dict[str, Any] | None = None  # the check before "done" (core.outcome.GoalCheck.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
@@ -271,9 +272,10 @@ class EpisodeWriter:
             self._steps.flush()
             os.fsync(self._steps.fileno())
 
-    def finish(self, outcome: str, detail: str | None = None) -> None:
+    def finish(self, outcome: str, detail: str | None = None, goal_check: dict[str, Any] | None = None) -> None:
         self.meta.outcome = outcome
         self.meta.detail = detail
+        self.meta.goal_check = goal_check
         self.meta.finished = time.time()
         try:
             with _disk(f"cannot finish the episode in {self.directory}"):
@@ -357,8 +359,12 @@ def _check_meta(meta: EpisodeMeta) -> None:
     for name, kind, optional in (("id", str, False), ("task", str, False), ("source", str, False),
                                  ("started", (int, float), False), ("app", str, True), ("model", str, True),
                                  ("finished", (int, float), True), ("outcome", str, False), ("detail", str, True),
-                                 ("extra", dict, False)):
+                                 ("extra", dict, False), ("goal_check", dict, True)):
         _typed(getattr(meta, name), kind, name, optional)
+    if meta.goal_check is not None:
+        from .outcome import GoalCheck
+
+        GoalCheck.from_dict(meta.goal_check)
     if meta.source not in ("agent", "demonstration"):
         raise ValueError(f"source must be agent or demonstration, not {meta.source[:40]!r}")
 

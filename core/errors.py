@@ -25,6 +25,10 @@ class SafetyStop(DeskpilotError):
     """The emergency stop (hotkey or failsafe corner) was triggered."""
 
 
+class GoalFailed(DeskpilotError):
+    """The screen contradicts the task: an error shown, or the check before "done" failed (outcome `failed`)."""
+
+
 class ActionRefused(DeskpilotError):
     """The safety policy refused an action (confirmation denied, forbidden target)."""
 

@@ -35,22 +35,23 @@ class KeyboardFocus:
     role: str | None = None
     typed: str = ""
     box: Box | None = None  # the field's box (screen pixels), or the region around the click where none was seen
+    field: Box | None = None  # the field's box where grounding saw a field there, else None
 
     def follow(self, action: Action, elements: list[Element]) -> None:
         if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
             self.name, self.role, self.typed = label_at(action.point, elements), role_at(action.point, elements), ""
             fields = [e for e in elements_at(action.point, elements) if e.role in FIELD_ROLES]
             x, y = action.point
-            self.box = min(fields, key=lambda e: e.box.area).box if fields else \
-                Box(x - FIELD_GUESS[0], y - FIELD_GUESS[1], x + FIELD_GUESS[0], y + FIELD_GUESS[1])
+            self.field = min(fields, key=lambda e: e.box.area).box if fields else None
+            self.box = self.field or Box(x - FIELD_GUESS[0], y - FIELD_GUESS[1], x + FIELD_GUESS[0], y + FIELD_GUESS[1])
         elif action.kind is ActionKind.TYPE and action.text:
             self.typed += action.text
             if "\n" in action.text or "\t" in action.text:
-                self.name, self.role, self.typed = None, None, ""
+                self.name, self.role, self.typed, self.field = None, None, "", None
         elif action.kind in (ActionKind.HOTKEY, ActionKind.KEY) and {"tab", "enter", "return"} & set(action.keys):
-            self.name, self.role, self.typed = None, None, ""
+            self.name, self.role, self.typed, self.field = None, None, "", None
         elif action.kind in (ActionKind.RIGHT_CLICK, ActionKind.DRAG):
-            self.name, self.role, self.typed = None, None, ""
+            self.name, self.role, self.typed, self.field = None, None, "", None
 
 
 def action_context(action: Action, obs: Observation, elements: list[Element], focus: KeyboardFocus | None,

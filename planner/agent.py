@@ -1,5 +1,10 @@
 """The agent loop: observe -> parse -> plan -> locate -> safety -> act -> wait for the screen to settle -> record.
-Every run is an Episode; every outcome (done, step limit, stop, refusal, error) is written into it.
+Every run is an Episode; every outcome (done, failed, step limit, stop, refusal, error) is written into it.
+
+"Done" is checked, not believed: when the planner finishes, the goal check (goal_check.py) reads the final screen,
+and the run is a success only when every expectation holds; text that reads as an error ends a run as failed. A
+model planner is told about a failed check, or an error on the screen, once and may go on; the offline planner,
+which cannot take advice, fails at once.
 
 The planner runs in a thread of its own, so the stop (hotkey, corner, Ctrl+C, the app's button) ends a run even
 while a model is thinking, and a planner that never answers runs into `decide_timeout`. The task's secrets never
@@ -10,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -20,18 +26,19 @@ import numpy as np
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
-from deskpilot.core.errors import DeskpilotError, GroundingError, PlannerError
+from deskpilot.core.errors import DeskpilotError, GoalFailed, GroundingError, PlannerError
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.safety import CornerWatch, Safety
-from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen
+from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen, changed_box
 from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
                                     scrubbed_elements, shares_secret, task_secrets)
 from deskpilot.grounding.action_context import KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
 
 from .base import Decision, Planner
+from .goal_check import GoalTracker
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
@@ -62,6 +69,10 @@ class Agent:
         self._secrets: list[TaskSecret] = []
         self._focus = KeyboardFocus()
         self._secret_boxes: list[Box] = []  # fields a secret was typed into: masked in every frame that leaves
+        self._goal = GoalTracker()
+        self._elements: list[Element] = []  # what grounding found on the screen the current step saw
+        self._feedback: str | None = None  # told to a model planner with its next decision
+        self._told: set[str] = set()  # what a model planner has been told already (each thing once)
 
     def run(self, task: str, max_steps: int = 30, app: str | None = None,
             until: Callable[[Step], bool] | None = None) -> RunResult:
@@ -76,11 +87,13 @@ class Agent:
         self._secrets = run_secrets(task, planner_secrets)
         self._focus, self._secret_boxes = KeyboardFocus(), []
         secrets = [s.value for s in self._secrets]
+        self._goal, self._feedback, self._told = GoalTracker(task, tuple(secrets)), None, set()
         self.grounder.set_task(task)
         writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
                                       model=self.planner.name, dry_run=self.safety.dry_run)
         steps: list[Step] = []
         outcome, detail = "max_steps", f"stopped after the step limit of {max_steps}"
+        check = None
         watch: CornerWatch | None = None
         try:
             if refusal is not None:
@@ -89,14 +102,22 @@ class Agent:
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
                                                    check=self.safety.stop.check)
             obs = self._observe(first)
-            before = writer.add_frame(self._masked(obs, self.grounder.parse(obs)).image)
+            initial = self.grounder.parse(obs)
+            self._goal.start(initial)
+            before = writer.add_frame(self._masked(obs, initial).image)
             for index in range(max_steps):
                 step, obs, before = self._step(index, task, steps, obs, before, writer)
                 steps.append(step)
+                if step.action.kind is ActionKind.FINISHED:
+                    check = self._goal.check(self._elements)
+                    if not check.passed and self._tell(f"You said the task is done, but it is not: "
+                                                       f"{check.failed}. Carry on, or call the user."):
+                        continue
+                    outcome = "success" if check.passed else "failed"
+                    detail = (step.action.text or "finished") if check.passed else check.failed or "check failed"
+                    break
                 if step.action.is_terminal:
-                    finished = step.action.kind is ActionKind.FINISHED
-                    outcome = "success" if finished else "needs_user"
-                    detail = step.action.text or ("finished" if finished else "the agent asks for help")
+                    outcome, detail = "needs_user", step.action.text or "the agent asks for help"
                     break
                 if until is not None and until(step):
                     outcome, detail = "ended", "the environment ended the episode"
@@ -113,8 +134,17 @@ class Agent:
             try:
                 self.controller.release_all()
             finally:
-                writer.finish(outcome, detail)
-        return RunResult(outcome, detail, writer.directory, steps)
+                writer.finish(outcome, detail, check.to_dict() if check is not None else None)
+        return RunResult(outcome, detail, writer.directory, steps, check)
+
+    def _tell(self, feedback: str) -> bool:
+        """Give a model planner `feedback` with its next decision, once per thing; False where it cannot take
+        advice (the offline planner) or was told already."""
+        if not getattr(self.planner, "takes_feedback", False) or feedback in self._told:
+            return False
+        self._told.add(feedback)
+        self._feedback = feedback
+        return True
 
     def _observe(self, image: object = None) -> Observation:
         if image is None:
@@ -151,11 +181,17 @@ class Agent:
         timing: dict[str, float] = {}
         started = time.perf_counter()
         elements = self.grounder.parse(obs)
+        self._elements = elements
         timing["parse_ms"] = _ms(started)
+        error = self._goal.look(elements)
+        if error is not None and not self._tell(f"The screen shows an error: {error!r}. Put it right, or call the "
+                                                "user."):
+            raise GoalFailed(f"the screen shows {error!r}")
         timing.update({stage: round(spent, 1) for stage, spent in self.grounder.timing.items()})
         mark = time.perf_counter()
         shown, shown_elements = self._masked(obs, elements), self._stored(elements)
-        decision = self._decide(task, history, shown, shown_elements)
+        feedback, self._feedback = self._feedback, None
+        decision = self._decide(f"{task}\n\n{feedback}" if feedback else task, history, shown, shown_elements)
         timing["plan_ms"] = _ms(mark)
         action = decision.action
         thought = self._scrubbed_text(decision.thought)
@@ -180,6 +216,7 @@ class Agent:
         mark = time.perf_counter()
         if not self.safety.dry_run:
             self.controller.execute(executed)
+        focus_then = replace(self._focus)
         self._focus.follow(executed, seen)
         timing["act_ms"] = _ms(mark)
         mark = time.perf_counter()
@@ -190,7 +227,10 @@ class Agent:
         timing["settle_ms"] = _ms(mark)
         timing["look_ahead_ms"] = round(self._looked_ahead_ms, 1)
         after_obs = self._observe(after_image)
-        after = writer.add_frame(self._masked(after_obs, self.grounder.parse(after_obs)).image)
+        after_elements = self.grounder.parse(after_obs)
+        after = writer.add_frame(self._masked(after_obs, after_elements).image)
+        self._goal.follow(executed, focus_then, seen, after_elements, screen_changed(elements, after_elements, obs,
+                                                                                   after_obs))
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
                     dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements))
@@ -282,6 +322,19 @@ class Agent:
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000
+
+
+def screen_changed(before: list[Element], after: list[Element], obs: Observation, after_obs: Observation) -> bool:
+    """Whether an action changed what the screen says: its texts, controls or their states, or the focused
+    window's title (a saved document's loses its modified mark). A blinking caret or a hover colour is not a
+    change; where grounding found nothing at all, any changed pixel is."""
+    def said(elements: list[Element]) -> Counter[tuple[str, str, bool | None]]:
+        return Counter((" ".join(e.text.split()), e.role, e.checked) for e in elements)
+
+    titles = (obs.window_title, after_obs.window_title)
+    retitled = None not in titles and titles[0] != titles[1]  # from none to one is the focus arriving, not an effect
+    return said(before) != said(after) or retitled or (changed_box(obs.image, after_obs.image) is not None
+                                                       and not before)
 
 
 def run_secrets(task: str, planner_secrets: list[str]) -> list[TaskSecret]:

@@ -19,6 +19,9 @@ class Decision:
 
 
 class Planner(Protocol):
+    """A planner may also set `takes_feedback = True`: the agent then tells it, with the task, once, when the
+    screen shows an error or the check before "done" failed, instead of ending the run at once."""
+
     name: str
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:

@@ -38,6 +38,8 @@ CORRECTION = ("Your last answer could not be used: {error}. Answer again with on
 
 
 class ModelPlanner:
+    takes_feedback = True  # reads what the agent tells it with the task (a failed check, an error shown)
+
     def __init__(self, backend: ChatBackend, family: ModelFamily, mode: PlanMode = "native", max_images: int = 3,
                  token_budget: int = 16000, on_text: Callable[[str], None] | None = None, example: str = "",
                  example_screen: np.ndarray | None = None):

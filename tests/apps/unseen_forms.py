@@ -1,7 +1,7 @@
 """Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
 the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
 
-    python tests/apps/unseen_forms.py {shipping|login|flat|account|reveal} --state FILE [--at X,Y]
+    python tests/apps/unseen_forms.py {shipping|login|flat|account|reveal|transfer} --state FILE [--at X,Y]
 """
 
 from __future__ import annotations
@@ -174,8 +174,45 @@ class RevealForm(Form):
                 "boxes": {**super().state()["boxes"], "Show password": self._box(self.show_box)}}  # type: ignore[dict-item]
 
 
+class TransferForm(Form):
+    """A pre-filled Amount field, a heading that reads like the button under it, and an Apply that answers a bad
+    amount with a red error line and a good one with "Transfer scheduled"."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Transfer")
+        layout = QVBoxLayout(self)
+        self.heading = QLabel("Apply")
+        self.heading.setStyleSheet("font-size: 18px; font-weight: bold;")
+        layout.addWidget(self.heading)
+        layout.addWidget(QLabel("Amount"))
+        amount = self.field("Amount")
+        amount.setText("1000")
+        layout.addWidget(amount)
+        self.status = QLabel("")
+        layout.addWidget(self.status)
+        self.apply = QPushButton("Apply")
+        self.apply.clicked.connect(self._apply)
+        layout.addWidget(self.apply)
+        layout.addStretch(1)
+
+    def _apply(self) -> None:
+        amount = self.fields["Amount"].text()
+        ok = amount.isdigit() and int(amount) <= 5000
+        self.status.setStyleSheet("color: #1a7f37;" if ok else "color: #d1242f;")
+        self.status.setText("Transfer scheduled" if ok else "Error: invalid amount")
+        self.submitted.append(amount)
+        self.save()
+
+    def state(self) -> dict[str, object]:
+        return {**super().state(), "status": self.status.text(),
+                "boxes": {**super().state()["boxes"], "Apply": self._box(self.apply),  # type: ignore[dict-item]
+                          "heading": self._box(self.heading)}}
+
+
 FORMS = {"shipping": ShippingForm, "login": LoginForm, "flat": FlatForm, "account": AccountForm,
-         "reveal": RevealForm}
+         "reveal": RevealForm,
+         "transfer": TransferForm}
 
 
 def main() -> int:

@@ -1,0 +1,213 @@
+"""The goal check before "done": what the task and the actions taken say must hold on the final screen, and
+whether it does. The agent calls `GoalTracker.follow` after every action and `check` when a planner says it has
+finished; the run is a success only when every expectation holds.
+
+Expectations, each read off the final screen's elements (grounding, and the accessibility tree where the app
+exposes it):
+- every value typed shows exactly (no prefix, no leftover) in the field it went into, where that field is still
+  on the screen (a dialog closed by its OK took the field with it). The field is read before the typing, right
+  after it and at the end: text it held before that is still there beside the value is a leftover; a reading
+  that differs from the value where the field was empty is OCR's (a single "x" it cannot see), not the app's;
+- every value the task asks to type ("type "Ada" into Name", "set Amount to "250"") was typed whole into a field,
+  not inside a longer text;
+- a check box or radio button clicked shows the state the click gave it;
+- a click on a control that submits, saves, confirms or closes changed something on the screen (a click on a title
+  bar's text, which changes nothing, is caught here);
+- no text that reads as an error or a refusal appeared during the run ("Invalid email", "Cannot be saved!",
+  "Zugriff verweigert", "保存に失敗しました")."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.geometry import Box
+from deskpilot.core.observation import Element
+from deskpilot.core.outcome import GoalCheck
+from deskpilot.core.task_text import look_alike
+from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
+
+# Text that reads as an error or a refusal, in the languages the safety words cover.
+ERROR_TEXT = re.compile(
+    r"\b(?:invalid|error|errors|failed|failure|fails|cannot|can't|can ?not|could not|couldn't|unable to|denied|"
+    r"not found|not allowed|not permitted|incorrect|is required|are missing|is missing|not saved|was not|"
+    r"rejected|refused|forbidden|unauthori[sz]ed|not valid|isn't valid|too (?:long|short|large|small)|"
+    r"ungültig|fehler|fehlgeschlagen|nicht gefunden|verweigert|kann nicht|konnte nicht|"
+    r"invalide|erreur|échec|échoué|impossible|refusé|introuvable|non valide|"
+    r"inválido|inválida|falló|no se puede|no se pudo|denegado|no encontrado|no válido)\b"
+    r"|错误|失败|无效|无法|拒绝|未找到|エラー|失敗|無効|できません|拒否|見つかりません", re.I)
+# Controls whose click must change the screen: they submit, save, confirm or close.
+SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|done|close|continue|next|finish|"
+                     r"sign in|log in|login|sign up|register|create|add|search|go|yes|accept|update|upload|"
+                     r"speichern|senden|anwenden|enregistrer|envoyer|valider|guardar|enviar|aceptar|"
+                     r"确定|保存|提交|発行|送信|完了)\W*$", re.I)
+# "type "X" into ...", "enter "X" as ...", "set the amount to "X"": values the task asks to type.
+_TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|set\b[^\"“'”]{0,60}?\bto|"
+                         r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:in\s+)?"
+                         r"[\"“']([^\"”']{1,80})[\"”']", re.I)
+TOGGLES = ("checkbox", "radio")
+INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
+
+
+def task_values(task: str) -> list[str]:
+    """The quoted values a task asks to type."""
+    return [m.group(1).strip() for m in _TASK_VALUE.finditer(task) if m.group(1).strip()]
+
+
+def _same(shown: str, expected: str) -> bool:
+    """Equal up to case, spacing and the characters OCR confuses (0/o, 1/l, 5/s, ...)."""
+    return " ".join(look_alike(shown).split()) == " ".join(look_alike(expected).split())
+
+
+@dataclass
+class TypedField:
+    """A value typed into a field, with what the field showed just before (`held`) and just after (`shown`)."""
+
+    name: str
+    box: Box
+    text: str
+    held: str = ""
+    shown: str | None = None
+
+    def problem(self, now: str | None) -> str | None:
+        """What is wrong with the field showing `now` (None: it is gone), or None."""
+        if now is None or _same(now, self.text):
+            return None
+        changed_since = self.shown is None or not _same(now, self.shown)
+        leftover = bool(self.held.strip()) and _key(self.held) in _key(now)
+        if changed_since or leftover:
+            return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
+        return None  # what OCR read right after typing, in a field that was empty: its reading, not the app's
+
+
+@dataclass
+class GoalTracker:
+    """What the run has done that the final screen must show; see the module's docstring."""
+
+    task: str = ""
+    secrets: tuple[str, ...] = ()
+    initial: set[str] = field(default_factory=set)  # texts on the screen when the run began
+    fields: list[TypedField] = field(default_factory=list)
+    toggles: list[tuple[str, Box, bool]] = field(default_factory=list)  # name, box, the state the click gave
+    submits: dict[str, bool] = field(default_factory=dict)  # a control's label -> whether its last click changed
+    # the screen
+    errors: list[str] = field(default_factory=list)  # error texts that appeared, in order
+    _last: Action | None = None
+
+    def start(self, elements: list[Element]) -> None:
+        self.initial = {_key(e.text) for e in elements if e.text}
+
+    def follow(self, action: Action, focus: KeyboardFocus, before: list[Element], after: list[Element],
+               changed: bool) -> None:
+        """Note what `action` (just done, with `focus` as it was when it ran, `before` the elements it was done on,
+        `after` those of the screen it left) must leave on the screen. `changed`: whether the screen changed."""
+        if action.kind is ActionKind.TYPE and action.text and not action.secret:
+            self._typed(action.text, focus, before, after)
+        elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
+            hit = elements_at(action.point, before)
+            toggles = [e for e in hit if e.role in TOGGLES and e.checked is not None]
+            if toggles and action.kind is ActionKind.CLICK:
+                toggle = min(toggles, key=lambda e: e.box.area)
+                state = True if toggle.role == "radio" else not toggle.checked
+                self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
+            label = next((e.text for e in hit if e.text and SUBMITS.match(e.text)), None)
+            if label is not None:
+                self.submits[label] = changed
+        self._last = action
+
+    def _typed(self, text: str, focus: KeyboardFocus, before: list[Element], after: list[Element]) -> None:
+        """The field a value went into is the one whose reading the typing changed (the focus the click left is
+        the fallback, where grounding saw a field there): a click on a label, or a described target, may name a
+        box that is not the field."""
+        value = text.split("\n")[0].split("\t")[0]
+        if not value:
+            return
+        fields = [e.box for e in after if e.role in FIELD_ROLES]
+        changed = [box for box in fields if _field_text(box, after) != _field_text(box, before)]
+        box = changed[0] if len(changed) == 1 else focus.field if focus.field in fields else None
+        if box is None:
+            return  # typed where no field can be read back
+        shown = _field_text(box, after) if "\n" not in text and "\t" not in text else None
+        previous = self.fields[-1] if self.fields else None
+        if (previous is not None and previous.box == box and self._last is not None
+                and self._last.kind is ActionKind.TYPE and not self._last.secret):
+            previous.text, previous.shown = previous.text + value, shown
+            return
+        self.fields = [f for f in self.fields if f.box != box]
+        name = label_of_field(box, before) or focus.name or "the field"
+        self.fields.append(TypedField(name, box, value, _field_text(box, before) or "", shown))
+
+    def look(self, elements: list[Element]) -> str | None:
+        """After a step: the first new text on the screen that reads as an error (also kept for `check`)."""
+        typed = {_key(f.text) for f in self.fields}
+        for element in elements:
+            key = _key(element.text)
+            if element.text and key not in self.initial and key not in typed and ERROR_TEXT.search(element.text) \
+                    and not self._echoes_task(element.text):
+                if element.text not in self.errors:
+                    self.errors.append(element.text)
+                return element.text
+        return None
+
+    def _echoes_task(self, text: str) -> bool:
+        return _key(text) in _key(self.task)
+
+    def check(self, elements: list[Element]) -> GoalCheck:
+        """Every expectation against the final screen's `elements`."""
+        held: list[str] = []
+        error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
+        if error is not None:
+            return GoalCheck(False, tuple(held), f"the screen shows {_quote(error)}")
+        for typed in self.fields:
+            now = _field_text(typed.box, elements)
+            problem = typed.problem(now)
+            if problem is not None:
+                return GoalCheck(False, tuple(held), problem)
+            if now is not None:  # gone: its dialog closed, what it held cannot be read any more
+                held.append(f"{_quote(typed.name)} shows {_quote(typed.text)}")
+        for value in task_values(self.task):
+            if value in self.secrets or any(_same(f.text, value) for f in self.fields):
+                continue
+            typed_in = next((f for f in self.fields if look_alike(value) in look_alike(f.text)), None)
+            if typed_in is not None:
+                return GoalCheck(False, tuple(held), f"{_quote(value)} was typed inside a longer text "
+                                                     f"({_quote(typed_in.text)}), not as the value")
+            if not any(_same(e.text, value) for e in elements if e.text):
+                return GoalCheck(False, tuple(held), f"{_quote(value)} was never typed and is not on the screen")
+        for name, box, state in self.toggles:
+            now = [e for e in elements if e.role in ("checkbox", "radio") and e.checked is not None
+                   and e.box.iou(box) > 0.5]
+            if now and now[0].checked is not state:
+                what = "ticked" if state else "unticked"
+                return GoalCheck(False, tuple(held), f"{_quote(name or 'the box')} is not {what}")
+            if now:
+                held.append(f"{_quote(name or 'the box')} is {'ticked' if state else 'unticked'}")
+        for label, changed in self.submits.items():
+            if not changed:
+                return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
+            held.append(f"clicking {_quote(label)} had an effect")
+        return GoalCheck(True, tuple(held), None)
+
+
+def _field_text(box: Box, elements: list[Element]) -> str | None:
+    """The text a field at `box` shows now, or None when no field is there any more."""
+    fields = [e for e in elements if e.role in FIELD_ROLES and e.box.iou(box) > 0.5]
+    inside = sorted((e for e in elements if e.text and e.role == "text" and e.box.share_in(box) >= INSIDE),
+                    key=lambda e: (e.box.y0 // 8, e.box.x0))
+    if not fields and not inside:
+        return None
+    return " ".join(e.text for e in inside)  # a field's own name is its label, not what it holds
+
+
+def _shown(text: str, elements: list[Element]) -> bool:
+    return any(e.text == text for e in elements)
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _quote(text: str) -> str:
+    text = text if len(text) <= 80 else text[:79] + "…"
+    return '"' + text.replace('"', "'") + '"'
