@@ -38,7 +38,8 @@ from deskpilot.grounding.action_context import KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
 
 from .base import Decision, Planner
-from .goal_check import GoalTracker
+from .field_text import FieldSelector, replaces, selections
+from .goal_check import GoalTracker, field_reading, same_text, without_caret
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
@@ -70,6 +71,7 @@ class Agent:
         self._focus = KeyboardFocus()
         self._secret_boxes: list[Box] = []  # fields a secret was typed into: masked in every frame that leaves
         self._goal = GoalTracker()
+        self._selector = FieldSelector(screen, controller, safety.stop)
         self._elements: list[Element] = []  # what grounding found on the screen the current step saw
         self._feedback: str | None = None  # told to a model planner with its next decision
         self._told: set[str] = set()  # what a model planner has been told already (each thing once)
@@ -136,6 +138,34 @@ class Agent:
             finally:
                 writer.finish(outcome, detail, check.to_dict() if check is not None else None)
         return RunResult(outcome, detail, writer.directory, steps, check)
+
+    def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
+                       obs: Observation) -> None:
+        """Type `action`'s text into the focused field in place of what it shows (field_text.py): select it first
+        where it holds text, and where the field then shows more than the value, select it another way and type
+        again, once."""
+        box = self._focus.field
+        held = field_reading(box, elements) if box is not None else None
+        previous = history[-1].action if history else None
+        fresh = previous is None or previous.kind is not ActionKind.TYPE and not (
+            previous.kind is ActionKind.HOTKEY and previous.keys in (("ctrl", "a"), ("shift", "end")))
+        if box is None or not held or not fresh or not replaces(task):
+            self.controller.execute(action)
+            return
+        ways = [name for name, _ in selections(box)]
+        way = self._selector.select(box)
+        self.controller.execute(action)
+        value = (action.text or "").split("\n")[0]
+        if way is None or action.secret or "\n" in (action.text or "") or not value:
+            return
+        settled = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, quiet=TYPED_QUIET,
+                                                 check=self.safety.stop.check)
+        now = field_reading(box, self.grounder.parse(self._observe(settled)))
+        if now is None or same_text(now, value) or " ".join(held.split()).lower() not in now.lower():
+            return
+        log.info("the field still shows %r beside the value after %s: selecting it another way", held, way)
+        if self._selector.select(box, skip=ways.index(way) + 1) is not None:
+            self.controller.execute(action)
 
     def _tell(self, feedback: str) -> bool:
         """Give a model planner `feedback` with its next decision, once per thing; False where it cannot take
@@ -215,7 +245,10 @@ class Agent:
             self._secret_boxes.append(self._focus.box)
         mark = time.perf_counter()
         if not self.safety.dry_run:
-            self.controller.execute(executed)
+            if executed.kind is ActionKind.TYPE:
+                self._type_in_place(executed, task, history, elements, obs)
+            else:
+                self.controller.execute(executed)
         focus_then = replace(self._focus)
         self._focus.follow(executed, seen)
         timing["act_ms"] = _ms(mark)
@@ -329,7 +362,7 @@ def screen_changed(before: list[Element], after: list[Element], obs: Observation
     window's title (a saved document's loses its modified mark). A blinking caret or a hover colour is not a
     change; where grounding found nothing at all, any changed pixel is."""
     def said(elements: list[Element]) -> Counter[tuple[str, str, bool | None]]:
-        return Counter((" ".join(e.text.split()), e.role, e.checked) for e in elements)
+        return Counter((" ".join(without_caret(e.text).split()), e.role, e.checked) for e in elements)
 
     titles = (obs.window_title, after_obs.window_title)
     retitled = None not in titles and titles[0] != titles[1]  # from none to one is the focus arriving, not an effect

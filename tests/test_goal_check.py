@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import deskpilot, read_state
+from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
 from openai_server import ChatServer
 
 from deskpilot.core.coords import CoordinateSpace
@@ -44,19 +46,45 @@ def told(requests: list[dict]) -> list[str]:
     return found
 
 
-def test_a_value_typed_after_what_a_field_held_is_a_failure_naming_both(unseen_form, tmp_path):
+def test_typing_into_a_pre_filled_field_replaces_what_it_held(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
-    result, episode, requests = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
+    result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
+                              "Thought: type it.\nAction: type(content='250')", FINISHED],
+                             'type "250" into Amount', tmp_path)
+    assert read_state(state)["fields"]["Amount"] == "250"  # not "1000250"
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert any('"Amount" shows "250"' in line for line in episode.meta.goal_check["held"])
+
+
+def test_a_tk_field_where_ctrl_a_does_not_select_is_replaced_another_way(xdisplay, tmp_path):
+    state = tmp_path / "tk-state.json"
+    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state)])
+    try:
+        boxes = wait_for_state(state)["boxes"]
+        result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
+                                  "Thought: type it.\nAction: type(content='250')", FINISHED],
+                                 'type "250" into Amount', tmp_path)
+        assert read_state(state)["fields"]["Amount"] == "250", result.stdout + result.stderr
+        assert result.returncode == 0, result.stdout + result.stderr
+    finally:
+        app.terminate()
+        app.wait(timeout=10)
+
+
+def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, tmp_path):
+    state = unseen_form("transfer")
+    boxes = read_state(state)["boxes"]
+    result, episode, requests = run([f"Thought: the code.\nAction: click(point='{at(boxes['Code'])}')",
                                      "Thought: type it.\nAction: type(content='250')", FINISHED, FINISHED],
-                                    'type "250" into Amount', tmp_path)
-    assert read_state(state)["fields"]["Amount"] in ("1000250", "2501000", "1025000", "1002500", "1200050")
+                                    'type "250" into Code', tmp_path)
+    assert read_state(state)["fields"]["Code"] == "25"
     assert result.returncode == 1, result.stdout + result.stderr
-    assert re.search(r'failed: "Amount" shows "\d+", expected "250"', result.stdout) and 'expected "250"' in result.stdout, result.stdout
+    assert 'failed: "Code" shows "25", expected "250"' in result.stdout, result.stdout
     assert episode.meta.outcome == "failed" and episode.meta.goal_check["passed"] is False
     assert len(told(requests)) == 1  # the model was told once, then the run ended
     shown = deskpilot("episodes", "show", str(episode.directory))
-    assert "check failed" in shown.stdout
+    assert 'check failed: "Code" shows "25"' in shown.stdout
 
 
 def test_an_error_line_after_apply_ends_the_run_failed_with_the_text_quoted(unseen_form, tmp_path):

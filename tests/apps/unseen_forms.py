@@ -189,6 +189,10 @@ class TransferForm(Form):
         amount = self.field("Amount")
         amount.setText("1000")
         layout.addWidget(amount)
+        layout.addWidget(QLabel("Code"))
+        code = self.field("Code")
+        code.setMaxLength(2)  # a field that takes less than it is given
+        layout.addWidget(code)
         self.status = QLabel("")
         layout.addWidget(self.status)
         self.apply = QPushButton("Apply")
