@@ -16,6 +16,7 @@ from typing import Any
 from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
 from deskpilot.core.errors import EvaluationError
 from deskpilot.core.secrets import scrub, task_secrets
+from deskpilot.evaluation.check_agreement import check_agreement
 from deskpilot.planner.agent import Agent
 from deskpilot.training.verify import EnvVerifier
 
@@ -40,6 +41,7 @@ class DesktopScore:
     outcome: str
     detail: str
     episode_dir: Path
+    checked: bool | None = None  # the agent's own goal check of the final screen (None where it did not run)
 
 
 def choose_tasks(names: list[str] | None) -> list[DesktopTask]:
@@ -95,7 +97,8 @@ def run_task(agent: Agent, session: DesktopSession, task: DesktopTask, repeat: i
     _store_verdict(result.episode_dir, task, repeat, success, found, passed_at)
     shown = scrub(task.text, [secret.value for secret in task_secrets(task.text)])
     return DesktopScore(task.name, task.app, repeat, shown, success, found, len(result.steps), seconds,
-                        result.outcome, result.detail, result.episode_dir)
+                        result.outcome, result.detail, result.episode_dir,
+                        result.check.passed if result.check is not None else None)
 
 
 def _store_verdict(directory: Path, task: DesktopTask, repeat: int, success: bool, found: str,
@@ -141,5 +144,6 @@ def summarize(scores: dict[str, list[DesktopScore]], scale: int) -> dict[str, An
     for row in table.values():
         apps.setdefault(row["app"], []).append(row["success_rate"])
     mean = statistics.fmean(t["success_rate"] for t in table.values()) if table else 0.0
+    every = [(r.success, r.outcome, r.checked) for runs in scores.values() for r in runs]
     return {"tasks": table, "apps": {app: statistics.fmean(rates) for app, rates in sorted(apps.items())},
-            "mean_success_rate": mean, "scale": scale}
+            "mean_success_rate": mean, "scale": scale, "goal_check": check_agreement(every)}

@@ -14,6 +14,7 @@ from typing import Any
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
 from deskpilot.core.secrets import scrub, task_secrets
+from deskpilot.evaluation.check_agreement import check_agreement
 from deskpilot.planner.agent import Agent
 
 from .miniwob_page import MiniWobBrowser
@@ -39,6 +40,7 @@ class EpisodeScore:
     outcome: str
     detail: str
     episode_dir: Path
+    checked: bool | None = None  # the agent's own goal check of the final screen (None where it did not run)
 
     @property
     def success(self) -> bool:
@@ -70,7 +72,8 @@ def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int) -> 
     _store_scores(result.episode_dir, task, seed, state.raw_reward, state.reward, state.reason, ended_at)
     shown = scrub(utterance, [secret.value for secret in task_secrets(utterance)])  # printed and reported
     return EpisodeScore(task, seed, shown, state.raw_reward, state.reward, len(result.steps), seconds,
-                        result.outcome, result.detail, result.episode_dir)
+                        result.outcome, result.detail, result.episode_dir,
+                        result.check.passed if result.check is not None else None)
 
 
 def _store_scores(directory: Path, task: str, seed: int, raw_reward: float, reward: float, reason: str | None,
@@ -117,4 +120,5 @@ def summarize(scores: dict[str, list[EpisodeScore]], scale: float) -> dict[str, 
                                      "detail": r.detail, "episode": str(r.episode_dir)}
                                     for r in runs if not r.success]}
     mean = statistics.fmean(t["success_rate"] for t in table.values()) if table else 0.0
-    return {"tasks": table, "mean_success_rate": mean, "scale": scale}
+    every = [(r.success, r.outcome, r.checked) for runs in scores.values() for r in runs]
+    return {"tasks": table, "mean_success_rate": mean, "scale": scale, "goal_check": check_agreement(every)}

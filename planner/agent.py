@@ -110,6 +110,10 @@ class Agent:
             for index in range(max_steps):
                 step, obs, before = self._step(index, task, steps, obs, before, writer)
                 steps.append(step)
+                if step.action.kind is ActionKind.FINISHED and self.safety.dry_run:
+                    outcome, detail = "success", f"dry run: {step.action.text or 'finished'} (nothing was done, " \
+                                                 "so nothing was checked)"
+                    break
                 if step.action.kind is ActionKind.FINISHED:
                     check = self._goal.check(self._elements)
                     if not check.passed and self._tell(f"You said the task is done, but it is not: "
@@ -123,6 +127,7 @@ class Agent:
                     break
                 if until is not None and until(step):
                     outcome, detail = "ended", "the environment ended the episode"
+                    check = self._goal.check(self._elements)  # kept beside the environment's verdict
                     break
         except DeskpilotError as exc:
             outcome, detail = outcome_of(exc), scrub(str(exc), secrets)
@@ -264,6 +269,7 @@ class Agent:
         after = writer.add_frame(self._masked(after_obs, after_elements).image)
         self._goal.follow(executed, focus_then, seen, after_elements, screen_changed(elements, after_elements, obs,
                                                                                    after_obs))
+        self._elements = after_elements  # the latest screen, until the next step reads it again
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
                     dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements))

@@ -19,6 +19,7 @@ exposes it):
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from deskpilot.core.actions import Action, ActionKind
@@ -66,11 +67,16 @@ def without_caret(text: str) -> str:
     return CARET.sub("", text)
 
 
-def _misread(shown: str, expected: str) -> bool:
-    """One character read as another, same length: how OCR gets a word wrong; a field that took less or more
-    than it was given is not that."""
-    a, b = "".join(look_alike(shown).split()), "".join(look_alike(expected).split())
-    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+def _skeleton(text: str) -> str:
+    """The ASCII letters and digits of `text`, accents taken off, look-alikes folded: what OCR reads reliably."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return "".join(ch for ch in look_alike(plain) if ch.isalnum())
+
+
+def _truncated(shown: str, expected: str) -> bool:
+    """Whether a field shows only the start of the value (it took fewer characters than it was given)."""
+    a, b = _skeleton(shown), _skeleton(expected)
+    return bool(a) and len(a) < len(b) and b.startswith(a)
 
 
 @dataclass
@@ -87,12 +93,12 @@ class TypedField:
         """What is wrong with the field showing `now` (None: it is gone), or None."""
         if now is None or same_text(now, self.text):
             return None
-        if not now.strip() and not self.held.strip():
-            return None  # an empty field before, nothing readable now: OCR cannot see it (a lone "x")
-        misread = not self.held.strip() and self.shown is not None and same_text(now, self.shown) and _misread(
-            now, self.text)
-        if misread:
-            return None  # what OCR read right after typing, one character off: its reading, not the app's
+        leftover = bool(self.held.strip()) and _key(self.held) in _key(now)
+        changed_since = self.shown is not None and not same_text(now, self.shown)
+        if not leftover and not changed_since and not self.held.strip() and not _truncated(now, self.text):
+            # an empty field, read as it was right after the typing: what OCR makes of the value (accents, other
+            # scripts, a lone "x" it cannot see), not what the app did with it
+            return None
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
 
 

@@ -250,7 +250,9 @@ def test_streamed_text_never_shows_a_secret_split_over_pieces():
 def test_a_secret_shown_on_the_screen_is_masked_in_every_frame_that_leaves(tmp_path):
     from deskpilot.planner.agent import MASK_COLOUR, Agent
 
-    agent = Agent(None, None, None, None, None, tmp_path)  # type: ignore[arg-type]
+    from deskpilot.core.safety import Safety
+
+    agent = Agent(None, None, None, None, Safety(), tmp_path)  # type: ignore[arg-type]
     agent._secrets = [TaskSecret("password", "hunter2")]
     image = np.full((800, 1280, 3), 255, np.uint8)
     shown = Element(Box(400, 300, 520, 330), "input", "hunter2")
