@@ -126,13 +126,8 @@ class Screen:
     def window_title(self) -> str | None:
         """The title of the window that has the keyboard focus (None when there is none or it cannot be read). On X11
         it is read through this thread's X connection: no process per call (the recorder asks at every click)."""
-        if not sys.platform.startswith("linux"):
-            return None
-        try:
-            return self._x11_window_title()
-        except Exception:  # no display, or the window closed while being read
-            self._local.x11 = None
-            return None
+        window = self.focused_window()
+        return window.title if window else None
 
     def focused_window(self) -> FocusedWindow | None:
         """The window that has the keyboard focus: title, class and process, box (None when there is none or it

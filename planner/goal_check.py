@@ -73,6 +73,12 @@ def _skeleton(text: str) -> str:
     return "".join(ch for ch in look_alike(plain) if ch.isalnum())
 
 
+def _one_off(shown: str, expected: str) -> bool:
+    """One character read as another (same length): how OCR gets a word wrong."""
+    a, b = _skeleton(shown), _skeleton(expected)
+    return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) <= 1
+
+
 def _truncated(shown: str, expected: str) -> bool:
     """Whether a field shows only the start of the value (it took fewer characters than it was given)."""
     a, b = _skeleton(shown), _skeleton(expected)
@@ -90,15 +96,18 @@ class TypedField:
     shown: str | None = None
 
     def problem(self, now: str | None) -> str | None:
-        """What is wrong with the field showing `now` (None: it is gone), or None."""
-        if now is None or same_text(now, self.text):
+        """What is wrong with the field showing `now` (None: it is gone), or None. A field gone or emptied (a form
+        clears itself on submit; OCR may also run a value into its label and lose it) says nothing either way."""
+        if now is None or not now.strip() or same_text(now, self.text):
             return None
         leftover = bool(self.held.strip()) and _key(self.held) in _key(now)
-        changed_since = self.shown is not None and not same_text(now, self.shown)
-        if not leftover and not changed_since and not self.held.strip() and not _truncated(now, self.text):
-            # an empty field, read as it was right after the typing: what OCR makes of the value (accents, other
-            # scripts, a lone "x" it cannot see), not what the app did with it
-            return None
+        if not leftover and not _truncated(now, self.text):
+            if self.shown is not None and same_text(self.shown, self.text) and _one_off(now, self.text):
+                return None  # read right after the typing, one character off now: OCR's reading, not the app's
+            if (self.shown is None or same_text(now, self.shown)) and not self.held.strip():
+                # an empty field, read as it was right after the typing: what OCR makes of the value (accents,
+                # other scripts), not what the app did with it
+                return None
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
 
 

@@ -21,7 +21,6 @@ from deskpilot.core.geometry import Box, Monitor
 
 MONITOR = Monitor(0, 0, 1280, 800)
 FINISHED = "Thought: all done.\nAction: finished(content='done')"
-pytestmark = pytest.mark.display
 
 
 def at(box: list[int]) -> str:
@@ -46,6 +45,7 @@ def told(requests: list[dict]) -> list[str]:
     return found
 
 
+@pytest.mark.display
 def test_typing_into_a_pre_filled_field_replaces_what_it_held(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
@@ -57,6 +57,7 @@ def test_typing_into_a_pre_filled_field_replaces_what_it_held(unseen_form, tmp_p
     assert any('"Amount" shows "250"' in line for line in episode.meta.goal_check["held"])
 
 
+@pytest.mark.display
 def test_a_tk_field_where_ctrl_a_does_not_select_is_replaced_another_way(xdisplay, tmp_path):
     state = tmp_path / "tk-state.json"
     app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state)])
@@ -72,6 +73,7 @@ def test_a_tk_field_where_ctrl_a_does_not_select_is_replaced_another_way(xdispla
         app.wait(timeout=10)
 
 
+@pytest.mark.display
 def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
@@ -87,6 +89,7 @@ def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, t
     assert 'check failed: "Code" shows "25"' in shown.stdout
 
 
+@pytest.mark.display
 def test_an_error_line_after_apply_ends_the_run_failed_with_the_text_quoted(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
@@ -101,6 +104,7 @@ def test_an_error_line_after_apply_ends_the_run_failed_with_the_text_quoted(unse
     assert any("error" in line.lower() for line in told(requests))
 
 
+@pytest.mark.display
 def test_a_good_amount_applied_is_a_success_with_what_held(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
@@ -115,6 +119,7 @@ def test_a_good_amount_applied_is_a_success_with_what_held(unseen_form, tmp_path
     assert check["passed"] and any('"250"' in line for line in check["held"]), check
 
 
+@pytest.mark.display
 def test_a_click_on_a_heading_that_reads_like_the_button_is_caught(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
@@ -125,8 +130,27 @@ def test_a_click_on_a_heading_that_reads_like_the_button_is_caught(unseen_form, 
     assert result.returncode == 1 and 'clicking "Apply" changed nothing' in result.stdout, result.stdout
 
 
+@pytest.mark.display
 def test_a_model_that_says_finished_before_doing_anything_fails(unseen_form, tmp_path):
     unseen_form("transfer")
     result, episode, requests = run([FINISHED, FINISHED], 'type "250" into Amount', tmp_path)
     assert result.returncode == 1 and '"250" was never typed' in result.stdout, result.stdout
     assert len(told(requests)) == 1 and json.dumps(episode.meta.goal_check)
+
+
+@pytest.mark.parametrize("text, held, shown, now, fails", [
+    ("250", "1000", "1000250", "1000250", True),  # typed after what the field held: a leftover
+    ("250", "", "25", "25", True),  # the field took less than it was given
+    ("250", "1000", "250", "1000", True),  # changed back after the typing
+    ("250", "", "250", "999", True),  # something else wrote into it
+    ("x", "", "", "", False),  # a lone x OCR cannot see
+    ("Headless", "", "Headless", "", False),  # emptied (a form clears on submit) or run into its label by OCR
+    ("Headless", "", "Headless", "Headlcss", False),  # one character misread at the end
+    ("Zoë Ångström — 東京 ✓", "", "eZoeAngstrom一束京√", "eZoeAngstrom一束京√", False),  # OCR's own reading
+    ("250", "1000", "250", "250", False),
+])
+def test_a_typed_value_is_judged_by_its_readings_before_after_and_at_the_end(text, held, shown, now, fails):
+    from deskpilot.planner.goal_check import TypedField
+
+    problem = TypedField("Amount", Box(0, 0, 100, 20), text, held, shown).problem(now)
+    assert (problem is not None) is fails, problem
