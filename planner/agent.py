@@ -145,10 +145,10 @@ class Agent:
         return RunResult(outcome, detail, writer.directory, steps, check)
 
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
-                       obs: Observation) -> None:
+                       obs: Observation) -> bool:
         """Type `action`'s text into the focused field in place of what it shows (field_text.py): select it first
         where it holds text, and where the field then shows more than the value, select it another way and type
-        again, once."""
+        again, once. Whether what the field held was selected before the typing."""
         box = self._focus.field
         held = field_reading(box, elements) if box is not None else None
         previous = history[-1].action if history else None
@@ -156,21 +156,22 @@ class Agent:
             previous.kind is ActionKind.HOTKEY and previous.keys in (("ctrl", "a"), ("shift", "end")))
         if box is None or not held or not fresh or not replaces(task):
             self.controller.execute(action)
-            return
+            return False
         ways = [name for name, _ in selections(box)]
         way = self._selector.select(box)
         self.controller.execute(action)
         value = (action.text or "").split("\n")[0]
         if way is None or action.secret or "\n" in (action.text or "") or not value:
-            return
+            return way is not None
         settled = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, quiet=TYPED_QUIET,
                                                  check=self.safety.stop.check)
         now = field_reading(box, self.grounder.parse(self._observe(settled)))
         if now is None or same_text(now, value) or " ".join(held.split()).lower() not in now.lower():
-            return
+            return True
         log.info("the field still shows %r beside the value after %s: selecting it another way", held, way)
         if self._selector.select(box, skip=ways.index(way) + 1) is not None:
             self.controller.execute(action)
+        return True
 
     def _tell(self, feedback: str) -> bool:
         """Give a model planner `feedback` with its next decision, once per thing; False where it cannot take
@@ -249,9 +250,10 @@ class Agent:
         if executed.secret and executed.kind is ActionKind.TYPE and self._focus.box is not None:
             self._secret_boxes.append(self._focus.box)
         mark = time.perf_counter()
+        selected = False
         if not self.safety.dry_run:
             if executed.kind is ActionKind.TYPE:
-                self._type_in_place(executed, task, history, elements, obs)
+                selected = self._type_in_place(executed, task, history, elements, obs)
             else:
                 self.controller.execute(executed)
         focus_then = replace(self._focus)
@@ -267,8 +269,8 @@ class Agent:
         after_obs = self._observe(after_image)
         after_elements = self.grounder.parse(after_obs)
         after = writer.add_frame(self._masked(after_obs, after_elements).image)
-        self._goal.follow(executed, focus_then, seen, after_elements, screen_changed(elements, after_elements, obs,
-                                                                                   after_obs))
+        self._goal.follow(executed, focus_then, seen, after_elements,
+                          screen_changed(elements, after_elements, obs, after_obs), selected)
         self._elements = after_elements  # the latest screen, until the next step reads it again
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,

@@ -48,8 +48,11 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|s
                          r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:in\s+)?"
                          r"[\"“']([^\"”']{1,80})[\"”']", re.I)
 TOGGLES = ("checkbox", "radio")
+SELECTING_KEYS = (("ctrl", "a"), ("shift", "end"), ("shift", "home"), ("ctrl", "shift", "end"))
 CARET = re.compile(r"\s*[|\]\[]$")
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
+MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
+DOCUMENT_HEIGHT = 64  # pixels: a field taller than this is a text area
 
 
 def task_values(task: str) -> list[str]:
@@ -94,12 +97,23 @@ class TypedField:
     text: str
     held: str = ""
     shown: str | None = None
+    replaced: bool = True  # what the field held was selected first (or there was nothing): the value is all of it
+
+    @property
+    def document(self) -> bool:
+        """A text area taller than a line or two (an editor): it holds more than the value, whose place in it OCR
+        cannot pin down."""
+        return self.box.height > DOCUMENT_HEIGHT
 
     def problem(self, now: str | None) -> str | None:
         """What is wrong with the field showing `now` (None: it is gone), or None. A field gone or emptied (a form
-        clears itself on submit; OCR may also run a value into its label and lose it) says nothing either way."""
+        clears itself on submit; OCR may also run a value into its label and lose it) says nothing either way; nor
+        does a document, or a field added to rather than replaced, that shows the value among its other text."""
         if now is None or not now.strip() or same_text(now, self.text):
             return None
+        if self.document or not self.replaced:
+            return None if self.document or _skeleton(self.text) in _skeleton(now) else \
+                f"{_quote(self.name)} shows {_quote(now)}, which does not hold {_quote(self.text)}"
         leftover = bool(self.held.strip()) and _key(self.held) in _key(now)
         if not leftover and not _truncated(now, self.text):
             if self.shown is not None and same_text(self.shown, self.text) and _one_off(now, self.text):
@@ -123,17 +137,22 @@ class GoalTracker:
     submits: dict[str, bool] = field(default_factory=dict)  # a control's label -> whether its last click changed
     # the screen
     errors: list[str] = field(default_factory=list)  # error texts that appeared, in order
+    typed: list[str] = field(default_factory=list)  # every text typed (not secret), a line each
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
         self.initial = {_key(e.text) for e in elements if e.text}
 
     def follow(self, action: Action, focus: KeyboardFocus, before: list[Element], after: list[Element],
-               changed: bool) -> None:
+               changed: bool, selected: bool = False) -> None:
         """Note what `action` (just done, with `focus` as it was when it ran, `before` the elements it was done on,
-        `after` those of the screen it left) must leave on the screen. `changed`: whether the screen changed."""
+        `after` those of the screen it left) must leave on the screen. `changed`: whether the screen changed;
+        `selected`: whether a typed text replaced a selection the agent made first."""
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
-            self._typed(action.text, focus, before, after)
+            self.typed += [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
+            selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
+                                    and self._last.keys in SELECTING_KEYS)
+            self._typed(action.text, focus, before, after, selected)
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
             hit = elements_at(action.point, before)
             toggles = [e for e in hit if e.role in TOGGLES and e.checked is not None]
@@ -146,7 +165,8 @@ class GoalTracker:
                 self.submits[label] = changed
         self._last = action
 
-    def _typed(self, text: str, focus: KeyboardFocus, before: list[Element], after: list[Element]) -> None:
+    def _typed(self, text: str, focus: KeyboardFocus, before: list[Element], after: list[Element],
+               selected: bool) -> None:
         """The field a value went into is the one whose reading the typing changed (the focus the click left is
         the fallback, where grounding saw a field there): a click on a label, or a described target, may name a
         box that is not the field."""
@@ -166,7 +186,9 @@ class GoalTracker:
             return
         self.fields = [f for f in self.fields if f.box != box]
         name = label_of_field(box, before) or focus.name or "the field"
-        self.fields.append(TypedField(name, box, value, field_reading(box, before) or "", shown))
+        held = field_reading(box, before) or ""
+        self.fields.append(TypedField(name if len(name) <= MAX_NAME else "the text area", box, value, held, shown,
+                                      selected or not held.strip()))
 
     def look(self, elements: list[Element]) -> str | None:
         """After a step: the first new text on the screen that reads as an error (also kept for `check`)."""
@@ -197,13 +219,13 @@ class GoalTracker:
             if now is not None:  # gone: its dialog closed, what it held cannot be read any more
                 held.append(f"{_quote(typed.name)} shows {_quote(typed.text)}")
         for value in task_values(self.task):
-            if value in self.secrets or any(same_text(f.text, value) for f in self.fields):
+            if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue
-            typed_in = next((f for f in self.fields if look_alike(value) in look_alike(f.text)), None)
-            if typed_in is not None:
+            inside = next((line for line in self.typed if look_alike(value) in look_alike(line)), None)
+            if inside is not None:
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed inside a longer text "
-                                                     f"({_quote(typed_in.text)}), not as the value")
-            if not any(same_text(e.text, value) for e in elements if e.text):
+                                                     f"({_quote(inside)}), not as the value")
+            if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) for e in elements if e.text):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never typed and is not on the screen")
         for name, box, state in self.toggles:
             now = [e for e in elements if e.role in ("checkbox", "radio") and e.checked is not None
