@@ -32,6 +32,7 @@ READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
 ADDRESS_TEXT = re.compile(r"^(?:/|~/|[a-z][a-z0-9+.-]*://|www\.|file:)", re.I)  # a path or a URL, as address bars show
 WHOLE_LINE_SHARE = 0.6  # of a line's characters a phrase must cover to stand for the control around the line
+TITLE_BAR = 40  # screen pixels above a window's own area where a window manager draws its title
 OWN_COLOUR = 50  # text whose ink keeps this much colour of its own (RGB distance) apart from the background is a link
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
@@ -246,7 +247,7 @@ class OcrGrounder:
             return self._address_field(obs)
         if not spec.phrase:
             return self._unnamed(obs, spec)
-        label = self._best_text(spec, obs.image)
+        label = self._best_text(spec, obs.image, _title_strip(obs))
         if label is None and (self.engine.last_scale < 1.0 or not self._read_whole):
             # A short word ("AU") shrunk detection missed, or a short line ("15" in a calendar) the reads of the
             # changed parts alone missed (a part's detection sees less around it): read the whole frame again, at
@@ -255,7 +256,7 @@ class OcrGrounder:
                 self.engine.forget_text_size()
             self._image, self._lines = None, []
             self._update(obs.image)
-            label = self._best_text(spec, obs.image)
+            label = self._best_text(spec, obs.image, _title_strip(obs))
         if label is None:
             return self._icon_button(obs, spec)
         line, box = label
@@ -328,8 +329,10 @@ class OcrGrounder:
         chosen = nth(found, spec.ordinal)
         return None if chosen is None else self._widget_element(obs, chosen)
 
-    def _best_text(self, spec: TargetSpec, image: np.ndarray) -> tuple[TextLine, Box] | None:
-        """The text line (and the box of just the matching characters) that best fits the phrase."""
+    def _best_text(self, spec: TargetSpec, image: np.ndarray, title: Box | None = None) -> tuple[TextLine, Box] | None:
+        """The text line (and the box of just the matching characters) that best fits the phrase. Text in the
+        focused window's title bar (`title`, image pixels) is never the control a phrase names when the window
+        holds text that fits too: a dialog titled "Save" is saved with its Save button."""
         scored: list[tuple[float, int, TextLine, Box]] = []
         for index, line in enumerate(self._lines):
             match = match_text(spec.phrase, line.text)
@@ -349,12 +352,26 @@ class OcrGrounder:
             if quoted_at(line.text, match.start, match.end):
                 continue  # 'click the "OK" button' on the screen names OK: it is an instruction, not the button
             scored.append((score, index, line, span))
+        if title is not None:
+            inside = [entry for entry in scored if not title.contains(*entry[3].center)]
+            scored = inside or scored
         if not scored:
             return None
         top = max(s[0] for s in scored)
         best = [s for s in scored if s[0] >= top - 0.02]
         chosen = nth(best, spec.ordinal)
         return None if chosen is None else (chosen[2], chosen[3])
+
+
+def _title_strip(obs: Observation) -> Box | None:
+    """The focused window's title bar in image pixels: the strip a window manager draws above the window's own
+    area (None when the window's box is not known)."""
+    window = obs.window
+    if window is None or window.box is None:
+        return None
+    x0, y0 = obs.monitor.screen_to_image(window.box.x0, window.box.y0 - TITLE_BAR)
+    x1, y1 = obs.monitor.screen_to_image(window.box.x1, window.box.y0)
+    return Box(int(x0), int(y0), int(x1), int(y1))
 
 
 def _names_whole_line(phrase: str, line: TextLine) -> bool:

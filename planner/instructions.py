@@ -232,6 +232,20 @@ def _replace_field_text(text: str) -> list[Action]:
             Action(kind=ActionKind.HOTKEY, keys=("enter",))]
 
 
+# "enter Ada for the name": words that name a field, in a phrase no form above could split into field and value
+_NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its|this|that)\s+\w", re.I)
+
+
+def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """Type into whatever has the keyboard focus — only where the phrase is all value. One that also names a field
+    it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
+    text = match.group("text")
+    if _NAMES_A_FIELD.search(" " + _value(text, quoted)) and not re.fullmatch(r"«\d+»", text.strip()):
+        raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
+                           "into FIELD")
+    return [Action(kind=ActionKind.TYPE, text=_value(text, quoted))]
+
+
 def _set_field(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Set FIELD to VALUE: click the field, select what it holds, type the value in its place (a spin box, a
     prefilled entry). Typing alone would add to the old value."""
@@ -354,8 +368,9 @@ _RULES: list[Rule] = [
      lambda m, q: _type_into(m.group("field"), m.group("text"), q, m.group("field"))),
     (re.compile(r"^fill\s+(?:in\s+|out\s+)?(?P<field>.+?)\s+with\s+(?P<text>.+)$", re.I),
      lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
-    (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>.+)$", re.I),
-     lambda m, q: [Action(kind=ActionKind.TYPE, text=_value(m.group("text"), q))]),
+    (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+as\s+(?:the\s+|your\s+|my\s+|its\s+)?(?P<field>.+)$", re.I),
+     lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
+    (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>.+)$", re.I), _type_at_focus),
     (re.compile(r"^scroll\s+(?P<dir>up|down|left|right)(?:\s+(?P<times>\d+)\s*(?:times?|x|ticks?|clicks?)?)?"
                 r"(?:\s+(?:in|on|over)\s+(?P<where>.+))?$", re.I), _scroll),
     (re.compile(r"^wait\s+(?:for\s+)?(?P<s>\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)?$", re.I),
