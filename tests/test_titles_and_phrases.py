@@ -1,6 +1,7 @@
-"""Titles are not controls, and a phrase the grammar cannot split into field and value is not typed into whatever
-has the focus: under a real window manager a dialog titled "Save" whose main button is "Save" gets its button
-clicked, not its title bar's text; 'enter "Ada" as the name' types Ada into the name field."""
+"""Titles are not controls, a phrase the grammar cannot split into field and value is not typed into whatever has
+the focus, and typing replaces what a GTK entry held: under a real window manager a dialog titled "Save" whose main
+button is "Save" gets its button clicked, not its title bar's text; 'enter "Ada" as the name' types Ada into the
+name field; a zenity entry that starts with "1000" answers "250"."""
 
 from __future__ import annotations
 
@@ -63,3 +64,49 @@ def test_an_unsplittable_phrase_does_nothing_at_all(demo_app, tmp_path):
     result = deskpilot("run", "enter Ada for the name", "--episodes-dir", str(tmp_path / "ep"))
     assert result.returncode == 2 and "field" in result.stderr, result.stdout + result.stderr
     assert read_state(demo_app.state_file)["full_name"] == ""
+
+
+@pytest.mark.display
+@pytest.mark.skipif(any(shutil.which(a) is None for a in APPS),
+                    reason="installers/setup.sh --bench installs Openbox and zenity")
+def test_a_pre_filled_gtk_entry_is_replaced_and_the_dialog_answers_with_the_value(tmp_path):
+    """GTK 3 under a window manager: the entry starts with "1000"; the value typed replaces it."""
+    from openai_server import ChatServer
+
+    from deskpilot.core.coords import CoordinateSpace
+    from deskpilot.core.geometry import Box, Monitor
+    from deskpilot.evaluation.desktop_session import DesktopSession
+    from deskpilot.grounding.accessibility import AccessibilityTree
+
+    saved = dict(os.environ)
+    try:
+        with DesktopSession() as session:
+            session.new_home("gtk-entry")
+            dialog = session.start_app(["zenity", "--entry", "--title", "Invoice", "--text", "Amount",
+                                        "--entry-text", "1000"], "zenity", capture_output=True)
+            nodes = []
+            for _ in range(50):
+                nodes = [n for n in AccessibilityTree().read().nodes if n.role in ("input", "button")]
+                if any(n.role == "input" for n in nodes) and any(n.name == "OK" for n in nodes):
+                    break
+            entry = next(n.box for n in nodes if n.role == "input")
+            ok = next(n.box for n in nodes if n.role == "button" and n.name == "OK")
+            space = CoordinateSpace.for_model(Monitor(0, 0, 1280, 800), "resized")
+
+            def at(box: Box) -> str:
+                x, y = space.from_screen(box.center)
+                return f"<point>{x} {y}</point>"
+
+            with ChatServer([f"Thought: the amount.\nAction: click(point='{at(entry)}')",
+                             "Thought: type it.\nAction: type(content='250')",
+                             f"Thought: confirm.\nAction: click(point='{at(ok)}')",
+                             "Thought: done.\nAction: finished(content='done')"]) as server:
+                result = deskpilot("run", 'type "250" into Amount and press OK', "--planner", "openai", "--model",
+                                   "UI-TARS-1.5-7B", "--base-url", server.base_url, "--episodes-dir",
+                                   str(tmp_path / "ep"))
+            out, _ = dialog.communicate(timeout=10)
+            assert out.decode().strip() == "250", result.stdout + result.stderr  # not "1000250"
+            assert result.returncode == 0, result.stdout + result.stderr
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
