@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,36 @@ def test_a_typed_value_is_judged_by_its_readings_before_after_and_at_the_end(tex
 
     problem = TypedField("Amount", Box(0, 0, 100, 20), text, held, shown).problem(now)
     assert (problem is not None) is fails, problem
+
+
+PAGE = """<!doctype html><html><head><title>Sign up</title><style>body{font:16px sans-serif;margin:40px}
+input{font:16px sans-serif;width:260px;padding:4px} #error{color:#c62828;font-weight:bold;margin-top:12px}</style>
+</head><body><h2>Newsletter</h2><label for="email">Email</label><br><input id="email"><br><br>
+<button id="go">Submit</button><div id="error"></div>
+<script>document.getElementById('go').onclick = function () {
+  var v = document.getElementById('email').value;
+  document.getElementById('error').textContent = v.indexOf('@') < 0 ? 'Invalid email address' : '';
+  document.title = v.indexOf('@') < 0 ? 'Sign up' : 'Thanks';
+};</script></body></html>"""
+
+
+@pytest.mark.display
+def test_an_error_a_web_page_shows_after_submit_fails_the_run(xdisplay, tmp_path):
+    """A Chromium page (the offline planner, described targets): the page answers Submit with a red "Invalid email
+    address"; the run ends failed quoting it, not success."""
+    from deskpilot.training.chromium import Chromium
+
+    page = tmp_path / "signup.html"
+    page.write_text(PAGE)
+    with Chromium(["--window-position=40,40", "--window-size=700,500", f"--app={page.as_uri()}"]) as browser:
+        deadline = time.monotonic() + 30
+        while browser.driver.execute_script("return document.readyState") != "complete":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        time.sleep(1.0)  # drawn
+        result = deskpilot("run", 'type "ada.example.org" into Email then click "Submit"', "--episodes-dir",
+                           str(tmp_path / "ep"))
+        shown = browser.driver.execute_script("return document.getElementById('error').textContent")
+    assert shown == "Invalid email address"
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "failed: the screen shows" in result.stdout and "Invalid email" in result.stdout, result.stdout
