@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import Counter
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -38,8 +38,8 @@ from deskpilot.grounding.action_context import KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
 
 from .base import Decision, Planner
-from .field_text import FieldSelector, replaces, selections
-from .goal_check import GoalTracker, field_reading, same_text, without_caret
+from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
+from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
@@ -153,7 +153,7 @@ class Agent:
         held = field_reading(box, elements) if box is not None else None
         previous = history[-1].action if history else None
         fresh = previous is None or previous.kind is not ActionKind.TYPE and not (
-            previous.kind is ActionKind.HOTKEY and previous.keys in (("ctrl", "a"), ("shift", "end")))
+            previous.kind is ActionKind.HOTKEY and previous.keys in SELECTING_KEYS)
         if box is None or not held or not fresh or not replaces(task):
             self.controller.execute(action)
             return False
@@ -166,7 +166,7 @@ class Agent:
         settled = self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, quiet=TYPED_QUIET,
                                                  check=self.safety.stop.check)
         now = field_reading(box, self.grounder.parse(self._observe(settled)))
-        if now is None or same_text(now, value) or " ".join(held.split()).lower() not in now.lower():
+        if now is None or same_text(now, value) or text_key(held) not in text_key(now):
             return True
         log.info("the field still shows %r beside the value after %s: selecting it another way", held, way)
         if self._selector.select(box, skip=ways.index(way) + 1) is not None:

@@ -15,6 +15,8 @@ from deskpilot.core.geometry import Box, Point
 from deskpilot.core.safety import EmergencyStop
 from deskpilot.core.screen import Screen
 
+# Keys that select a field's text (or its end): typing after them replaces the selection.
+SELECTING_KEYS = (("ctrl", "a"), ("shift", "end"), ("shift", "home"), ("ctrl", "shift", "end"))
 SELECT_SETTLE = 0.15  # seconds the toolkit gets to draw a selection
 SELECTED_COLUMNS = 3  # a selection highlights at least this many columns of the field (a caret is 1 or 2 wide)
 # The task asks to add to what a field holds rather than replace it.

@@ -29,6 +29,8 @@ from deskpilot.core.outcome import GoalCheck
 from deskpilot.core.task_text import look_alike
 from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
 
+from .field_text import SELECTING_KEYS
+
 # Text that reads as an error or a refusal, in the languages the safety words cover.
 ERROR_TEXT = re.compile(
     r"\b(?:invalid|error|errors|failed|failure|fails|cannot|can't|can ?not|could not|couldn't|unable to|denied|"
@@ -48,7 +50,6 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|s
                          r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:in\s+)?"
                          r"[\"“']([^\"”']{1,80})[\"”']", re.I)
 TOGGLES = ("checkbox", "radio")
-SELECTING_KEYS = (("ctrl", "a"), ("shift", "end"), ("shift", "home"), ("ctrl", "shift", "end"))
 CARET = re.compile(r"\s*[|\]\[]$")
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
 MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
@@ -114,7 +115,7 @@ class TypedField:
         if self.document or not self.replaced:
             return None if self.document or _skeleton(self.text) in _skeleton(now) else \
                 f"{_quote(self.name)} shows {_quote(now)}, which does not hold {_quote(self.text)}"
-        leftover = bool(self.held.strip()) and _key(self.held) in _key(now)
+        leftover = bool(self.held.strip()) and text_key(self.held) in text_key(now)
         if not leftover and not _truncated(now, self.text):
             if self.shown is not None and same_text(self.shown, self.text) and _one_off(now, self.text):
                 return None  # read right after the typing, one character off now: OCR's reading, not the app's
@@ -141,7 +142,7 @@ class GoalTracker:
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
-        self.initial = {_key(e.text) for e in elements if e.text}
+        self.initial = {text_key(e.text) for e in elements if e.text}
 
     def follow(self, action: Action, focus: KeyboardFocus, before: list[Element], after: list[Element],
                changed: bool, selected: bool = False) -> None:
@@ -192,9 +193,9 @@ class GoalTracker:
 
     def look(self, elements: list[Element]) -> str | None:
         """After a step: the first new text on the screen that reads as an error (also kept for `check`)."""
-        typed = {_key(f.text) for f in self.fields}
+        typed = {text_key(f.text) for f in self.fields}
         for element in elements:
-            key = _key(element.text)
+            key = text_key(element.text)
             if element.text and key not in self.initial and key not in typed and ERROR_TEXT.search(element.text) \
                     and not self._echoes_task(element.text):
                 if element.text not in self.errors:
@@ -203,7 +204,7 @@ class GoalTracker:
         return None
 
     def _echoes_task(self, text: str) -> bool:
-        return _key(text) in _key(self.task)
+        return text_key(text) in text_key(self.task)
 
     def check(self, elements: list[Element]) -> GoalCheck:
         """Every expectation against the final screen's `elements`."""
@@ -256,7 +257,8 @@ def _shown(text: str, elements: list[Element]) -> bool:
     return any(e.text == text for e in elements)
 
 
-def _key(text: str) -> str:
+def text_key(text: str) -> str:
+    """Lower case, single spaces: how two readings of a text are compared."""
     return " ".join(text.lower().split())
 
 

@@ -17,31 +17,37 @@ from deskpilot.planner.instructions import parse_instructions
 
 APPS = ("openbox", "zenity", "dbus-daemon", "xdotool")
 PIXELS = {"DESKPILOT_ACCESSIBILITY": "0"}  # from pixels alone: the title bar's text reads like any other
+needs_openbox = pytest.mark.skipif(any(shutil.which(a) is None for a in APPS),
+                                   reason="installers/setup.sh --bench installs Openbox and zenity")
 
 
-@pytest.mark.display
-@pytest.mark.skipif(any(shutil.which(a) is None for a in APPS),
-                    reason="installers/setup.sh --bench installs Openbox and zenity")
-def test_a_dialog_titled_like_its_button_gets_the_button_clicked(tmp_path):
+@pytest.fixture
+def desktop():  # noqa: ANN201 - a DesktopSession with a fresh home
+    """A real desktop under Openbox (the suite's session); this process's environment is put back after it."""
     from deskpilot.evaluation.desktop_session import DesktopSession
 
     saved = dict(os.environ)
     try:
         with DesktopSession() as session:
             session.new_home("titles")
-            dialog = session.start_app(["zenity", "--question", "--title", "Save", "--text",
-                                        "Keep the changes to the report?", "--ok-label", "Save",
-                                        "--cancel-label", "Discard"], "zenity", capture_output=True)
-            result = deskpilot("run", 'click "Save"', "--episodes-dir", str(tmp_path / "ep"), env=PIXELS)
-            try:
-                dialog.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pytest.fail(f"the dialog is still open: {result.stdout}{result.stderr}")
-            assert dialog.returncode == 0, result.stdout  # the Save button, not Discard, not the title bar
-            assert result.returncode == 0, result.stdout + result.stderr
+            yield session
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@pytest.mark.display
+@needs_openbox
+def test_a_dialog_titled_like_its_button_gets_the_button_clicked(desktop, tmp_path):
+    dialog = desktop.start_app(["zenity", "--question", "--title", "Save", "--text", "Keep the changes to the report?",
+                                "--ok-label", "Save", "--cancel-label", "Discard"], "zenity", capture_output=True)
+    result = deskpilot("run", 'click "Save"', "--episodes-dir", str(tmp_path / "ep"), env=PIXELS)
+    try:
+        dialog.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the dialog is still open: {result.stdout}{result.stderr}")
+    assert dialog.returncode == 0, result.stdout  # the Save button, not Discard, not the title bar
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("task, field, value", [('enter "Ada" as the name', "name", "Ada"),
@@ -67,46 +73,36 @@ def test_an_unsplittable_phrase_does_nothing_at_all(demo_app, tmp_path):
 
 
 @pytest.mark.display
-@pytest.mark.skipif(any(shutil.which(a) is None for a in APPS),
-                    reason="installers/setup.sh --bench installs Openbox and zenity")
-def test_a_pre_filled_gtk_entry_is_replaced_and_the_dialog_answers_with_the_value(tmp_path):
+@needs_openbox
+def test_a_pre_filled_gtk_entry_is_replaced_and_the_dialog_answers_with_the_value(desktop, tmp_path):
     """GTK 3 under a window manager: the entry starts with "1000"; the value typed replaces it."""
     from openai_server import ChatServer
 
     from deskpilot.core.coords import CoordinateSpace
     from deskpilot.core.geometry import Box, Monitor
-    from deskpilot.evaluation.desktop_session import DesktopSession
     from deskpilot.grounding.accessibility import AccessibilityTree
 
-    saved = dict(os.environ)
-    try:
-        with DesktopSession() as session:
-            session.new_home("gtk-entry")
-            dialog = session.start_app(["zenity", "--entry", "--title", "Invoice", "--text", "Amount",
-                                        "--entry-text", "1000"], "zenity", capture_output=True)
-            nodes = []
-            for _ in range(50):
-                nodes = [n for n in AccessibilityTree().read().nodes if n.role in ("input", "button")]
-                if any(n.role == "input" for n in nodes) and any(n.name == "OK" for n in nodes):
-                    break
-            entry = next(n.box for n in nodes if n.role == "input")
-            ok = next(n.box for n in nodes if n.role == "button" and n.name == "OK")
-            space = CoordinateSpace.for_model(Monitor(0, 0, 1280, 800), "resized")
+    dialog = desktop.start_app(["zenity", "--entry", "--title", "Invoice", "--text", "Amount", "--entry-text", "1000"],
+                               "zenity", capture_output=True)
+    nodes = []
+    for _ in range(50):
+        nodes = [n for n in AccessibilityTree().read().nodes if n.role in ("input", "button")]
+        if any(n.role == "input" for n in nodes) and any(n.name == "OK" for n in nodes):
+            break
+    entry = next(n.box for n in nodes if n.role == "input")
+    ok = next(n.box for n in nodes if n.role == "button" and n.name == "OK")
+    space = CoordinateSpace.for_model(Monitor(0, 0, 1280, 800), "resized")
 
-            def at(box: Box) -> str:
-                x, y = space.from_screen(box.center)
-                return f"<point>{x} {y}</point>"
+    def at(box: Box) -> str:
+        x, y = space.from_screen(box.center)
+        return f"<point>{x} {y}</point>"
 
-            with ChatServer([f"Thought: the amount.\nAction: click(point='{at(entry)}')",
-                             "Thought: type it.\nAction: type(content='250')",
-                             f"Thought: confirm.\nAction: click(point='{at(ok)}')",
-                             "Thought: done.\nAction: finished(content='done')"]) as server:
-                result = deskpilot("run", 'type "250" into Amount and press OK', "--planner", "openai", "--model",
-                                   "UI-TARS-1.5-7B", "--base-url", server.base_url, "--episodes-dir",
-                                   str(tmp_path / "ep"))
-            out, _ = dialog.communicate(timeout=10)
-            assert out.decode().strip() == "250", result.stdout + result.stderr  # not "1000250"
-            assert result.returncode == 0, result.stdout + result.stderr
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    with ChatServer([f"Thought: the amount.\nAction: click(point='{at(entry)}')",
+                     "Thought: type it.\nAction: type(content='250')",
+                     f"Thought: confirm.\nAction: click(point='{at(ok)}')",
+                     "Thought: done.\nAction: finished(content='done')"]) as server:
+        result = deskpilot("run", 'type "250" into Amount and press OK', "--planner", "openai", "--model",
+                           "UI-TARS-1.5-7B", "--base-url", server.base_url, "--episodes-dir", str(tmp_path / "ep"))
+    out, _ = dialog.communicate(timeout=10)
+    assert out.decode().strip() == "250", result.stdout + result.stderr  # not "1000250"
+    assert result.returncode == 0, result.stdout + result.stderr
