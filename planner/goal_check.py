@@ -11,6 +11,9 @@ exposes it):
 - every value the task asks to type ("type "Ada" into Name", "set Amount to "250"") was typed whole into a field,
   not inside a longer text;
 - a check box or radio button clicked shows the state the click gave it;
+- an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
+  a later submit moved the app on) at the end; a list the run opened and left open, or an option the task asks to
+  choose ("select "Spain" from Country") that is neither chosen nor shown outside an open list, is a failure;
 - a click on a control that submits, saves, confirms or closes changed something on the screen (a click on a title
   bar's text, which changes nothing, is caught here);
 - no text that reads as an error or a refusal appeared during the run ("Invalid email", "Cannot be saved!",
@@ -23,7 +26,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from deskpilot.core.actions import Action, ActionKind
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.outcome import GoalCheck
 from deskpilot.core.task_text import look_alike
@@ -49,7 +52,14 @@ SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|don
 _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|set\b[^\"“'”]{0,60}?\bto|"
                          r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:in\s+)?"
                          r"[\"“']([^\"”']{1,80})[\"”']", re.I)
+# "select "Spain" from Country", "choose Express in the shipping list": options the task asks to choose.
+_TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
+                          r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
+                          r"\s+(?:from|in|on)\b", re.I)
 TOGGLES = ("checkbox", "radio")
+OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
+SHOWN_START = 6  # letters and digits of an option's start a narrow drop-down must show to count as showing it
+CLOSING_KEYS = {"escape", "esc", "enter", "return", "kp_enter", "tab"}
 CARET = re.compile(r"\s*[|\]\[]$")
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
 MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
@@ -59,6 +69,11 @@ DOCUMENT_HEIGHT = 64  # pixels: a field taller than this is a text area
 def task_values(task: str) -> list[str]:
     """The quoted values a task asks to type."""
     return [m.group(1).strip() for m in _TASK_VALUE.finditer(task) if m.group(1).strip()]
+
+
+def task_choices(task: str) -> list[str]:
+    """The options a task asks to choose in a list."""
+    return [(m.group(1) or m.group(2)).strip() for m in _TASK_CHOICE.finditer(task)]
 
 
 def same_text(shown: str, expected: str) -> bool:
@@ -126,6 +141,43 @@ class TypedField:
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
 
 
+def _shows(reading: str, option: str) -> bool:
+    """Whether a drop-down reading `reading` is `option`: OCR may add its arrow as a letter or two, and a drop-down
+    narrower than the option shows only its start."""
+    if same_text(reading, option) or _one_off(reading, option):
+        return True
+    a, b = _skeleton(reading), _skeleton(option)
+    return bool(b) and (a.startswith(b) and len(a) - len(b) <= 2 or len(a) >= min(len(b), SHOWN_START)
+                        and b.startswith(a))
+
+
+@dataclass
+class OpenList:
+    """A drop-down list a click opened: its name, the drop-down's box, and the texts the opening brought up."""
+
+    name: str
+    box: Box
+    brought: frozenset[str]
+
+
+@dataclass
+class Choice:
+    """An option clicked in an open list, with what the drop-down showed right after (`shown`); `moved_on` once a
+    later submit changed the screen (a form that resets after Submit no longer shows what was chosen)."""
+
+    name: str
+    box: Box
+    option: str
+    shown: str | None
+    moved_on: bool = False
+
+    def problem(self, now: str | None) -> str | None:
+        for reading in (self.shown, None if self.moved_on else now):
+            if reading is not None and reading.strip() and not _shows(reading, self.option):
+                return f"{_quote(self.name)} shows {_quote(reading)}, expected {_quote(self.option)}"
+        return None
+
+
 @dataclass
 class GoalTracker:
     """What the run has done that the final screen must show; see the module's docstring."""
@@ -137,6 +189,8 @@ class GoalTracker:
     toggles: list[tuple[str, Box, bool]] = field(default_factory=list)  # name, box, the state the click gave
     submits: dict[str, bool] = field(default_factory=dict)  # a control's label -> whether its last click changed
     # the screen
+    choices: list[Choice] = field(default_factory=list)
+    opened: OpenList | None = None  # the drop-down list the last click opened, while it is open
     errors: list[str] = field(default_factory=list)  # error texts that appeared, in order
     typed: list[str] = field(default_factory=list)  # every text typed (not secret), a line each
     _last: Action | None = None
@@ -154,6 +208,8 @@ class GoalTracker:
             selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
                                     and self._last.keys in SELECTING_KEYS)
             self._typed(action.text, focus, before, after, selected)
+            if "\n" in action.text:
+                self.opened = None  # typed into the open list and entered
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
             hit = elements_at(action.point, before)
             toggles = [e for e in hit if e.role in TOGGLES and e.checked is not None]
@@ -161,10 +217,34 @@ class GoalTracker:
                 toggle = min(toggles, key=lambda e: e.box.area)
                 state = True if toggle.role == "radio" else not toggle.checked
                 self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
+            self._list_click(action, hit, before, after, changed)
             label = next((e.text for e in hit if e.text and SUBMITS.match(e.text)), None)
             if label is not None:
                 self.submits[label] = changed
+                for choice in self.choices:
+                    choice.moved_on = choice.moved_on or changed
+        elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
+            self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
         self._last = action
+
+    def _list_click(self, action: Action, hit: list[Element], before: list[Element], after: list[Element],
+                    changed: bool) -> None:
+        """A click that opens a drop-down list, or picks an option in the one open (or closes it)."""
+        lists = [e for e in hit if e.role == "dropdown"]
+        opened, self.opened = self.opened, None
+        if opened is not None and any(e.box.iou(opened.box) > 0.5 for e in lists):
+            return  # a click on the drop-down itself closes its list
+        if opened is not None:
+            option = _option_at(action.point, opened, before)
+            if option is not None:
+                self.choices = [c for c in self.choices if c.box != opened.box]
+                self.choices.append(Choice(opened.name, opened.box, option, list_reading(opened.box, after)))
+            return
+        if lists and changed and action.kind is ActionKind.CLICK:
+            box = min(lists, key=lambda e: e.box.area).box
+            was = {text_key(e.text) for e in before if e.text}
+            self.opened = OpenList(label_of_field(box, before) or "the list", box,
+                                   frozenset(text_key(e.text) for e in after if e.text) - was)
 
     def _typed(self, text: str, focus: KeyboardFocus, before: list[Element], after: list[Element],
                selected: bool) -> None:
@@ -228,6 +308,23 @@ class GoalTracker:
                                                      f"({_quote(inside)}), not as the value")
             if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) for e in elements if e.text):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never typed and is not on the screen")
+        if self.opened is not None:
+            still = next((e.text for e in elements if e.text and text_key(e.text) in self.opened.brought), None)
+            if still is not None:
+                return GoalCheck(False, tuple(held), f"the {_quote(self.opened.name)} list is still open "
+                                                     f"(it shows {_quote(still)})")
+        for choice in self.choices:
+            now = list_reading(choice.box, elements)
+            problem = choice.problem(now)
+            if problem is not None:
+                return GoalCheck(False, tuple(held), problem)
+            held.append(f"{_quote(choice.name)} shows {_quote(choice.option)}")
+        for value in task_choices(self.task):
+            if any(_shows(c.option, value) for c in self.choices) or any(same_text(t, value) for t in self.typed):
+                continue
+            if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) for e in elements
+                       if e.text and e.role not in OPTION_ROLES):
+                return GoalCheck(False, tuple(held), f"{_quote(value)} was never chosen and is not on the screen")
         for name, box, state in self.toggles:
             now = [e for e in elements if e.role in ("checkbox", "radio") and e.checked is not None
                    and e.box.iou(box) > 0.5]
@@ -251,6 +348,24 @@ def field_reading(box: Box, elements: list[Element]) -> str | None:
     if not fields and not inside:
         return None
     return without_caret(" ".join(e.text for e in inside))  # a field's own name is its label, not what it holds
+
+
+def _option_at(point: Point, opened: OpenList, elements: list[Element]) -> str | None:
+    """The option of the open list a click at `point` picked: the text the opening brought up on the click's row
+    (a list's row is wider than its text), else an item of the list under the pointer; None for a click elsewhere."""
+    options = [e for e in elements if e.text and not opened.box.contains(*e.center)
+               and (e.role in OPTION_ROLES or text_key(e.text) in opened.brought)]
+    row = [e for e in options if e.role == "text" and e.box.y0 <= point.y <= e.box.y1]
+    if row:
+        return min(row, key=lambda e: abs(e.center.x - point.x)).text
+    under = [e for e in options if e.box.contains(*point)]
+    return min(under, key=lambda e: e.box.area).text if under else None
+
+
+def list_reading(box: Box, elements: list[Element]) -> str | None:
+    """What a drop-down at `box` shows now (its accessible value, else the text in its box), or None when gone."""
+    named = [e for e in elements if e.role == "dropdown" and e.text and e.box.iou(box) > 0.5]
+    return named[0].text if named else field_reading(box, elements)
 
 
 def _shown(text: str, elements: list[Element]) -> bool:

@@ -139,6 +139,79 @@ def test_a_model_that_says_finished_before_doing_anything_fails(unseen_form, tmp
     assert len(told(requests)) == 1 and json.dumps(episode.meta.goal_check)
 
 
+def option_box(combo: list[int], rows_down: int) -> list[int]:
+    """Where a Qt combo box's open list shows the option `rows_down` rows under the current one."""
+    step = ROW * rows_down
+    return [combo[0], combo[1] + step, combo[2], combo[3] + step]
+
+
+ROW = 22  # pixels between the options of a Qt combo box's list (Fusion style, the default font)
+
+
+@pytest.mark.display
+def test_a_drop_down_left_open_is_not_a_choice(unseen_form, tmp_path):
+    """The list opened, nothing chosen in it, "finished": the option is on the screen, but only in the open list."""
+    state = unseen_form("shipping")
+    combo = read_state(state)["boxes"]["Country"]
+    result, _, requests = run([f"Thought: open it.\nAction: click(point='{at(combo)}')", FINISHED, FINISHED],
+                              'select "Spain" from Country', tmp_path)
+    assert read_state(state)["country"] == "France"
+    assert result.returncode == 1 and 'the "Country" list is still open' in result.stdout, result.stdout
+    assert len(told(requests)) == 1
+
+
+@pytest.mark.display
+def test_an_option_chosen_in_a_drop_down_shows_in_it(unseen_form, tmp_path):
+    state = unseen_form("shipping")
+    combo = read_state(state)["boxes"]["Country"]
+    result, episode, _ = run([f"Thought: open it.\nAction: click(point='{at(combo)}')",
+                              f"Thought: Spain.\nAction: click(point='{at(option_box(combo, 3))}')", FINISHED],
+                             'select "Spain" from Country', tmp_path)
+    assert read_state(state)["country"] == "Spain"
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"Country" shows "Spain"' in episode.meta.goal_check["held"]
+
+
+@pytest.mark.display
+def test_a_drop_down_closed_without_a_choice_fails_naming_the_option(unseen_form, tmp_path):
+    """The list opened and was closed by a click beside it: nothing chosen, "Spain" nowhere on the screen."""
+    state = unseen_form("shipping")
+    boxes = read_state(state)["boxes"]
+    result, _, _ = run([f"Thought: open it.\nAction: click(point='{at(boxes['Country'])}')",
+                        f"Thought: done.\nAction: click(point='{at(boxes['Recipient'])}')", FINISHED, FINISHED],
+                       'choose Spain in the Country list', tmp_path)
+    assert read_state(state)["country"] == "France"
+    assert result.returncode == 1 and '"Spain" was never chosen' in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("option, shown, now, moved_on, fails", [
+    ("Spain", "Spain", "Spain", False, False),
+    ("Spain", "France", "France", False, True),  # the click missed the option
+    ("Spain", "Spain", "France", False, True),  # changed back since
+    ("Spain", "Spain", "France", True, False),  # a form that reset itself after Submit
+    ("Spain", "Spain v", "Spain v", False, False),  # the arrow read as a letter
+    ("Heard Island and McDonald Islands", "[Heard Island and Mc[ ]", None, False, False),  # a narrow drop-down
+    ("Spain", "Spa", "Spa", False, True),  # too little of it to say
+])
+def test_a_choice_is_judged_by_the_drop_downs_readings(option, shown, now, moved_on, fails):
+    from deskpilot.planner.goal_check import Choice
+
+    problem = Choice("Country", Box(0, 0, 100, 20), option, shown, moved_on).problem(now)
+    assert (problem is not None) is fails, problem
+
+
+@pytest.mark.parametrize("task, choices", [
+    ('select "Spain" from Country', ["Spain"]),
+    ("pick New York from the city dropdown then click OK", ["New York"]),
+    ("select all the text in the editor", []),
+    ("choose it in the list", []),
+])
+def test_the_options_a_task_asks_to_choose(task, choices):
+    from deskpilot.planner.goal_check import task_choices
+
+    assert task_choices(task) == choices
+
+
 @pytest.mark.parametrize("text, held, shown, now, fails", [
     ("250", "1000", "1000250", "1000250", True),  # typed after what the field held: a leftover
     ("250", "", "25", "25", True),  # the field took less than it was given
