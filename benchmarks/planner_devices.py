@@ -7,7 +7,7 @@
   the last steps, each a ratio to float32 on the CPU. Mixed precision (bf16 autocast over float32 weights, the
   default on a GPU) must end where float32 ends.
 
-    python benchmarks/planner_devices.py --model resources/models/planner --data HELD_OUT_EPISODES \
+    python benchmarks/planner_devices.py --model src/deskpilot/resources/models/planner --data HELD_OUT_EPISODES \
         --train-data EPISODES [--steps 100] [--learning-rate 1e-4] [--repeats 30] [--prompts 200] [--out DIR]
 
 Prints one line per figure; each training run's folder (metrics.csv, deskpilot_training.json) stays in --out."""

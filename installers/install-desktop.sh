@@ -26,7 +26,7 @@ else
 fi
 mkdir -p "$(dirname "${targets[0]}")" "$(dirname "${targets[1]}")" "$(dirname "${targets[2]}")"
 sed "s|^Exec=deskpilot app|Exec=$command app|" installers/deskpilot.desktop > "${targets[0]}"
-cp resources/deskpilot.svg "${targets[1]}"
+cp src/deskpilot/resources/deskpilot.svg "${targets[1]}"
 cp installers/io.github.deskpilot.metainfo.xml "${targets[2]}"
 command -v update-desktop-database >/dev/null && update-desktop-database -q "$data/applications" || true
 echo "deskpilot is in the application menu (Exec=$command app)"

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "deskpilot"
 ALLOWED = {
     "core": {"core"},
     "resources": {"resources", "core"},
@@ -44,21 +45,22 @@ def imported_parts(path: Path, top_level_only: bool) -> set[tuple[int, str]]:
     return found
 
 
-def python_files(folder: str) -> list[Path]:
-    return sorted(p for p in (ROOT / folder).rglob("*.py") if ".venv" not in p.parts)
+def python_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if ".venv" not in p.parts)
 
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_point_the_right_way(package):
     wrong = [f"{path.relative_to(ROOT)}:{line} imports deskpilot.{part}"
-             for path in python_files(package)
+             for path in python_files(PACKAGE / package)
              for line, part in imported_parts(path, top_level_only=False)
              if part in ALLOWED and part not in ALLOWED[package]]
     assert not wrong, "\n".join(wrong)
 
 
 def test_benchmarks_and_test_helpers_never_import_the_app():
-    files = python_files("benchmarks") + [p for p in python_files("tests") if not p.name.startswith("test_app")]
+    tests = [p for p in python_files(ROOT / "tests") if not p.name.startswith("test_app")]
+    files = python_files(ROOT / "benchmarks") + tests
     wrong = [f"{path.relative_to(ROOT)}:{line} imports deskpilot.app"
              for path in files for line, part in imported_parts(path, top_level_only=True) if part == "app"]
     assert not wrong, "\n".join(wrong)
