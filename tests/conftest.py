@@ -1,8 +1,11 @@
 """Shared fixtures: a real X display (Xvfb), the bundled demo app and the unseen test forms on it, and a helper
-that runs the real `deskpilot` command."""
+that runs the real `deskpilot` command. Every test gets one tier: `display` (it draws on an X server: it uses a
+fixture that starts one, or starts one itself), `slow` (marked by hand: training, clusters, live benchmarks), or
+else `unit` — `pytest -m unit` is the quick loop."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -21,7 +24,30 @@ from deskpilot.core.screen import Screen
 from deskpilot.core.display import VirtualDisplay
 
 TESTS_DIR = Path(__file__).resolve().parent
+DISPLAY_WORDS = ("VirtualDisplay(", "xdisplay", "qtbot", "qapp")  # in a fixture or test: it needs an X server
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _needs_display(function: object) -> bool:
+    try:
+        source = inspect.getsource(function)  # type: ignore[arg-type]
+    except (OSError, TypeError):
+        return False
+    return any(word in source for word in DISPLAY_WORDS)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tiers: `display` where the test or a fixture it uses (at any depth) starts or takes an X server."""
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        defs = [d for found in (fixtures.name2fixturedefs.values() if fixtures else ()) for d in found]
+        if item.get_closest_marker("display") is None and (
+                any(name in ("xdisplay", "qtbot", "qapp") for name in getattr(item, "fixturenames", ()))
+                or any(_needs_display(d.func) for d in defs if not d.baseid.endswith("_pytest"))
+                or _needs_display(getattr(item, "function", None))):
+            item.add_marker(pytest.mark.display)
+        if item.get_closest_marker("display") is None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.unit)
 
 
 @pytest.fixture(scope="session")

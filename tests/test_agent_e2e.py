@@ -8,6 +8,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from conftest import deskpilot, read_state
 
@@ -146,6 +147,7 @@ def test_unknown_instruction_is_one_line_error_before_anything_starts(tmp_path):
     assert not (tmp_path / "ep").exists()
 
 
+@pytest.mark.display
 def test_runs_its_own_virtual_display_and_demo_app_when_there_is_no_screen(tmp_path):
     env = {"DISPLAY": ""}
     result = deskpilot("run", 'type "Headless" into Full name then click "Save"',

@@ -85,6 +85,7 @@ def test_an_input_written_over_equals_a_fresh_one():
     assert prepare(narrow, 1.0, reuse=earlier) is not earlier  # another size: a new input
 
 
+@pytest.mark.slow
 def test_training_learns_exports_and_onnx_agrees(rendered, tmp_path):
     from deskpilot.training.detector.train import DetectorTrainConfig, train_detector
     from deskpilot.training.metrics import read_metrics

@@ -61,6 +61,7 @@ def test_ocr_asked_onto_a_gpu_that_is_not_there_fails_the_check(xdisplay, tmp_pa
     assert code == 1 and report["can_run"] is False
 
 
+@pytest.mark.display
 def test_no_display_is_a_warning_when_a_virtual_one_can_be_made(tmp_path):
     code, report = doctor(tmp_path, DISPLAY=None, WAYLAND_DISPLAY=None)
     checks = by_name(report)
@@ -69,6 +70,7 @@ def test_no_display_is_a_warning_when_a_virtual_one_can_be_made(tmp_path):
     assert code == 0 and report["can_run"] is True
 
 
+@pytest.mark.display
 def test_wayland_without_xwayland_cannot_run(tmp_path):
     code, report = doctor(tmp_path, DISPLAY=None, WAYLAND_DISPLAY="wayland-0")
     display = by_name(report)["display"]

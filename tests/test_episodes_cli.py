@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from conftest import deskpilot
 
 from deskpilot.core.actions import Action, ActionKind
@@ -35,6 +36,7 @@ def test_list_and_show(tmp_path):
     assert "s3cret" not in shown.stdout
 
 
+@pytest.mark.slow
 def test_export_to_a_hugging_face_dataset_with_images(tmp_path):
     make_episode(tmp_path / "ep", "save it")
     make_episode(tmp_path / "ep", "again", "demonstration")

@@ -576,6 +576,7 @@ def test_a_round_replaces_the_start_only_when_it_wins_significantly_more_of_the_
     assert outcomes(tmp_path) == {("a", 1): True, ("a", 2): False, ("b", 1): True}
 
 
+@pytest.mark.slow
 def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path):
     """In bf16 the model trained whole keeps float32 weights (bf16 autocast): a bf16 weight rounds most updates of
     a fine-tuning learning rate away (on an H200 such a run ended at a higher loss than it started)."""
@@ -612,6 +613,7 @@ def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path)
     assert len(losses) == 3 and all(np.isfinite(losses))
 
 
+@pytest.mark.slow
 def test_grpo_on_som_text_steps_gets_the_environments_reward_for_answers_played_on_the_same_prompt(tmp_path):
     """Four MiniWoB-style episodes answer one first screen two ways: clicking the lower field won both times,
     clicking Cancel lost both. From a model that gives either answer there, GRPO's sampled answers get +1 / -1 from
@@ -656,6 +658,7 @@ def test_grpo_on_som_text_steps_gets_the_environments_reward_for_answers_played_
     assert any(not np.allclose(before[name], after[name]) for name in before)
 
 
+@pytest.mark.slow
 def test_a_stopped_collection_exits_at_once_with_thousands_of_jobs_queued(tmp_path):
     import signal
     import subprocess

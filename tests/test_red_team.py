@@ -363,6 +363,7 @@ def test_episode_text_cannot_drive_the_terminal(tmp_path):
         assert "\x1b" not in result.stdout + result.stderr and "task" in result.stdout
 
 
+@pytest.mark.slow  # the real CLI, once per hostile file
 @pytest.mark.parametrize("meta, step", [({"outcome": None}, plain_step()), ({"started": "yesterday"}, plain_step()),
                                         ({}, plain_step(verification={"reason": "no label"})),
                                         ({}, plain_step(timing={"x": "slow"})), ({}, plain_step(index="0")),

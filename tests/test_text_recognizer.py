@@ -62,6 +62,7 @@ def _screen_of_words(path: Path, seed: int) -> None:
     canvas.save(path)
 
 
+@pytest.mark.slow
 def test_harvest_and_train_end_to_end_then_an_unsure_model_leaves_every_line_to_ppocr(tmp_path):
     screens = tmp_path / "screens"
     screens.mkdir()

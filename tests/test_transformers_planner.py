@@ -38,6 +38,7 @@ def random_model(tmp_path_factory):
     return build_tiny_llava(tmp_path_factory.mktemp("random"))
 
 
+@pytest.mark.slow
 def test_backend_generates_from_a_saved_folder(taught_model):
     import torch
 

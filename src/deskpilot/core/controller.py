@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .actions import DEFAULT_WAIT_SECONDS, Action, ActionKind
@@ -114,8 +115,9 @@ class Controller:
         gui = self.gui
         if action.point is not None:
             gui.moveTo(action.point.x, action.point.y)
-        wheels = ((lambda: gui.scroll(-1 if action.dy > 0 else 1, _pause=False), abs(action.dy)),
-                  (lambda: gui.hscroll(1 if action.dx > 0 else -1, _pause=False), abs(action.dx)))
+        wheels: tuple[tuple[Callable[[], object], int], ...] = (
+            (lambda: gui.scroll(-1 if action.dy > 0 else 1, _pause=False), abs(action.dy)),
+            (lambda: gui.hscroll(1 if action.dx > 0 else -1, _pause=False), abs(action.dx)))
         for click_wheel, clicks in wheels:
             for _ in range(clicks):
                 self.stop.check()

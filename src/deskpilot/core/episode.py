@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 import cv2
 import numpy as np
@@ -300,7 +300,7 @@ def _disk(what: str) -> Iterator[None]:
         raise EpisodeError(f"{what}: {exc.strerror or exc}") from None
 
 
-def _hold_writer_lock(path: Path):  # noqa: ANN202 - an open file, or None where there are no locks
+def _hold_writer_lock(path: Path) -> IO[bytes] | None:  # an open file, or None where there are no locks
     try:
         import fcntl
     except ImportError:

@@ -3,6 +3,8 @@ window's title, and waits for the screen to settle after an action."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import sys
 import threading
 import time
@@ -110,7 +112,7 @@ class Screen:
             self._local.x11 = None
             return None
 
-    def _x11(self):  # noqa: ANN202 - an Xlib Display
+    def _x11(self) -> Any:  # an Xlib Display
         """This thread's X connection, opened on first use and kept (dropped on an error, reopened next time)."""
         connection = getattr(self._local, "x11", None)
         if connection is None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -132,9 +133,9 @@ def save_settings(values: dict[str, Any]) -> Settings:
     value removes the entry (back to the default). API keys never go here: see store_api_key."""
     import tomli_w
 
-    try:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ImportError:  # Python 3.10
+    else:  # Python 3.10
         import tomli as tomllib
 
     from .episode import write_atomic

@@ -171,11 +171,11 @@ class AccessibilityTree:
                     continue  # a closed menu, another tab: not on the screen, nor anything inside it
                 name = " ".join(str(name_r[0][1]).split()) if name_r else ""
                 top_level = item.window < 0 and role in WINDOW_ROLES and bool(extents_r)
-                if top_level:
+                if top_level and extents_r:
                     item.scale = self._scale(item.pid, extents_r[0])
                 box = _box(extents_r[0], item.scale) if extents_r else None
                 window = item.window
-                if top_level:
+                if top_level and extents_r:
                     window = len(windows)
                     windows.append(AccessibleWindow(box or Box(0, 0, 0, 0), name, bool(states >> STATE_ACTIVE & 1),
                                                     item.pid, role == POPUP_ROLE))
@@ -258,9 +258,9 @@ def _calls(connection: DBusConnection, messages: list[Message], deadline: float)
             reply = connection.receive(timeout=left)
         except TimeoutError:
             break
-        index = serials.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
-        if index is not None and reply.header.message_type == MessageType.method_return:
-            replies[index] = reply.body
+        waiting = serials.pop(reply.header.fields.get(HeaderFields.reply_serial, -1), None)
+        if waiting is not None and reply.header.message_type == MessageType.method_return:
+            replies[waiting] = reply.body
     return replies
 
 

@@ -56,7 +56,7 @@ def round_toggle(image: np.ndarray, box: Box) -> bool:
     y0, y1, x0, x1 = rows[0], rows[-1], cols[0], cols[-1]  # the drawn shape's own extent
     side = max(2, min(y1 - y0, x1 - x0) // 6)
     corners = [ink[y:y + side, x:x + side].any() for y in (y0, y1 - side + 1) for x in (x0, x1 - side + 1)]
-    return sum(corners) <= 1
+    return bool(sum(corners) <= 1)
 
 
 def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TypeVar
 
 from deskpilot.core.observation import ElementRole
 
 from .phrasings import BENCHMARK_ROLE_WORDS
+
+T = TypeVar("T")
 
 ROLE_WORDS: dict[str, ElementRole] = {
     "text field": "input", "text box": "input", "textbox": "input", "field": "input", "input": "input",
@@ -102,7 +105,7 @@ def _is_ordinal(text: str) -> bool:
     return word.islower() and after[:1].isupper()
 
 
-def nth(items: list, ordinal: int | None):  # noqa: ANN201 - an item of `items`
+def nth(items: list[T], ordinal: int | None) -> T | None:
     """The item an ordinal picks: 1-based from the start, negative from the end ("last" is -1), None for the
     first; None when there are not that many."""
     index = 0 if ordinal is None else ordinal - 1 if ordinal > 0 else ordinal

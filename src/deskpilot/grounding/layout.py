@@ -66,7 +66,7 @@ def _in_wider_text(boxes: list[Box], lines: list[TextLine]) -> np.ndarray:
     outer, text = np.array(boxes, np.int64), np.array([line.box for line in lines], np.int64)
     width = outer[:, 2] - outer[:, 0]
     share = shared_areas(outer, text) / np.maximum(width * (outer[:, 3] - outer[:, 1]), 1)[:, None]
-    return ((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None])).any(axis=1)
+    return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None])).any(axis=1))
 
 
 def _distinct(boxes: list[Box]) -> list[int]:

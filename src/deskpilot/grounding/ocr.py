@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from typing import Any
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -120,7 +121,10 @@ class OcrEngine:
         self.device_setting = device
         self.recognizer_path = recognizer
         self.text_detector_path = text_detector
-        self._det = self._rec = self._boxes = None  # sessions and DB box post-processing, made by load()
+        # sessions and DB box post-processing, made by load()
+        self._det: Any = None
+        self._rec: Any = None
+        self._boxes: Any = None
         self._fast: LineRecognizer | None = None
         self._pool: ThreadPoolExecutor | None = None  # PP-OCR's line readers on a CPU, made by load()
         self._lines: TextLineDetector | None = None
@@ -272,19 +276,20 @@ class OcrEngine:
         for i, reading in zip(todo, read):
             readings[i] = reading
         self.crops_recognised += len(todo)
-        for key, reading in zip(keys, readings):
-            self._cache[key] = reading  # type: ignore[assignment]
+        done = [reading for reading in readings if reading is not None]  # every crop is read by now
+        for key, reading in zip(keys, done):
+            self._cache[key] = reading
             self._cache.move_to_end(key)
         while len(self._cache) > REC_CACHE_SIZE:
             self._cache.popitem(last=False)
-        return readings  # type: ignore[return-value]
+        return done
 
     def _read_line(self, crop: np.ndarray) -> Reading:
         """PP-OCR's reading of one BGR line crop."""
         width = max(8, int(np.ceil(REC_HEIGHT * crop.shape[1] / max(1, crop.shape[0]))))
         resized = cv2.resize(crop, (width, REC_HEIGHT)).astype(np.float32) / 255.0
         tensor = ((resized - 0.5) / 0.5).transpose(2, 0, 1)[None]
-        probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]  # type: ignore[union-attr]
+        probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
         return greedy_decode(probabilities[0], self._alphabet, 1.0)
 
 

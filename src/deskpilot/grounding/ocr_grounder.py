@@ -14,7 +14,7 @@ import numpy as np
 
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, reading_order
-from deskpilot.core.observation import Element, Observation
+from deskpilot.core.observation import Element, ElementRole, Observation
 
 from .changes import changed_regions, merge_boxes
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
@@ -81,11 +81,11 @@ class OcrGrounder:
              for line, word, box in self._links(obs.image)] + \
             [self._widget_element(obs, w) for w in controls]
 
-    def _element(self, obs: Observation, line: TextLine, box: Box, role: str = "text") -> Element:
-        return Element(obs.monitor.image_box_to_screen(box), role, line.text, line.score, "ocr")  # type: ignore[arg-type]
+    def _element(self, obs: Observation, line: TextLine, box: Box, role: ElementRole = "text") -> Element:
+        return Element(obs.monitor.image_box_to_screen(box), role, line.text, line.score, "ocr")
 
     def _widget_element(self, obs: Observation, widget: Widget, text: str | None = None) -> Element:
-        return Element(obs.monitor.image_box_to_screen(widget.box), widget.role,  # type: ignore[arg-type]
+        return Element(obs.monitor.image_box_to_screen(widget.box), widget.role,
                        widget.text if text is None else text, widget.score, widget.source, widget.checked)
 
     def _links(self, image: np.ndarray) -> list[tuple[TextLine, str, Box]]:
@@ -181,8 +181,8 @@ class OcrGrounder:
         check-box-like squares are not read here (a glyph read as a letter would name them wrongly); `locate`
         reads those only for a short name it is asked for (`_icon_button`)."""
         unnamed = [i for i, w in enumerate(widgets) if w.role == "button" and not w.text][:UNNAMED_READS]
-        inks = {i: ink_box(image, widgets[i].box) for i in unnamed}
-        inks = {i: ink.padded(UNNAMED_PAD, widgets[i].box) for i, ink in inks.items() if ink is not None}
+        found = {i: ink_box(image, widgets[i].box) for i in unnamed}
+        inks = {i: ink.padded(UNNAMED_PAD, widgets[i].box) for i, ink in found.items() if ink is not None}
         crops = [np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in inks.values()]  # BGR, as OCR reads
         named = list(widgets)
         for index, reading in zip(inks, self.engine.recognise(crops) if crops else []):
@@ -262,7 +262,7 @@ class OcrGrounder:
         line, box = label
         if spec.role in ("input", "dropdown"):
             field = find_field(obs.image, box)
-            role = "dropdown" if spec.role == "dropdown" else "input"
+            role: ElementRole = "dropdown" if spec.role == "dropdown" else "input"
             if field is None:
                 detected = field_beside(box, self._controls(obs.image), ("input", "dropdown"))
                 return None if detected is None else self._widget_element(obs, replace(detected, role=role),

@@ -18,8 +18,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from onnx import ModelProto, NodeProto
 
 HARD_SWISH_OPSET = 14  # the first opset with HardSwish
 
@@ -27,7 +31,7 @@ HARD_SWISH_OPSET = 14  # the first opset with HardSwish
 class _Graph:
     """The nodes of one graph with their constants and readers, and the rewrites' bookkeeping."""
 
-    def __init__(self, model) -> None:  # noqa: ANN001
+    def __init__(self, model: ModelProto) -> None:
         from onnx import numpy_helper
 
         self.model = model
@@ -37,8 +41,8 @@ class _Graph:
             if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
                 self.constants[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
         self.outputs = {o.name for o in self.graph.output}
-        self.readers: dict[str, list] = {}
-        self.producer: dict[str, object] = {}
+        self.readers: dict[str, list[NodeProto]] = {}
+        self.producer: dict[str, NodeProto] = {}
         self.dropped: set[int] = set()  # nodes the rewrite under way removes
         self.renamed: dict[str, str] = {}  # outputs it removes -> what their readers read instead
         self.refresh()
@@ -65,18 +69,18 @@ class _Graph:
         value = self.constants.get(name)
         return float(value.ravel()[0]) if value is not None and value.size == 1 else None
 
-    def only_reader(self, name: str, op_type: str):  # noqa: ANN201
+    def only_reader(self, name: str, op_type: str) -> NodeProto | None:
         """The node that alone reads `name`, if it is an `op_type` and `name` is no graph output."""
         readers = self.readers.get(name, [])
         if len(readers) == 1 and readers[0].op_type == op_type and name not in self.outputs:
             return readers[0]
         return None
 
-    def other_input(self, node, name: str) -> str:  # noqa: ANN001
+    def other_input(self, node: NodeProto, name: str) -> str:
         """The input of a two-input node that is not `name` (`name` itself for `Mul(x, x)`)."""
         return next((i for i in node.input if i != name), name)
 
-    def scalar_affine(self, name: str):  # noqa: ANN201
+    def scalar_affine(self, name: str) -> tuple[float, float, NodeProto, NodeProto | None] | None:
         """(scale, shift, Mul node, Add node or None) for `Mul(name, c)` optionally followed by `Add(., d)`, c and d
         scalar constants; None when `name` is not read that way alone."""
         mul = self.only_reader(name, "Mul")
@@ -93,7 +97,7 @@ class _Graph:
             number += 1
         return f"{stem}{number}"
 
-    def set_weights(self, conv, weight: np.ndarray, bias: np.ndarray) -> None:  # noqa: ANN001
+    def set_weights(self, conv: NodeProto, weight: np.ndarray, bias: np.ndarray) -> None:
         from onnx import numpy_helper
 
         names = tuple(self.new_name(f"{conv.output[0]}__{part}") for part in ("weight", "bias"))
@@ -103,14 +107,14 @@ class _Graph:
         del conv.input[1:]
         conv.input.extend(names)
 
-    def conv_weights(self, conv) -> tuple[np.ndarray, np.ndarray] | None:  # noqa: ANN001
+    def conv_weights(self, conv: NodeProto) -> tuple[np.ndarray, np.ndarray] | None:
         weight = self.constants.get(conv.input[1]) if len(conv.input) > 1 else None
         if weight is None:
             return None
         bias = self.constants.get(conv.input[2]) if len(conv.input) > 2 else np.zeros(weight.shape[0], np.float32)
         return (weight, bias) if bias is not None else None
 
-    def drop(self, *nodes) -> None:  # noqa: ANN002
+    def drop(self, *nodes: NodeProto | None) -> None:
         self.dropped.update(id(node) for node in nodes if node is not None)
 
 
@@ -177,7 +181,7 @@ def _affines_into_convs_after(graph: _Graph) -> None:
         graph.renamed[last] = source.output[0]
 
 
-def _padded(conv) -> bool:  # noqa: ANN001
+def _padded(conv: NodeProto) -> bool:
     from onnx import helper
 
     for attribute in conv.attribute:
@@ -200,4 +204,4 @@ def simplified(path: Path) -> bytes:
     for rewrite in (_affines_into_convs_before, _hard_swishes, _affines_into_convs_after):
         rewrite(graph)
         graph.refresh()
-    return model.SerializeToString()
+    return bytes(model.SerializeToString())

@@ -9,13 +9,17 @@ import contextlib
 import hashlib
 import logging
 import os
-from types import CodeType, ModuleType
 from importlib import metadata
 from pathlib import Path
+from types import CodeType, ModuleType
+from typing import TYPE_CHECKING
 
 from deskpilot.core.errors import GroundingError
 
 from . import onnx_graph
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +91,7 @@ def providers(device: str = "auto") -> list[str]:
 
 
 def open_session(path: Path, device: str = "auto", threads: int = 0, what: str = "model",
-                 simplify: bool = False):  # noqa: ANN201
+                 simplify: bool = False) -> InferenceSession:
     """An inference session on `path` with all graph optimisations; `threads` 0 lets ONNX Runtime choose;
     `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's models; cached)."""
     import onnxruntime as ort
@@ -114,6 +118,6 @@ def open_session(path: Path, device: str = "auto", threads: int = 0, what: str =
         raise GroundingError(f"cannot load the {what} {path}: {str(exc).splitlines()[0]}") from None
 
 
-def session_device(session) -> str:  # noqa: ANN001
+def session_device(session: InferenceSession) -> str:
     """'cuda' when the session runs on the GPU, else 'cpu'."""
     return "cuda" if session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"

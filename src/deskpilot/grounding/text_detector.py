@@ -47,7 +47,7 @@ def decode_lines(scores: np.ndarray, ltrb: np.ndarray, scale: float, threshold: 
     if count <= 1:
         return []
     rows, cols = np.nonzero(labels)
-    owners = labels[rows, cols]
+    owners = labels[rows, cols].astype(np.intp)
     centre_x, centre_y = (cols + 0.5) * STRIDE, (rows + 0.5) * STRIDE
     left, top, right, bottom = (ltrb[i, rows, cols] for i in range(4))
     lowest, highest = np.full(count, cols.max(), cols.dtype), np.zeros(count, cols.dtype)
@@ -77,7 +77,8 @@ def _medians(owners: np.ndarray, values: np.ndarray) -> np.ndarray:
     ordered = values[order]
     starts = _starts(owners[order])
     sizes = np.diff(np.r_[starts, len(ordered)])
-    return (ordered[starts + (sizes - 1) // 2] + ordered[starts + sizes // 2]) / 2
+    medians: np.ndarray = (ordered[starts + (sizes - 1) // 2] + ordered[starts + sizes // 2]) / 2
+    return medians
 
 
 class TextLineDetector:

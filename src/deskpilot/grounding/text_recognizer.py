@@ -55,7 +55,8 @@ def normalise_line(crop: np.ndarray) -> np.ndarray:
     low, high = percentiles(resized, (2, 98))
     stretched = np.clip((resized.astype(np.float32) - low) / max(high - low, 16.0), 0.0, 1.0)
     border = np.concatenate([stretched[0], stretched[-1], stretched[:, 0], stretched[:, -1]])
-    return 1.0 - stretched if np.median(border) > 0.5 else stretched
+    ink_bright: np.ndarray = 1.0 - stretched if np.median(border) > 0.5 else stretched
+    return ink_bright
 
 
 def line_batch(lines: list[np.ndarray]) -> tuple[np.ndarray, list[int]]:

@@ -30,6 +30,7 @@ from deskpilot.core.errors import DeskpilotError, GoalFailed, GroundingError, Pl
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.outcome import RunResult, outcome_of
+from deskpilot.core.periodic import Periodic
 from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen, changed_box
 from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
@@ -96,7 +97,7 @@ class Agent:
         steps: list[Step] = []
         outcome, detail = "max_steps", f"stopped after the step limit of {max_steps}"
         check = None
-        watch: CornerWatch | None = None
+        watch: Periodic | None = None
         try:
             if refusal is not None:
                 raise refusal

@@ -47,7 +47,8 @@ def ask_with_one_correction(backend: ChatBackend, messages: list[dict[str, objec
         return reply, parse(reply)
     except unusable as error:
         log.info("unusable answer from %s (%s); asking once more", backend.name, error)
-        retry = [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": correction(error)}]
+        retry: list[dict[str, object]] = [*messages, {"role": "assistant", "content": reply},
+                                          {"role": "user", "content": correction(error)}]
     reply = backend.complete(retry, on_text)
     return reply, parse(reply)
 

@@ -8,6 +8,7 @@ import base64
 import io
 import platform
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -16,6 +17,9 @@ from deskpilot.core.coords import CoordinateSpace, smart_resize
 from deskpilot.core.episode import encode_png
 
 from .families import COORDINATE_RULES
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 PATCH = 28  # Qwen-style vision encoders spend one token per 28x28 patch
 Message = dict[str, object]
@@ -67,7 +71,7 @@ def image_url(image_rgb: np.ndarray) -> str:
     return "data:image/png;base64," + base64.b64encode(encode_png(image_rgb)).decode("ascii")
 
 
-def image_from_url(url: str):  # noqa: ANN201 - a PIL image; PIL is imported only where images are decoded
+def image_from_url(url: str) -> PILImage:  # PIL is imported only where images are decoded
     """A data URL (as `image_url` makes) -> an RGB PIL image, the form transformers processors and TRL take."""
     from PIL import Image
 
@@ -98,7 +102,7 @@ class PromptBuilder:
         system = self.system_prompt(task, current.width, current.height, space) + (f"\n\n{example}" if example else "")
         keep_images = min(self.max_images - 1, len(turns))
         first_turn = 0
-        shown = [] if example_screen is None else [
+        shown: list[Message] = [] if example_screen is None else [
             {"role": "user", "content": [{"type": "text", "text": DEMO_SCREEN_NOTE}, _image_part(example_screen)]}]
         while True:
             cost = text_tokens(system) + current.tokens + text_tokens(note) + \

@@ -54,7 +54,7 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         return TextPlanner(build_backend(short), on_text=on_text, answers=settings.model_answers)
     from .model_planner import ModelPlanner
 
-    chosen = resolve_family(settings.family, settings.model)
+    chosen = resolve_family(settings.family, settings.model or "")
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
                         token_budget=settings.token_budget, on_text=on_text, example=example,
                         example_screen=example_screen)

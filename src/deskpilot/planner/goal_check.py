@@ -234,7 +234,7 @@ class GoalTracker:
         opened, self.opened = self.opened, None
         if opened is not None and any(e.box.iou(opened.box) > 0.5 for e in lists):
             return  # a click on the drop-down itself closes its list
-        if opened is not None:
+        if opened is not None and action.point is not None:
             option = _option_at(action.point, opened, before)
             if option is not None:
                 self.choices = [c for c in self.choices if c.box != opened.box]
@@ -326,12 +326,12 @@ class GoalTracker:
                        if e.text and e.role not in OPTION_ROLES):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never chosen and is not on the screen")
         for name, box, state in self.toggles:
-            now = [e for e in elements if e.role in ("checkbox", "radio") and e.checked is not None
-                   and e.box.iou(box) > 0.5]
-            if now and now[0].checked is not state:
+            seen = [e for e in elements if e.role in ("checkbox", "radio") and e.checked is not None
+                    and e.box.iou(box) > 0.5]
+            if seen and seen[0].checked is not state:
                 what = "ticked" if state else "unticked"
                 return GoalCheck(False, tuple(held), f"{_quote(name or 'the box')} is not {what}")
-            if now:
+            if seen:
                 held.append(f"{_quote(name or 'the box')} is {'ticked' if state else 'unticked'}")
         for label, changed in self.submits.items():
             if not changed:

@@ -129,7 +129,7 @@ def _replacing_held_text(actions: list[PlannedAction]) -> list[PlannedAction]:
 def _holds_text_to_replace(action: Action) -> bool:
     if action.kind is ActionKind.HOTKEY:
         return action.keys == ("f2",)
-    return action.kind is ActionKind.CLICK and bool(action.target) and parse_description(action.target).address
+    return action.kind is ActionKind.CLICK and bool(action.target) and parse_description(action.target or "").address
 
 
 def _in_case(action: Action, case: str) -> Action:

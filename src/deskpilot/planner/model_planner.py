@@ -18,6 +18,7 @@ import numpy as np
 
 from deskpilot.core.action_text import parse_response
 from deskpilot.core.actions import Action
+from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError
 from deskpilot.core.geometry import Monitor
@@ -78,7 +79,7 @@ class ModelPlanner:
         self._last = (obs.image, action)
         return Decision(thought, action)
 
-    def _interpret(self, reply: str, space, elements: list[Element]) -> tuple[str, Action]:  # noqa: ANN001
+    def _interpret(self, reply: str, space: CoordinateSpace, elements: list[Element]) -> tuple[str, Action]:
         response = parse_response(reply, space)
         if len(response.actions) > 1:
             log.info("model gave %d actions; taking the first", len(response.actions))

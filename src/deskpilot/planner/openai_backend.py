@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from deskpilot.core.action_text import MAX_RESPONSE_CHARS
 from deskpilot.core.errors import PlannerError
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +39,7 @@ class OpenAIBackend:
                 return self._checked(self._whole_reply(messages, on_text))
             pieces: list[str] = []
             received = 0
-            stream = self._client.chat.completions.create(model=self.model, messages=messages,  # type: ignore[arg-type]
+            stream = self._client.chat.completions.create(model=self.model, messages=_chat(messages),
                                                          max_tokens=self.max_tokens, temperature=self.temperature,
                                                          stream=True)
             with stream:
@@ -104,3 +108,8 @@ class OpenAIBackend:
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _chat(messages: list[dict[str, object]]) -> list[ChatCompletionMessageParam]:
+    """The messages as the OpenAI client types them (they are built to the chat API's shape)."""
+    return cast("list[ChatCompletionMessageParam]", messages)

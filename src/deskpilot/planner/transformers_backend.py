@@ -86,7 +86,7 @@ class TransformersBackend:
             base = base_model(model)
             self.causal = is_causal_lm(base)
             auto = transformers.AutoModelForCausalLM if self.causal else transformers.AutoModelForImageTextToText
-            self.model = auto.from_pretrained(base, dtype=weights)
+            self.model: Any = auto.from_pretrained(base, dtype=weights)  # a model, or a PeftModel around one
             # an adapter folder may hold a tokenizer but no processor: a VLM's processor then comes from the base
             own = ("tokenizer.json", "tokenizer_config.json") if self.causal else ("processor_config.json",
                                                                                    "preprocessor_config.json")
@@ -96,7 +96,7 @@ class TransformersBackend:
                 from peft import PeftModel
 
                 self.model = PeftModel.from_pretrained(self.model, str(source))
-            self.processor = transformers.AutoTokenizer.from_pretrained(processor_source) if self.causal else \
+            self.processor: Any = transformers.AutoTokenizer.from_pretrained(processor_source) if self.causal else \
                 load_processor(processor_source, self.model.config.model_type)
         except (OSError, ValueError, KeyError) as exc:
             raise PlannerError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
@@ -153,7 +153,7 @@ def text_message(message: dict[str, object]) -> dict[str, str]:
     """An OpenAI-format message for a text-only model: its text parts joined (it has no use for images)."""
     content = message["content"]
     if not isinstance(content, str):
-        content = "\n".join(part["text"] for part in content if part.get("type") == "text")  # type: ignore[union-attr]
+        content = "\n".join(part["text"] for part in _parts(content) if part.get("type") == "text")
     return {"role": str(message["role"]), "content": content}
 
 
@@ -163,7 +163,7 @@ def to_hf_message(message: dict[str, object]) -> dict[str, Any]:
     if isinstance(content, str):
         return {"role": message["role"], "content": [{"type": "text", "text": content}]}
     parts: list[dict[str, Any]] = []
-    for part in content:  # type: ignore[union-attr]
+    for part in _parts(content):
         if part["type"] == "image_url":
             parts.append({"type": "image", "image": image_from_url(part["image_url"]["url"])})
         else:
@@ -171,12 +171,18 @@ def to_hf_message(message: dict[str, object]) -> dict[str, Any]:
     return {"role": message["role"], "content": parts}
 
 
+def _parts(content: object) -> list[dict[str, Any]]:
+    """The parts of a message's content that is not a plain string (a list of OpenAI content parts)."""
+    return list(content) if isinstance(content, list) else []
+
+
 def load_processor(source: str, model_type: str) -> Any:
     """AutoProcessor, or for Qwen-VL models on machines without torchvision an image-only processor."""
     import transformers
 
+    auto: Any = transformers  # its Auto classes' from_pretrained are untyped
     try:
-        return transformers.AutoProcessor.from_pretrained(source)
+        return auto.AutoProcessor.from_pretrained(source)
     except (ImportError, AttributeError, ValueError, OSError) as exc:
         if model_type not in QWEN_VL_TYPES:
             raise
@@ -191,6 +197,6 @@ def load_processor(source: str, model_type: str) -> Any:
             super().__init__(image_processor=image_processor, tokenizer=tokenizer, video_processor=None,
                              chat_template=chat_template, **kwargs)
 
-    return ImageOnlyProcessor(image_processor=transformers.AutoImageProcessor.from_pretrained(source),
-                              tokenizer=transformers.AutoTokenizer.from_pretrained(source),
-                              chat_template=transformers.AutoTokenizer.from_pretrained(source).chat_template)
+    return ImageOnlyProcessor(image_processor=auto.AutoImageProcessor.from_pretrained(source),
+                              tokenizer=auto.AutoTokenizer.from_pretrained(source),
+                              chat_template=auto.AutoTokenizer.from_pretrained(source).chat_template)
