@@ -23,10 +23,10 @@ from pathlib import Path
 
 from commands import deskpilot
 
-from deskpilot.evaluation.miniwob import DEFAULT_TASKS
+from deskpilot.evaluation.miniwob.tasks import DEFAULT_TASKS
 from deskpilot.evaluation.rounds import outcomes
 from deskpilot.evaluation.stats import paired, wilson
-from deskpilot.evaluation.tasks import HELD_OUT_TASKS
+from deskpilot.evaluation.miniwob.tasks import HELD_OUT_TASKS
 
 ARMS = {"sft-more": "sft", "kto": "kto", "grpo": "grpo"}
 CONTINUED = {"learning_rate": 2e-4, "warmup_steps": 0, "logging_steps": 10, "save_strategy": "no",

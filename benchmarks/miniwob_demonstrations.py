@@ -27,7 +27,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from deskpilot.core.display import VirtualDisplay  # noqa: E402
 from deskpilot.core.episode import delete_episode, list_episodes, read_episode, rewrite_meta  # noqa: E402
-from deskpilot.evaluation.miniwob_page import MiniWobBrowser  # noqa: E402
+from deskpilot.evaluation.miniwob.page import MiniWobBrowser  # noqa: E402
 
 PAUSE = 0.5  # seconds between a person's actions, so each screen settles in the recording
 BOX = """

@@ -187,7 +187,7 @@ def main() -> None:
         baseline = screen_figures("demo app", capture(screen), folder, args.repeats)
         agent_figures(screen, folder, args.repeats, baseline)
         if args.miniwob:
-            from deskpilot.evaluation.miniwob_page import MiniWobBrowser
+            from deskpilot.evaluation.miniwob.page import MiniWobBrowser
 
             browser = stack.enter_context(MiniWobBrowser(scale=2.0).start("click-tab"))
             browser.reset(7)

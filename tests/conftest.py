@@ -50,6 +50,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.unit)
 
 
+@pytest.fixture
+def miniwob_rules() -> Iterator[None]:
+    """The MiniWoB++ rule pack on, as the MiniWoB harness turns it on; off again after the test."""
+    from deskpilot.core.rule_packs import NONE, use
+    from deskpilot.evaluation.miniwob.rules import MINIWOB
+
+    use(MINIWOB)
+    yield
+    use(NONE)
+
+
 @pytest.fixture(scope="session")
 def xdisplay() -> Iterator[VirtualDisplay]:
     """A fresh Xvfb for the whole session; this process and its children draw on it."""

@@ -98,12 +98,14 @@ def planned(task: str) -> list[tuple[str, str | None, str | None, str | None, st
       ("click", "Submit", None, None, None)]),
     ("Select nothing and click Submit.", [("click", "Submit", None, None, None)]),
 ])
+@pytest.mark.usefixtures("miniwob_rules")
 def test_web_task_phrasings(task, expected):
     """How benchmark-style instructions read: the kind of element and its place stand in for a missing name,
     case directives change the typed text, "both" means two fields, tabs are searched for a target."""
     assert planned(task) == expected
 
 
+@pytest.mark.usefixtures("miniwob_rules")
 def test_typed_secrets_stay_secret_in_both_fields():
     secrets = [p.action for p in parse_instructions('Enter the password "pw1" into both text fields')
                if p.action.kind.value == "type"]

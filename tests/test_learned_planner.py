@@ -26,6 +26,8 @@ FIRST = Element(Box(10, 20, 190, 40), "input", "")
 SECOND = Element(Box(10, 50, 190, 70), "input", "")
 ECHO = Element(Box(10, 0, 300, 15), "text", 'Type "Ada" into the lower field and click OK')
 
+pytestmark = pytest.mark.usefixtures("miniwob_rules")  # the planner and its prompts as MiniWoB has them
+
 
 def screen_of(elements: list[Element]):
     return SomText('Type "Ada" into the lower field and click OK').screen(elements)

@@ -23,8 +23,8 @@ from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.factory import build_grounder
 from deskpilot.planner.agent import Agent
 from deskpilot.planner.offline import OfflinePlanner
-from deskpilot.evaluation.miniwob import run_episode
-from deskpilot.evaluation.miniwob_page import MiniWobBrowser
+from deskpilot.evaluation.miniwob.harness import run_episode
+from deskpilot.evaluation.miniwob.page import MiniWobBrowser
 
 pytestmark = pytest.mark.display
 SMOKE_TASKS = "click-button,enter-text,click-checkboxes,focus-text-2,click-tab-2,choose-list"

@@ -1,5 +1,6 @@
-"""Each rule written for a particular (mostly MiniWoB++) phrasing, pinned on its own, without a browser; and the
-case-directive bug fixed: "capital", "lower" or "upper" alone is no case directive."""
+"""Each rule of the MiniWoB++ pack pinned on its own, without a browser, with the pack on (as the harness has it),
+beside the general readers written for such sentences (by clicking X, select X from the list, text that repeats
+the task); the case-directive bug fixed: "capital", "lower" or "upper" alone is no case directive."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import pytest
 from deskpilot.core.actions import ActionKind
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element
+from deskpilot.evaluation.miniwob.rules import MINIWOB
 from deskpilot.grounding.description import parse_description
-from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
-                                          TAB_SEARCH, echoes_task, next_untried_tab, quoted_at,
-                                          task_echoes)
-from deskpilot.planner.instructions import parse_instructions
+from deskpilot.grounding.task_echoes import echoes_task, quoted_at, task_echoes
+from deskpilot.planner.instructions import BY_CLICKING, SELECT_FROM_LIST, parse_instructions
+from deskpilot.planner.offline import next_untried_tab
+
+CASE_DIRECTIVE, TAB_SEARCH, BOTH_FIELDS, SELECT_NOTHING = (MINIWOB.case_directive, MINIWOB.tab_search,
+                                                           MINIWOB.both_fields, MINIWOB.nothing)
+pytestmark = pytest.mark.usefixtures("miniwob_rules")
 
 
 def steps(task: str) -> list[tuple[str, str | None, str | None]]:

@@ -429,7 +429,7 @@ def test_nothing_but_json_reaches_stdout_without_an_xauth_entry(xdisplay, tmp_pa
 
 def test_no_module_reads_its_own_source_at_run_time():
     """A bundle (PyInstaller) ships byte code, not .py files: only package data may be found through __file__."""
-    allowed = {"resources/__init__.py": "RESOURCES_DIR", "evaluation/miniwob_page.py": "miniwob.__file__"}
+    allowed = {"resources/__init__.py": "RESOURCES_DIR", "evaluation/miniwob/page.py": "miniwob.__file__"}
     for path in SRC.glob("*/**/*.py"):
         relative = path.relative_to(SRC).as_posix()
         source = path.read_text(encoding="utf-8")

@@ -40,7 +40,7 @@ def collect_miniwob_command(
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from deskpilot.evaluation.collect import CollectConfig, Collected, collect_miniwob
-    from deskpilot.evaluation.tasks import COLLECT_TASKS
+    from deskpilot.evaluation.miniwob.tasks import COLLECT_TASKS
 
     chosen = tuple(t.strip() for t in tasks.split(",") if t.strip()) if tasks else COLLECT_TASKS
     if not chosen:
@@ -86,7 +86,7 @@ def collect_miniwob_command(
 @collect_app.command("tasks")
 def collect_tasks(as_json: Annotated[bool, typer.Option("--json", help="print as JSON")] = False) -> None:
     """The MiniWoB++ tasks collected by default, and those kept out for measuring generalisation."""
-    from deskpilot.evaluation.tasks import COLLECT_TASKS, HELD_OUT_TASKS
+    from deskpilot.evaluation.miniwob.tasks import COLLECT_TASKS, HELD_OUT_TASKS
 
     if as_json:
         print(json.dumps({"collect": list(COLLECT_TASKS), "held_out": list(HELD_OUT_TASKS)}))

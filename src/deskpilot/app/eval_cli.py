@@ -35,7 +35,7 @@ def _ensure_screen(stack: ExitStack) -> None:
 
 
 def _tasks(tasks: Optional[str]) -> list[str]:
-    from deskpilot.evaluation.miniwob import DEFAULT_TASKS
+    from deskpilot.evaluation.miniwob.tasks import DEFAULT_TASKS
 
     chosen = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else list(DEFAULT_TASKS)
     if not chosen:
@@ -87,12 +87,16 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
                                                                   "language models)")] = None,
                  scale: ScaleOption = 2.0, json_file: JsonOption = None,
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
-                                                                      "(default: <episodes>/miniwob)")] = None) -> None:
+                                                                      "(default: <episodes>/miniwob)")] = None,
+                 no_pack: Annotated[bool, typer.Option("--no-pack", help="leave the MiniWoB rule pack off: the "
+                                                       "agent reads tasks as a person's agent does")] = False) -> None:
     """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it."""
     from deskpilot.core.settings import load_settings
     from deskpilot.planner.factory import build_planner
-    from deskpilot.evaluation.miniwob import EpisodeScore, evaluate_miniwob
-    from deskpilot.evaluation.miniwob_page import MiniWobBrowser
+    from deskpilot.evaluation.miniwob.harness import EpisodeScore, evaluate_miniwob
+    from deskpilot.core.rule_packs import NONE
+    from deskpilot.evaluation.miniwob.page import MiniWobBrowser
+    from deskpilot.evaluation.miniwob.rules import MINIWOB
 
     if planner not in PLANNERS:
         raise UsageError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
@@ -117,8 +121,10 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
                       + ("" if score.success else f"  [{score.outcome}: {score.detail}]"),
                       markup=False, highlight=False)
 
-        report = evaluate_miniwob(agent, browser, chosen, episodes, seed, on_episode=show)
-    report.update({"planner": planner, "mode": settings.plan_mode if planner != "offline" else None, "model": model,
+        report = evaluate_miniwob(agent, browser, chosen, episodes, seed, on_episode=show,
+                                  rules=NONE if no_pack else MINIWOB)
+    report.update({"rule_pack": "none" if no_pack else MINIWOB.name, "planner": planner,
+                   "mode": settings.plan_mode if planner != "offline" else None, "model": model,
                    "seed": seed, "episodes_dir": str(settings.episodes_dir)})
     _print_miniwob(report)
     write_json(json_file, report)
@@ -190,7 +196,7 @@ def eval_grounding_miniwob(tasks: TasksOption = None, episodes: EpisodesOption =
     from deskpilot.core.screen import Screen
     from deskpilot.core.settings import load_settings
     from deskpilot.evaluation.grounding import ScreenScore, evaluate_grounding
-    from deskpilot.evaluation.miniwob_page import MiniWobBrowser
+    from deskpilot.evaluation.miniwob.page import MiniWobBrowser
 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")
@@ -224,7 +230,7 @@ def eval_detector_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 
     from deskpilot.grounding.detector import UiDetector
     from deskpilot.evaluation.detector_miniwob import evaluate_pages
     from deskpilot.evaluation.grounding import miniwob_screens
-    from deskpilot.evaluation.miniwob_page import MiniWobBrowser
+    from deskpilot.evaluation.miniwob.page import MiniWobBrowser
 
     if episodes < 1:
         raise UsageError("--episodes must be at least 1")

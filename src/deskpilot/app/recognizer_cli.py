@@ -78,8 +78,8 @@ def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher,
     from deskpilot.core.display import ensure_screen
     from deskpilot.core.screen import Screen
     from deskpilot.evaluation.grounding import miniwob_screens
-    from deskpilot.evaluation.miniwob import DEFAULT_TASKS
-    from deskpilot.evaluation.miniwob_page import MiniWobBrowser, all_tasks
+    from deskpilot.evaluation.miniwob.tasks import DEFAULT_TASKS
+    from deskpilot.evaluation.miniwob.page import MiniWobBrowser, all_tasks
     from deskpilot.training.recognizer.data import harvest_screen
 
     chosen = [t for t in all_tasks() if t not in DEFAULT_TASKS] if tasks == "all" else \

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from .rule_packs import active
+
 QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
 
 
@@ -54,28 +56,18 @@ _RANKED_NOUNS = {"radio button": "radio", "text box": "field", "textbox": "field
                  "box": "field"}
 _NOUN = "(?:" + "|".join(_RANKED_NOUNS) + ")"
 _RANK_REFERENCE = re.compile(rf"\b(?P<rank>\d{{1,2}})(?:st|nd|rd|th)\s+(?:[a-z-]+\s+){{0,2}}?"
-                             rf"(?:{_NOUN}\s+)?(?P<noun>{_NOUN})(?:es|s)?\b", re.I)  # "input textbox": the last
-
-
-# What a task may quote as the kind of control it means ('Click on a "checkbox" widget') -> the roles of the
-# controls of that kind: a quoted "text" is a text field, as in HTML's input type; a text area, drawn with a grip in
-# its corner, may be read as a dropdown.
-_KIND_NAMES = {"checkbox": ("checkbox",), "check box": ("checkbox",), "radio": ("radio",),
-               "radio button": ("radio",), "button": ("button",), "link": ("link",), "tab": ("tab",),
-               "text": ("input",), "textbox": ("input",), "text box": ("input",), "text field": ("input",),
-               "input": ("input",), "textarea": ("input", "dropdown"), "text area": ("input", "dropdown"),
-               "dropdown": ("dropdown",), "select": ("dropdown",)}
+                             rf"(?:{_NOUN}\s+)?(?P<noun>{_NOUN})(?:es|s)?\b", re.I)  # "text input box": the last
 
 
 def kind_named(value: str) -> tuple[str, ...]:
-    """The roles of the controls a value names when the value is the name of a kind of control (`checkbox`), else
-    none."""
-    return _KIND_NAMES.get(normalised(value), ())
+    """The roles of the controls a value names when the value is the name of a kind of control (`checkbox`) in the
+    rule pack turned on, else none."""
+    return active().quoted_kinds.get(normalised(value), ())
 
 
 def ranked_references(task: str) -> dict[tuple[str, int], str]:
-    """The controls the task names by their rank, as (family, rank) -> the words that name it: 'Focus into the
-    third input textbox' gives {("field", 3): "3rd input textbox"}, 'check the 2nd checkbox' {("checkbox", 2):
+    """The controls the task names by their rank, as (family, rank) -> the words that name it: 'Click into the
+    third text box' gives {("field", 3): "3rd text box"}, 'check the 2nd checkbox' {("checkbox", 2):
     "2nd checkbox"}."""
     return {(_RANKED_NOUNS[m["noun"].lower()], int(m["rank"])): m.group(0)
             for m in _RANK_REFERENCE.finditer(numbered_ordinals(QUOTED.sub('""', task)))}

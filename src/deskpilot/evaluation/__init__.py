@@ -1,3 +1,4 @@
-"""Live environments with their own rewards, to evaluate an agent and collect episodes: MiniWoB++ from pixels
-(`miniwob_page` drives the page, `miniwob` scores the agent), grounding and detector scores on real MiniWoB
-screens (`grounding`, `detector_miniwob`)."""
+"""Live environments with their own rewards, to evaluate an agent and collect episodes: the MiniWoB++ pack
+(`miniwob/`: the harness, the page driver, the task lists and the rule pack the harness turns on), the desktop-apps
+suite (`desktop`), grounding and detector scores on real MiniWoB screens (`grounding`, `detector_miniwob`), and
+collection, rollouts, branches and rounds on top of them."""

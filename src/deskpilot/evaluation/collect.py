@@ -239,7 +239,7 @@ class Worker:
         from deskpilot.planner.agent import Agent
         from deskpilot.training.verify import CombinedVerifier, HeuristicVerifier
 
-        from .miniwob_page import MiniWobBrowser
+        from .miniwob.page import MiniWobBrowser
 
         display = VirtualDisplay().start()
         self._stack.callback(display.stop)
@@ -283,7 +283,7 @@ class Worker:
         the prefix that answer of the model's (a branch, branches.py). `tag` is kept in the episode's
         `extra.rollout`, with `reenacted` saying whether the whole prefix could be re-enacted (and `branched`, for
         a branch, whether its answer was there to act on)."""
-        from .miniwob import run_episode
+        from .miniwob.harness import run_episode
 
         policy = self.agent.planner
         branch = (int(tag["answer"]), int(tag["answers"])) if tag is not None and "answer" in tag else None

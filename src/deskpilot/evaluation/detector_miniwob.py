@@ -11,7 +11,7 @@ import numpy as np
 from deskpilot.grounding.detector import UI_CLASSES, UiDetector
 from deskpilot.training.detector.evaluate import evaluate_truths
 
-from .miniwob_page import PageElement
+from .miniwob.page import PageElement
 
 # DOM tags (input types as input_<type>) standing for each detector class on MiniWoB pages.
 TAG_CLASSES = {"button": "button", "input_button": "button", "input_submit": "button", "input_reset": "button",

@@ -18,7 +18,7 @@ from deskpilot.grounding.description import TargetSpec, nth, parse_description
 from deskpilot.grounding.text_match import tidy
 from deskpilot.planner.instructions import parse_instructions
 
-from .miniwob_page import MiniWobBrowser, PageElement
+from .miniwob.page import MiniWobBrowser, PageElement
 
 SETTLE_SECONDS = 1.0
 # DOM tags standing for each kind of element a description can name without text.

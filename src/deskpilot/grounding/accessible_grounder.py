@@ -14,7 +14,7 @@ from deskpilot.core.observation import Element, ElementRole, Observation
 from .accessibility import AccessibilityTree, AccessibleNode, AccessibleScreen
 from .description import TargetSpec, nth, parse_description
 from .ocr_grounder import OcrGrounder
-from .phrasings import echoes_task
+from .task_echoes import echoes_task
 from .text_match import EXTRA_TEXT_COST, EXTRA_TEXT_MAX, SQUASHED, match_text
 
 ALL_ROLES: tuple[ElementRole, ...] = ("button", "icon", "menu_item", "tab", "list_item", "checkbox", "radio",

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeVar
 
 from deskpilot.core.observation import ElementRole
+from deskpilot.core.rule_packs import active
 
-from .phrasings import BENCHMARK_ROLE_WORDS
 
 T = TypeVar("T")
 
@@ -22,11 +23,21 @@ ROLE_WORDS: dict[str, ElementRole] = {
     "text input": "input", "input field": "input", "input box": "input",
     "button": "button", "link": "link", "icon": "icon", "file": "icon", "folder": "icon", "tab": "tab",
     "menu item": "menu_item", "menu": "menu_item", "item": "list_item", "slider": "slider",
-    **BENCHMARK_ROLE_WORDS,
+    "list": "dropdown",  # "the Country list": a drop-down list, or a list box
 }
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "1st": 1, "2nd": 2, "3rd": 3,
             "4th": 4, "5th": 5}
-_ROLE_PATTERN = "|".join(sorted((re.escape(w) for w in ROLE_WORDS), key=len, reverse=True))
+
+
+def role_words() -> dict[str, ElementRole]:
+    """The words for kinds of element: the general ones, and those of the rule pack turned on."""
+    return {**ROLE_WORDS, **active().role_words}
+
+
+@lru_cache(maxsize=4)
+def _role_pattern(pack: str) -> str:
+    """A regex alternative of every role word (longest first) while the pack named `pack` is on."""
+    return "|".join(sorted((re.escape(w) for w in role_words()), key=len, reverse=True))
 _QUOTED = re.compile(r"[\"“”']([^\"“”']+)[\"“”']")
 # "the location bar", "the URL field"; not "the Address field" or "the Location field" (form labels).
 _ADDRESS = re.compile(r"^(?:the\s+)?(?:(?:location|address|path|url|uri)\s+bar|(?:url|uri)\s+(?:field|box|entry))$",
@@ -69,22 +80,22 @@ def parse_description(description: str) -> TargetSpec:
     if first in ORDINALS and _is_ordinal(rest):
         ordinal = ORDINALS[first]
         rest = rest[len(first):].strip()
-    role_match = re.search(rf"(?:^|\s)({_ROLE_PATTERN})s?\s*$", rest, flags=re.I)
+    roles = _role_pattern(active().name)
+    role_match = re.search(rf"(?:^|\s)({roles})s?\s*$", rest, flags=re.I)
     if role_match is None:
-        role_match = re.match(rf"^({_ROLE_PATTERN})s?\b\s*(?:labell?ed|named|called|saying|with text)?\s*", rest,
-                              flags=re.I)
+        role_match = re.match(rf"^({roles})s?\b\s*(?:labell?ed|named|called|saying|with text)?\s*", rest, flags=re.I)
         if role_match and rest[:1].isupper() and not quoted and re.search(r"[A-Z]", rest[role_match.end():][:1]):
             role_match = None  # "Select All", "Check Spelling": a name that starts with a role word
         if role_match and re.match(r"[#\d]", rest[role_match.end():]):
-            role = ROLE_WORDS[role_match.group(1).lower()]  # "Tab #2", "Step 3": the role word is in the name
+            role = role_words()[role_match.group(1).lower()]  # "Tab #2", "Step 3": the role word is in the name
         elif role_match and (quoted or rest[role_match.end():]):
-            role = ROLE_WORDS[role_match.group(1).lower()]
+            role = role_words()[role_match.group(1).lower()]
             rest = rest[role_match.end():]
         elif role_match:
-            role = ROLE_WORDS[role_match.group(1).lower()]
+            role = role_words()[role_match.group(1).lower()]
             rest = ""
     else:
-        role = ROLE_WORDS[role_match.group(1).lower()]
+        role = role_words()[role_match.group(1).lower()]
         rest = rest[: role_match.start()]
     rest = re.sub(r"\s+(labell?ed|named|called)$", "", rest.strip(), flags=re.I)
     if not rest and not quoted and not had_article and named[:1].isupper() and " " not in named.strip():
@@ -100,7 +111,7 @@ def _is_ordinal(text: str) -> bool:
     word, _, after = text.partition(" ")
     if word[:1].isdigit():
         return True
-    if re.fullmatch(rf"(?:{_ROLE_PATTERN})s?", after.strip(), flags=re.I):
+    if re.fullmatch(rf"(?:{_role_pattern(active().name)})s?", after.strip(), flags=re.I):
         return True
     return word.islower() and after[:1].isupper()
 

@@ -22,7 +22,7 @@ from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box
 from .ocr import OcrEngine, TextLine
-from .phrasings import echoes_task, quoted_at
+from .task_echoes import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
 from .widgets import find_field, find_toggle, rectangles, toggle_checked, toggle_shaped
 

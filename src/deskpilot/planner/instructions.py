@@ -3,12 +3,13 @@
     Click "Save"; double-click the Report.txt icon; type "Ada Lovelace" into Full name; press ctrl+s;
     select "Blue" from Colour then click OK; check "Remember me"; scroll down 3 times; wait 2 seconds;
     Enter the username "x" and the password "y" into the text fields and press login.
-    Focus into the 2nd text field; type "ADA" in lower case into the text field; enter "pw" into both text fields;
-    close the dialog by clicking "x"; expand the section; switch between the tabs to find and click the link "x".
+    Focus into the 2nd text field; close the dialog by clicking "x"; expand the section.
     Save the file as "notes.txt" in Documents; select all the text with ctrl+a; press Down twice; answer No.
 
 Clauses are joined by `then`, `and`, commas, semicolons or full stops; a clause with no verb of its own
 ("... and the password "y" ...") continues the previous verb. Anything else is a PlannerError, never a guess.
+A benchmark's rule pack (core.rule_packs), when a harness turns one on, adds its own clauses: a case for the typed
+text, a value for two fields, tabs to look through, a clause that asks for nothing.
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ from typing import NamedTuple
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.keys import is_key_combo, split_combo
+from deskpilot.core.rule_packs import active, in_case
 from deskpilot.core.secrets import is_secret_label
-from deskpilot.grounding.description import ROLE_WORDS, parse_description
-from deskpilot.grounding.phrasings import (BOTH_FIELDS, BY_CLICKING, CASE_DIRECTIVE, SELECT_FROM_LIST, SELECT_NOTHING,
-                                          TAB_SEARCH, in_case)
+from deskpilot.grounding.description import parse_description, role_words
 
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
         'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
-        'wait N seconds, hover over X, drag X to Y, switch between the tabs to find X, save as "NAME" [in FOLDER], '
+        'wait N seconds, hover over X, drag X to Y, save as "NAME" [in FOLDER], '
         'rename X to "NAME", set FIELD to VALUE, create a new folder named "NAME", run the command "CMD", '
         'save/copy/paste/undo, DO X with KEYS, close the dialog, joined by "then", "and", commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
@@ -72,6 +72,15 @@ class PlannedAction(NamedTuple):
     unless_seen: str | None = None
 
 
+# "Close the dialog by clicking the "x"": the "by clicking X" part is the action.
+BY_CLICKING = re.compile(r"\bby\s+(?:clicking|pressing|tapping|hitting)\s+(?:on\s+)?(?P<what>.+)$", re.I)
+# "Select Heard Island and McDonald Islands from the list and click Submit": everything up to "from the list" is the
+# option's name, "and" included, so it is quoted before the task is split into clauses.
+SELECT_FROM_LIST = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"“”«,;]+?)\s+"
+                              r"(?P<rest>(?:from|in)\s+(?:the\s+)?(?:\w+\s+)?"
+                              r"(?:list|dropdown|drop-down|menu|combo\s?box|select)\b)", re.I)
+
+
 def parse_instructions(task: str) -> list[PlannedAction]:
     """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
     quoted = _Quoted(SELECT_FROM_LIST.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
@@ -80,14 +89,14 @@ def parse_instructions(task: str) -> list[PlannedAction]:
     actions: list[PlannedAction] = []
     verb = ""
     look_in: str | None = None
+    rules = active()
     for raw in clauses:
         clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
         while _FILLER.match(clause):
             clause = _FILLER.sub("", clause).strip()
         if not clause:
             continue
-        search = TAB_SEARCH.match(clause)
-        if search:
+        if rules.tab_search.match(clause):
             look_in = "tabs"
             continue
         if not _starts_with_verb(clause):
@@ -95,11 +104,13 @@ def parse_instructions(task: str) -> list[PlannedAction]:
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
+        if rules.nothing.match(clause):
+            continue
         by_clicking = BY_CLICKING.search(clause)
         if by_clicking:
             clause = f"click {by_clicking.group('what')}"
-        case = CASE_DIRECTIVE.search(clause)
-        clause = CASE_DIRECTIVE.sub("", clause) if case else clause
+        case = rules.case_directive.search(clause)
+        clause = rules.case_directive.sub("", clause) if case else clause
         planned = _parse_clause(clause, quoted)
         if case:
             planned = [p._replace(action=_in_case(p.action, case.group("case"))) for p in planned]
@@ -159,7 +170,7 @@ def _target(text: str, quoted: _Quoted) -> str:
 
 def _field_target(field: str, quoted: _Quoted) -> str:
     target = _target(re.sub(r"^(the|your|a|an)\s+", "", field.strip(), flags=re.I), quoted)
-    has_role = any(re.search(rf"\b{re.escape(word)}s?$", target, re.I) for word in ROLE_WORDS)
+    has_role = any(re.search(rf"\b{re.escape(word)}s?$", target, re.I) for word in role_words())
     return target if has_role else f"{target} field"
 
 
@@ -172,11 +183,11 @@ def _click(kind: ActionKind, target: str) -> Action:
 
 
 def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
-    """Click the field, then type. `where` ("into both text fields") may name more than one field."""
+    """Click the field, then type. `where` may name two fields, where the rule pack turned on says how."""
     target = _field_target(field, quoted)
     secret = is_secret_label(target)
     typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
-    both = BOTH_FIELDS.match((where or "").strip())
+    both = active().both_fields.match((where or "").strip())
     if both:
         kind = _field_target(both.group("kind"), quoted)
         return [a for n in ("first", "second") for a in (_click(ActionKind.CLICK, f"{n} {kind}"), typed)]
@@ -288,7 +299,7 @@ def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
         box = _target(re.sub(r"^(the|a|an)\s+", "", match.group("list"), flags=re.I), quoted)
         if _CONTAINERS.fullmatch(box):  # "pick 20 in the calendar": the place it is in, nothing to open
             return [PlannedAction(_click(ActionKind.CLICK, option))]
-        has_role = any(re.search(rf"\b{re.escape(w)}s?$", box, re.I) for w in ROLE_WORDS)
+        has_role = any(re.search(rf"\b{re.escape(w)}s?$", box, re.I) for w in role_words())
         return [PlannedAction(_click(ActionKind.CLICK, box if has_role else f"{box} dropdown"), unless_seen=option),
                 PlannedAction(_click(ActionKind.CLICK, option), or_type=_value(match.group("option"), quoted))]
     return [PlannedAction(_click(ActionKind.CLICK, option))]
@@ -299,7 +310,7 @@ _CONTAINERS = re.compile(r"(?:calendar|table|grid|tree|window|dialog|dialogue|pa
 
 def _toggle(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
     target = _target(match.group("what"), quoted)
-    has_role = any(re.search(rf"\b{re.escape(w)}s?$", target, re.I) for w in ROLE_WORDS)
+    has_role = any(re.search(rf"\b{re.escape(w)}s?$", target, re.I) for w in role_words())
     click = _click(ActionKind.CLICK, target if has_role else f"{target} checkbox")
     return [PlannedAction(click, ensure_checked=not match.group("un"))]
 
@@ -353,7 +364,6 @@ _RULES: list[Rule] = [
     (re.compile(r"^(?:right[- ]?click|rightclick)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.RIGHT_CLICK, _target(m.group("what"), q))]),
     (re.compile(r"^open\s+(?P<what>.+)$", re.I), _open),
-    (SELECT_NOTHING, lambda m, q: []),
     (re.compile(r"^(?:select|choose|pick)\s+(?P<option>.+?)\s+(?:from|in)\s+(?P<list>.+)$", re.I), _select),
     (re.compile(r"^focus\s+(?:on\s+|into\s+|in\s+|inside\s+)?(?P<what>.+)$", re.I), _focus),
     (re.compile(r"^(?:expand|collapse|close|dismiss)\s+(?P<what>.+)$", re.I), _expand),

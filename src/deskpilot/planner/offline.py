@@ -10,7 +10,6 @@ from deskpilot.core.episode import Step
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation
 from deskpilot.grounding.base import Grounder
-from deskpilot.grounding.phrasings import next_untried_tab
 
 from .base import Decision
 from .instructions import PlannedAction, parse_instructions
@@ -112,3 +111,20 @@ class OfflinePlanner:
             return False
         element = self.grounder.locate(obs, planned.action.target)
         return element is not None and element.checked is planned.ensure_checked
+
+
+TAB_ROW_TOLERANCE = 6  # pixels: tabs of one row share their top and their height within this
+
+
+def next_untried_tab(elements: list[Element], tried: list[Box]) -> Element | None:
+    """For a task that asks to look through tabs: the first tab of the screen's tab row not tried yet (no box
+    tried holds its centre: the active tab is drawn a little larger than the others, so its box moves when it
+    turns active or inactive). A tab row is two or more named button-like controls of one height side by side on
+    one line."""
+    controls = [e for e in elements if e.source != "ocr" and e.role in ("button", "tab") and e.text]
+    for first in sorted(controls, key=lambda e: (e.box.y0, e.box.x0)):
+        row = sorted((e for e in controls if abs(e.box.y0 - first.box.y0) <= TAB_ROW_TOLERANCE
+                      and abs(e.box.height - first.box.height) <= TAB_ROW_TOLERANCE), key=lambda e: e.box.x0)
+        if len(row) >= 2:
+            return next((e for e in row if not any(box.contains(*e.center) for box in tried)), None)
+    return None

@@ -10,15 +10,15 @@ rather than look up:
 
 Values are the task's quoted strings, its unquoted literals (numbers, dates, times, @handles: core.task_text) and
 the phrases of the task that name an element on the screen, numbered in the order the task says them (later finds
-appended) and kept for the episode. A quoted value the task asks to type in a case ('in all lower case letters') is
-that value in that case. An element that shows a value is marked `=$2`, one whose text holds it among other words
-`~$2`, a field typed into `typed`, any other control or line an earlier answer clicked `clicked` (a tab tried
-already, a button pressed: the history names it by a rank that may have moved since); the values line says which
-values were already clicked or typed, so a model need not work that out from the history. A control the task names
-by its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is marked `=$1`: a small
-model copies a mark beside an element far better than it matches a word of the task to a rank. So too for a value
-that names a kind of control ('Click on a "checkbox" widget'), where no element shows it as text: every control of
-that kind is marked `=$1`, and clicking `$1` clicks the first. This module is the
+appended) and kept for the episode. A quoted value the task asks to type in a case (where the rule pack turned on
+has a case directive) is that value in that case. An element that shows a value is marked `=$2`, one whose text
+holds it among other words `~$2`, a field typed into `typed`, any other control or line an earlier answer clicked
+`clicked` (a tab tried already, a button pressed: the history names it by a rank that may have moved since); the
+values line says which values were already clicked or typed, so a model need not work that out from the history. A
+control the task names by its rank ('the third textbox') is a value too, `$1="3rd textbox"`, and that control is
+marked `=$1`: a small model copies a mark beside an element far better than it matches a word of the task to a rank.
+So too for a value that names a kind of control (a quoted kind the rule pack turned on knows), where no element
+shows it as text: every control of that kind is marked `=$1`, and clicking `$1` clicks the first. This module is the
 one place that builds these prompts and reads these answers: the planner, the training samples and the rewards all
 use it, so what a model is trained on is what it is asked."""
 
@@ -33,10 +33,11 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
+from deskpilot.core.rule_packs import active, in_case
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
 from deskpilot.core.task_text import (kind_named, literal_values, normalised, numbered_ordinals, ranked_references,
                                       task_values)
-from deskpilot.grounding.phrasings import CASE_DIRECTIVE, in_case, task_echoes
+from deskpilot.grounding.task_echoes import task_echoes
 
 from .task_phrases import comparable, holds_phrase, named_phrase
 
@@ -131,7 +132,8 @@ class SomText:
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._listed: list[Listed] = []  # the latest screen's listed elements
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
-        case = CASE_DIRECTIVE.search(task)  # 'Type "TULA" in all lower case letters': the value to type is "tula"
+        # a value the task asks for in a case (where the rule pack turned on has a case directive), in that case
+        case = active().case_directive.search(task)
         self._given = [*(in_case(v, case["case"]) if case else v for v in task_values(task)),
                        *literal_values(task)]  # known before any screen
         self._ranked = ranked_references(task)  # controls the task names by rank: {("field", 3): "3rd textbox"}
@@ -151,7 +153,7 @@ class SomText:
         screen = TextScreen(list(self.values))
         by_text = {id(element): screen.value_of(element) for element in shown}  # the value each one shows
         kinds = {role: number for number, value in enumerate(self.values, 1) if number not in by_text.values()
-                 for role in kind_named(value)}  # 'a "checkbox" widget': the roles it names
+                 for role in kind_named(value)}  # a value that names a kind of control: the roles it names
         ranks: dict[str, int] = {}
         self._fields = {}
         for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:

@@ -13,6 +13,7 @@ from PySide6.QtCore import QProcess, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
                                QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from deskpilot.evaluation.miniwob.tasks import DEFAULT_TASKS
 from deskpilot.training.metrics import read_metrics
 
 POLL_MS = 500
@@ -48,7 +49,7 @@ class TrainView(QWidget):
         self.rounds.setToolTip("rounds of `deskpilot improve`: collect with the model on MiniWoB++, label, train, "
                                "score on held-out seeds")
         self.tasks = QLineEdit()
-        self.tasks.setPlaceholderText("MiniWoB tasks for rounds, e.g. click-button,login-user")
+        self.tasks.setPlaceholderText(f"MiniWoB tasks for rounds, e.g. {','.join(DEFAULT_TASKS[:2])}")
         self.labeller = QComboBox()
         self.labeller.addItems(["env+heuristic", "rollout"])
         self.labeller.setToolTip("how rounds label steps: the page's reward and the heuristic, or also continuations "

@@ -1,6 +1,7 @@
 """The agent on MiniWoB++ tasks, from pixels: each episode's utterance becomes the agent's task, the agent acts with
 real input on the visible Chromium window, and the page's own reward scores it. Every run is kept as an Episode
-whose steps carry the environment's verdict (the `env` verifier), ready for training."""
+whose steps carry the environment's verdict (the `env` verifier), ready for training. The MiniWoB rule pack
+(`rules.MINIWOB`) is on while an episode runs, unless the caller passes `rules=NONE` (`eval miniwob --no-pack`)."""
 
 from __future__ import annotations
 
@@ -12,18 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.rule_packs import RulePack, use
 from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
 from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.evaluation.check_agreement import check_agreement
 from deskpilot.planner.agent import Agent
 
-from .miniwob_page import MiniWobBrowser
+from .page import MiniWobBrowser
+from .rules import MINIWOB
 from deskpilot.training.verify import EnvVerifier
 
-DEFAULT_TASKS = ("click-button", "click-button-sequence", "click-link", "click-dialog", "click-dialog-2", "click-test",
-                 "click-test-2", "click-checkboxes", "click-option", "click-tab", "click-tab-2", "choose-list",
-                 "enter-text", "enter-text-2", "enter-password", "focus-text", "focus-text-2", "login-user",
-                 "click-collapsible")
 MAX_STEPS = 20
 SETTLE_AFTER_RESET = 1.0  # seconds the first look may wait for the freshly drawn task to stop changing
 
@@ -47,8 +46,10 @@ class EpisodeScore:
         return self.raw_reward > 0
 
 
-def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int) -> EpisodeScore:
-    """One MiniWoB episode, scored by the page; the episode on disk gets the rewards and env labels."""
+def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int, rules: RulePack = MINIWOB) -> EpisodeScore:
+    """One MiniWoB episode, scored by the page, with `rules` on; the episode on disk gets the rewards and env
+    labels."""
+    use(rules)
     browser.open(task)
     utterance = browser.reset(seed)
     agent.screen.wait_until_settled(timeout=SETTLE_AFTER_RESET)
@@ -94,12 +95,13 @@ def _store_scores(directory: Path, task: str, seed: int, raw_reward: float, rewa
 
 
 def evaluate_miniwob(agent: Agent, browser: MiniWobBrowser, tasks: list[str], episodes: int, seed: int,
-                     on_episode: Callable[[EpisodeScore], None] | None = None) -> dict[str, Any]:
-    """Every task `episodes` times (seeds seed, seed+1, ...); the report JSON the CLI writes."""
+                     on_episode: Callable[[EpisodeScore], None] | None = None,
+                     rules: RulePack = MINIWOB) -> dict[str, Any]:
+    """Every task `episodes` times (seeds seed, seed+1, ...) with `rules` on; the report JSON the CLI writes."""
     scores: dict[str, list[EpisodeScore]] = {}
     for task in tasks:
         for number in range(episodes):
-            score = run_episode(agent, browser, task, seed + number)
+            score = run_episode(agent, browser, task, seed + number, rules)
             scores.setdefault(task, []).append(score)
             if on_episode is not None:
                 on_episode(score)

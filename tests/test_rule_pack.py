@@ -1,0 +1,75 @@
+"""The MiniWoB++ rule pack: off for the agent a person runs, on in the harness, and the only place that names a
+MiniWoB task or sentence."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import miniwob
+
+from deskpilot.core.rule_packs import NONE, active, use
+from deskpilot.evaluation.miniwob.rules import MINIWOB
+from deskpilot.grounding.description import parse_description
+from deskpilot.planner.instructions import parse_instructions
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "deskpilot"
+PACK = PACKAGE / "evaluation" / "miniwob"
+# Sentences MiniWoB++ pages say, as the pack's rules quote them: no module outside the pack may carry them.
+SENTENCES = ("select nothing", "switch between the tabs", "in all lower case", "into both text fields",
+             '"checkbox" widget', "input textbox", "click on the link")
+
+
+def miniwob_task_names() -> set[str]:
+    """Every task MiniWoB++ ships (its pages' file names)."""
+    pages = Path(miniwob.__file__).parent
+    return {page.stem for page in pages.rglob("*.html") if "-" in page.stem}
+
+
+def test_no_module_outside_the_pack_names_a_miniwob_task_or_sentence():
+    names = miniwob_task_names()
+    assert {"click-tab-2", "enter-password", "choose-list"} <= names
+    task = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")(?![\w-])")
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if PACK in path.parents:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            said = [m.group(0) for m in task.finditer(line)] + [s for s in SENTENCES if s in line.lower()]
+            found += [f"{path.relative_to(PACKAGE)}:{number}: {word}" for word in said]
+    assert not found, "\n".join(found)
+
+
+def test_the_checker_sees_a_task_name():
+    names = miniwob_task_names()
+    assert any(re.fullmatch(re.escape(name), "click-tab-2") for name in names)
+
+
+def test_the_pack_is_off_unless_a_harness_turns_it_on():
+    assert active() is NONE
+    # "select nothing" is no clause a person's agent knows: it looks for a control named so (an honest failure)
+    assert [p.action.target for p in parse_instructions("Select nothing and click Submit.")] != ["Submit"]
+    typed = [p.action.text for p in parse_instructions('Type "JERALD" in all lower case letters into the Name field')
+             if p.action.text]
+    assert typed != ["jerald"]  # the case directive is the pack's
+    assert parse_description("the option").role != "radio"
+
+
+def test_the_pack_turned_on_reads_miniwob_sentences():
+    use(MINIWOB)
+    try:
+        assert [p.action.text for p in parse_instructions('Type "JERALD" in all lower case letters into the Name '
+                                                          'field') if p.action.text] == ["jerald"]
+        assert parse_description("the option").role == "radio"
+        assert [p.action.target for p in parse_instructions("Select nothing and click Submit.")] == ["Submit"]
+    finally:
+        use(NONE)
+    assert active() is NONE
+
+
+def test_general_readers_stay_on_without_the_pack():
+    """"by clicking X" and "select X from the list" are ordinary English: the general grammar keeps them."""
+    assert [p.action.target for p in parse_instructions('Close the dialog by clicking the "x".')] == ['the "x"']
+    planned = parse_instructions("Select Heard Island and McDonald Islands from the list and click Submit.")
+    assert planned[1].or_type == "Heard Island and McDonald Islands"
+    assert parse_description("the Country list").role == "dropdown"
