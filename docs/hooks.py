@@ -1,5 +1,5 @@
-"""MkDocs hook: the CLI reference (reference/cli.md) is generated from the typer app at build time, so it cannot
-drift from the code."""
+"""MkDocs hooks: the CLI reference (reference/cli.md) is generated from the typer app, and the table of action
+calls in reference/actions.md from the action registry, at build time, so neither can drift from the code."""
 
 from __future__ import annotations
 
@@ -22,3 +22,14 @@ def on_files(files: Files, config: Any) -> Files:
     text = text.replace("\n", "\n" + intro, 1) if text.startswith("# ") else intro + text
     files.append(File.generated(config, "reference/cli.md", content=text))
     return files
+
+
+ACTION_TABLE = "<!-- the action registry's table -->"
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    if ACTION_TABLE not in markdown:
+        return markdown
+    from deskpilot.core.action_registry import reference_table
+
+    return markdown.replace(ACTION_TABLE, reference_table())

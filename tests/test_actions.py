@@ -136,3 +136,24 @@ def test_an_action_line_missing_its_colon_still_reads_but_only_before_a_call():
     assert parse_response("Thought: fine.\nAction  type(content='x')").thought == "fine."
     response = parse_response("Thought: Action items first.\nAction: hotkey(key='enter')")
     assert response.thought == "Action items first." and response.actions[0].keys == ("enter",)
+
+
+def test_every_call_the_prompts_list_parses_to_its_kind():
+    """The registry is the one vocabulary: what the prompts show is what the parser reads, in both forms."""
+    from deskpilot.core.action_registry import ACTIONS, ELEMENT_FORM, POINT_FORM, prompt_calls
+
+    shown = {spec.name: spec.kind for spec in ACTIONS if spec.shown is not None}
+    for form in (POINT_FORM, ELEMENT_FORM):
+        lines = prompt_calls(form).splitlines()
+        assert len(lines) == len(shown)
+        for line in lines:
+            call = line.split("#")[0].strip()
+            action = parse_action(call.replace("x y", "10 20").replace("x1 y1", "1 2").replace("x2 y2", "3 4"))
+            assert action.kind is shown[call.split("(")[0]], call
+
+
+@pytest.mark.parametrize("kind", list(ActionKind))
+def test_every_kind_has_one_canonical_call_and_round_trips(kind):
+    from deskpilot.core.action_registry import call_names, canonical_name
+
+    assert call_names()[canonical_name(kind)] is kind

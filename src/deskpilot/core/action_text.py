@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .action_registry import RELEASE_NAMES, call_args, call_names, canonical_name
 from .actions import MAX_COORDINATE, Action, ActionKind
 from .coords import CoordinateSpace
 from .errors import ActionParseError
@@ -21,32 +22,8 @@ from .keys import split_combo
 
 DEFAULT_SCROLL_TICKS = 5
 
-_CALL_NAMES = {
-    "click": ActionKind.CLICK, "left_single": ActionKind.CLICK, "left_click": ActionKind.CLICK, "tap": ActionKind.CLICK,
-    "left_double": ActionKind.DOUBLE_CLICK, "double_click": ActionKind.DOUBLE_CLICK,
-    "right_single": ActionKind.RIGHT_CLICK, "right_click": ActionKind.RIGHT_CLICK,
-    "drag": ActionKind.DRAG, "select": ActionKind.DRAG, "left_drag": ActionKind.DRAG,
-    "move": ActionKind.MOVE, "hover": ActionKind.MOVE, "mouse_move": ActionKind.MOVE, "move_to": ActionKind.MOVE,
-    "scroll": ActionKind.SCROLL, "type": ActionKind.TYPE, "write": ActionKind.TYPE,
-    "hotkey": ActionKind.HOTKEY, "press": ActionKind.KEY, "keydown": ActionKind.KEY, "key_down": ActionKind.KEY,
-    "release": ActionKind.KEY, "keyup": ActionKind.KEY, "key_up": ActionKind.KEY,
-    "wait": ActionKind.WAIT, "finished": ActionKind.FINISHED, "finish": ActionKind.FINISHED,
-    "call_user": ActionKind.CALL_USER,
-}
-_RELEASE_NAMES = {"release", "keyup", "key_up"}
-_WHERE_ARGS = {"point", "start_point", "start_box", "box", "position", "target", "element"}
-_ARGS: dict[ActionKind, set[str]] = {  # the keyword arguments each kind of call takes
-    **{kind: _WHERE_ARGS for kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK,
-                                      ActionKind.MOVE)},
-    ActionKind.DRAG: _WHERE_ARGS | {"end_point", "end_box", "end_target"},
-    ActionKind.SCROLL: _WHERE_ARGS | {"direction", "amount", "dx", "dy"},
-    ActionKind.TYPE: {"content", "text"},
-    ActionKind.HOTKEY: {"key", "keys", "hotkey"},
-    ActionKind.KEY: {"key", "keys"},
-    ActionKind.WAIT: {"seconds", "time", "duration"},
-    ActionKind.FINISHED: {"content", "answer", "question", "text"},
-    ActionKind.CALL_USER: {"content", "answer", "question", "text"},
-}
+_CALL_NAMES = call_names()
+_ARGS = call_args()
 _POINT_ARGS = ("point", "start_point", "start_box", "box", "position")
 _END_ARGS = ("end_point", "end_box")
 _DIRECTIONS = {"down": (0, 1), "up": (0, -1), "right": (1, 0), "left": (-1, 0)}
@@ -123,12 +100,7 @@ def format_action(action: Action, space: CoordinateSpace | None = None) -> str:
         if target:
             args.append(("target" if point_name != "end_point" else "end_target", target))
 
-    name = {
-        ActionKind.CLICK: "click", ActionKind.DOUBLE_CLICK: "left_double", ActionKind.RIGHT_CLICK: "right_single",
-        ActionKind.DRAG: "drag", ActionKind.MOVE: "move", ActionKind.SCROLL: "scroll", ActionKind.TYPE: "type",
-        ActionKind.HOTKEY: "hotkey", ActionKind.WAIT: "wait", ActionKind.FINISHED: "finished",
-        ActionKind.CALL_USER: "call_user",
-    }.get(kind)
+    name = canonical_name(kind)
     if kind is ActionKind.KEY:
         name = "press" if action.key_state == "press" else "release"
         args.append(("key", action.keys[0]))
@@ -287,7 +259,7 @@ def _build(name: str, args: dict[str, str], space: CoordinateSpace | None) -> Ac
     kind = _CALL_NAMES.get(name.lower())
     if kind is None:
         raise ActionParseError(f"unknown action {name!r}; expected one of {', '.join(sorted(set(_CALL_NAMES)))}")
-    allowed = _ARGS[kind] | {"_0"} | ({"button"} if kind is ActionKind.CLICK else set())
+    allowed = _ARGS[kind] | {"_0"}
     unknown = [key.lstrip("_") for key in args if key not in allowed]
     if unknown:
         raise ActionParseError(f"{name}(...) takes no argument {unknown[0]!r}")
@@ -331,7 +303,7 @@ def _build_kind(kind: ActionKind, name: str, args: dict[str, str], main: str | N
         fields["keys"] = split_combo(_first(args, ("key", "keys", "hotkey")) or main or "")
     elif kind is ActionKind.KEY:
         fields["keys"] = split_combo(_first(args, ("key", "keys")) or main or "")
-        fields["key_state"] = "release" if name in _RELEASE_NAMES else "press"
+        fields["key_state"] = "release" if name in RELEASE_NAMES else "press"
     elif kind is ActionKind.WAIT:
         raw_seconds = _first(args, ("seconds", "time", "duration")) or main
         if raw_seconds:

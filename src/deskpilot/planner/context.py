@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from deskpilot.core.action_registry import ELEMENT_FORM, POINT_FORM, prompt_calls
 from deskpilot.core.coords import CoordinateSpace, smart_resize
 from deskpilot.core.episode import encode_png
 
@@ -92,7 +93,8 @@ class PromptBuilder:
     def system_prompt(self, task: str, width: int, height: int, space: CoordinateSpace) -> str:
         rule = COORDINATE_RULES[space.mode].format(image_width=width, image_height=height)
         return self.template.format(platform=platform.system() or "desktop", image_width=width, image_height=height,
-                                    coordinate_rule=rule, language=self.language, task=task)
+                                    coordinate_rule=rule, language=self.language, task=task,
+                                    point_calls=prompt_calls(POINT_FORM), element_calls=prompt_calls(ELEMENT_FORM))
 
     def messages(self, task: str, turns: list[Turn], current: Screenshot, space: CoordinateSpace,
                  note: str = "", example: str = "", example_screen: Screenshot | None = None) -> list[Message]:

@@ -28,6 +28,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from deskpilot.core.action_registry import compact_calls
 from deskpilot.core.action_text import format_action, parse_response, split_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
@@ -46,8 +47,7 @@ MAX_HISTORY = 8
 SAME_LINE = 0.8  # listed lines this similar are one line read twice
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
-          "with one line: Action: click(target=...) | type(content=...) | hotkey(key=...) | "
-          "scroll(direction=...) | finished(content=...). Name a value of the task as '$N' and an element by its "
+          f"with one line: Action: {compact_calls()}. Name a value of the task as '$N' and an element by its "
           "role and rank ('field 2').")
 HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
 # Roles ranked together: grounding may read a text field that holds text as a dropdown, and a field's rank must
