@@ -16,6 +16,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step, read_episode
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.settings import load_settings
+from deskpilot.core.verdict import Verdict
 
 
 def labelled_episodes(root, count: int = 2) -> list:
@@ -28,10 +29,9 @@ def labelled_episodes(root, count: int = 2) -> list:
             frame = np.full((120, 160, 3), 40 * index + 60 * number, np.uint8)
             name = writer.add_frame(frame)
             label = "good" if number == 0 else "bad"
-            checks = {"checks": {"env": "unknown", "heuristic": "bad"}} if number == 1 else {}
+            checks = {"env": "unknown", "heuristic": "bad"} if number == 1 else None
             writer.append(Step(index, action, name, name, thought="because",
-                               verification={"label": label, "reason": "test", "score": 1.0, "verifier": "human",
-                                             **checks}))
+                               verification=Verdict(label, "test", 1.0, "human", checks)))
         writer.finish("success")
         paths.append(writer.directory)
     return paths
@@ -67,8 +67,8 @@ def test_episodes_view_labels_deletes_and_exports(window, qtbot, tmp_path):
     view.steps.setCurrentRow(1)
     qtbot.mouseClick(view.bad, qtbot_button())
     steps = read_episode(first).steps
-    assert steps[1].verification == {"label": "bad", "reason": "set by a person", "score": 0.0, "verifier": "human"}
-    assert steps[0].verification["verifier"] == "human" and steps[0].verification["reason"] == "test"
+    assert steps[1].verification == Verdict("bad", "set by a person", 0.0, "human")
+    assert steps[0].verification.verifier == "human" and steps[0].verification.reason == "test"
     assert view.steps.item(1).text().startswith("✗ 2. type")
     view.export_to(tmp_path / "dataset")
     from datasets import load_from_disk

@@ -12,6 +12,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Episode, EpisodeMeta, Step, list_episodes, read_episode
 from deskpilot.core.geometry import Point
 from deskpilot.evaluation.branches import Played, judge
+from deskpilot.core.verdict import EnvironmentRun
 
 KEY = {"OPENAI_API_KEY": "sk-test"}
 
@@ -45,19 +46,19 @@ def test_branches_find_the_answer_that_wins_and_blame_the_one_taken(xdisplay, tm
                              str(branches), env=KEY, timeout=300)
         assert labelled.returncode == 0, labelled.stdout + labelled.stderr
     verdicts = [step.verification for step in read_episode(failed).steps if not step.action.is_terminal]
-    assert [v["label"] for v in verdicts] == ["good", "bad", "unknown"], labelled.stdout
-    assert verdicts[1]["reason"] == "this answer lost with the model going on, where type(content='$1') won on " \
+    assert [v.label for v in verdicts] == ["good", "bad", "unknown"], labelled.stdout
+    assert verdicts[1].reason == "this answer lost with the model going on, where type(content='$1') won on " \
                                     "the same screen"
     played = {(e.meta.extra["rollout"]["prefix"], e.meta.extra["rollout"]["answer"]): e
               for e in map(read_episode, list_episodes(branches))}
     assert len(played) == 6  # 3 screens x 2 answers
-    outcome = {key: (e.meta.extra["rollout"]["branched"], e.meta.extra["reward"] > 0) for key, e in played.items()}
+    outcome = {key: (e.meta.extra["rollout"]["branched"], e.meta.environment.won) for key, e in played.items()}
     # one answer on the first and last screens (the second rank is not there to play); two on the typing screen
     assert outcome == {(0, 0): (True, True), (0, 1): (False, False), (1, 0): (True, False), (1, 1): (True, True),
                        (2, 0): (True, False), (2, 1): (False, False)}
-    wrong = [s.verification["label"] for s in played[(1, 0)].steps if not s.action.is_terminal]
+    wrong = [s.verification.label for s in played[(1, 0)].steps if not s.action.is_terminal]
     assert wrong == ["unknown", "bad", "unknown"]  # the losing branch's own answer is bad, beside the winning one
-    right = [s.verification["label"] for s in played[(1, 1)].steps if not s.action.is_terminal]
+    right = [s.verification.label for s in played[(1, 1)].steps if not s.action.is_terminal]
     assert right == ["good", "good", "good"]  # a won branch: a success to learn from, every step good
     with ChatServer([]) as idle:  # resumed: nothing is played again
         again = deskpilot("label", str(failed), "--verifier", "branch", "--model", "scripted", "--base-url",
@@ -71,7 +72,7 @@ def test_a_step_is_blamed_only_against_an_answer_that_won_on_its_screen():
         steps = [Step(i, Action(kind=ActionKind.CLICK, point=Point(1, 1)), "", thought=call)
                  for i, call in enumerate(calls)]
         steps.append(Step(len(calls), Action(kind=ActionKind.FINISHED), ""))
-        meta = EpisodeMeta("e", "task", "agent", 0.0, extra={"miniwob_task": "t", "seed": 1, "reward": -1.0})
+        meta = EpisodeMeta("e", "task", "agent", 0.0, environment=EnvironmentRun("miniwob", "t", 1, -1.0))
         return Episode(None, meta, steps)  # type: ignore[arg-type]
 
     episode = failed("a", "b", "c")

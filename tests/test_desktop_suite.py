@@ -34,11 +34,11 @@ def test_eval_desktop_scores_real_apps_and_keeps_labelled_episodes(tmp_path):
     assert report["mean_success_rate"] == 1.0, result.stderr[-3000:]
     assert set(report["apps"]) == {"Zenity", "Mousepad", "Galculator", "FeatherPad"}
     saved = [read_episode(path) for path in list_episodes(episodes)]
-    assert sorted(e.meta.extra["desktop_task"] for e in saved) == sorted(SMOKE_TASKS)
+    assert sorted(e.meta.environment.task for e in saved) == sorted(SMOKE_TASKS)
     for episode in saved:
-        assert episode.meta.extra["reward"] == 1.0 and episode.meta.app.startswith("desktop/")
+        assert episode.meta.environment.reward == 1.0 and episode.meta.app.startswith("desktop/")
         acting = [s for s in episode.steps if not s.action.is_terminal]
-        assert acting and all(s.verification["label"] == "good" for s in acting)
+        assert acting and all(s.verification.label == "good" for s in acting)
         assert acting[-1].reward == 1.0  # the step after which the checker passed
     # GTK and Qt apps expose their trees: targets came from the accessibility source, with exact boxes
     used = [e for episode in saved for step in episode.steps for e in step.elements]

@@ -16,6 +16,7 @@ from deskpilot.core.episode import (EpisodeWriter, Step, delete_episode, is_bein
 from deskpilot.core.errors import EpisodeError
 from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.observation import Element
+from deskpilot.core.verdict import EnvironmentRun, Verdict
 
 
 def frame(value: int) -> np.ndarray:
@@ -134,14 +135,27 @@ def test_a_dead_writers_episode_is_marked_interrupted_by_repair(tmp_path):
 def test_machine_labels_never_replace_a_persons_without_force(tmp_path):
     writer = write_two_steps(tmp_path)
     writer.finish("success")
-    human = {"label": "bad", "reason": "set by a person", "score": 0.0, "verifier": "human"}
-    machine = {"label": "good", "reason": "changed", "score": 0.9, "verifier": "heuristic"}
+    human = Verdict("bad", "set by a person", 0.0, "human")
+    machine = Verdict("good", "changed", 0.9, "heuristic")
     assert label_steps(writer.directory, {0: human}) == (1, 0)
     assert label_steps(writer.directory, {0: machine, 1: machine}) == (1, 1)
     steps = read_episode(writer.directory).steps
     assert steps[0].verification == human and steps[1].verification == machine
     assert label_steps(writer.directory, {0: machine}, force=True) == (1, 0)
     assert read_episode(writer.directory).steps[0].verification == machine
+    # each step as its writer wrote it: the labels are records beside it
+    assert all("verification" not in json.loads(line) for line in (writer.directory / "steps.jsonl").open())
+    assert len((writer.directory / "labels.jsonl").read_text().splitlines()) == 3
+
+
+def test_a_label_record_that_cannot_be_read_is_skipped_and_the_rest_apply(tmp_path):
+    writer = write_two_steps(tmp_path)
+    writer.finish("success")
+    label_steps(writer.directory, {0: Verdict("good", "ok", 1.0, "heuristic")})
+    with open(writer.directory / "labels.jsonl", "a", encoding="utf-8") as handle:
+        handle.write('{"step": 1, "verdict": {"label": "maybe"}}\n{"step": 99, "reward": 1}\n{"step": 1, "rew')
+    steps = read_episode(writer.directory).steps
+    assert steps[0].verification.label == "good" and steps[1].verification is None and steps[1].reward is None
 
 
 def test_two_concurrent_labellers_keep_both_labels(tmp_path):
@@ -150,13 +164,13 @@ def test_two_concurrent_labellers_keep_both_labels(tmp_path):
     for index in range(40):
         writer.append(Step(index, Action(kind=ActionKind.WAIT), name, name))
     writer.finish("success")
-    script = ("import sys\nfrom deskpilot.core.episode import label_steps\n"
+    script = ("import sys\nfrom deskpilot.core.episode import label_steps\nfrom deskpilot.core.verdict import Verdict\n"
               "for i in range(int(sys.argv[2]), 40, 2):\n"
-              "    label_steps(sys.argv[1], {i: {'label': sys.argv[3], 'verifier': 'human'}})\n")
+              "    label_steps(sys.argv[1], {i: Verdict(sys.argv[3], '', 1.0, 'human')})\n")
     workers = [subprocess.Popen([sys.executable, "-c", script, str(writer.directory), str(start), label])
                for start, label in ((0, "good"), (1, "bad"))]
     assert [w.wait(timeout=120) for w in workers] == [0, 0]
-    labels = [s.verification["label"] for s in read_episode(writer.directory).steps]
+    labels = [s.verification.label for s in read_episode(writer.directory).steps]
     assert labels == ["good", "bad"] * 20
 
 
@@ -178,3 +192,13 @@ def test_a_password_named_in_the_task_never_reaches_episode_json(tmp_path):
     writer.finish("success")
     stored = (writer.directory / "episode.json").read_text()
     assert "s3cret!x" not in stored and "9911" not in stored and "[redacted]" in stored
+
+
+def test_scores_kept_in_extra_by_older_episodes_become_typed(tmp_path):
+    writer = write_two_steps(tmp_path)
+    writer.meta.extra.update({"benchmark": "miniwob", "miniwob_task": "click-test", "seed": 7, "reward": 0.8,
+                              "collect": "offline", "frames": "ends"})
+    writer.finish("success")
+    meta = read_episode(writer.directory).meta
+    assert meta.environment == EnvironmentRun("miniwob", "click-test", 7, 0.8, policy="offline")
+    assert meta.extra == {"frames": "ends"}  # what is not a score stays where it was

@@ -12,6 +12,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeWriter, Step
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
+from deskpilot.core.verdict import Verdict
 
 
 def make_episode(root, task: str, source: str = "agent"):
@@ -19,7 +20,7 @@ def make_episode(root, task: str, source: str = "agent"):
     frames = [writer.add_frame(np.full((40, 60, 3), value, np.uint8)) for value in (10, 120, 240)]
     writer.append(Step(0, Action(kind=ActionKind.CLICK, point=Point(5, 6), target="Save"), frames[0], frames[1],
                        "click it", elements=[Element(Box(1, 1, 20, 12), "button", "Save")],
-                       verification={"label": "good", "reason": "changed", "verifier": "human"}, reward=1.0))
+                       verification=Verdict("good", "changed", 1.0, "human"), reward=1.0))
     writer.append(Step(1, Action(kind=ActionKind.TYPE, text="s3cret", secret=True), frames[1], frames[2]))
     writer.finish("success")
     return writer.directory

@@ -19,6 +19,7 @@ from deskpilot.planner.families import FAMILIES
 from deskpilot.planner.som_text import SomText
 from deskpilot.planner.text_planner import TextPlanner
 from deskpilot.training.samples import SampleBuilder
+from deskpilot.core.verdict import Verdict
 
 OK = Element(Box(10, 100, 90, 130), "button", "OK")
 CANCEL = Element(Box(100, 100, 190, 130), "button", "Cancel")
@@ -266,7 +267,7 @@ def test_training_prompts_equal_the_planners_requests(tmp_path):
         decision = planner.decide(task, history, obs, elements)
         frame = writer.add_frame(obs.image)
         step = Step(index, decision.action, frame, frame, decision.thought, monitor, seen=elements,
-                    verification={"label": "good", "reason": "test", "score": 1.0, "verifier": "env"})
+                    verification=Verdict("good", "test", 1.0, "env"))
         writer.append(step)
         history.append(step)
     writer.finish("success")
@@ -432,11 +433,11 @@ def test_collect_with_two_workers_labels_every_step_and_resumes(collected):
     assert collected["count_after_first"] == 4
     for directory in list_episodes(out):
         episode = read_episode(directory)
-        assert episode.meta.extra["collect"] == "offline" and "reward" in episode.meta.extra
+        assert episode.meta.environment.policy == "offline" and episode.meta.environment.reward is not None
         assert episode.meta.extra["frames"] == "none" and not list((directory / "frames").glob("*.png"))
         acted = [s for s in episode.steps if not s.action.is_terminal]
-        assert acted and all(s.seen and s.verification["label"] in ("good", "bad", "unknown") for s in acted)
-        assert all("heuristic" in s.verification["checks"] for s in acted)
+        assert acted and all(s.seen and s.verification.label in ("good", "bad", "unknown") for s in acted)
+        assert all("heuristic" in s.verification.checks for s in acted)
     second = collected["second"]
     assert second["skipped"] == 4 and second["episodes"] == 2 and len(list_episodes(out)) == 6
 
@@ -595,7 +596,7 @@ def test_kto_on_som_text_steps_weighs_the_labels_and_moves_the_weights(tmp_path)
         frame = writer.add_frame(np.zeros((240, 320, 3), np.uint8))
         for index, action in enumerate(actions):
             writer.append(Step(index, action, frame, frame, "", monitor, seen=elements,
-                               verification={"label": label, "reason": "test", "score": 1.0, "verifier": "env"}))
+                               verification=Verdict(label, "test", 1.0, "env")))
         writer.finish("success" if label == "good" else "failed")
     assert deskpilot("model", "init", "--out", str(fresh), "--size", "micro", "--data", str(data)).returncode == 0
     config = tmp_path / "kto.json"
@@ -637,7 +638,7 @@ def test_grpo_on_som_text_steps_gets_the_environments_reward_for_answers_played_
             frame = writer.add_frame(np.zeros((240, 320, 3), np.uint8))
             for index, action in enumerate(actions):
                 writer.append(Step(index, action, frame, frame, "", monitor, seen=[ECHO, OK, CANCEL, FIRST, SECOND],
-                                   verification={"label": label, "reason": "test", "score": 1.0, "verifier": "env"}))
+                                   verification=Verdict(label, "test", 1.0, "env")))
             writer.finish("success" if reward > 0 else "failed")
     first = [s for s in SampleBuilder(FAMILIES["screen"], mode="som-text").samples([data]) if s.step == 0]
     assert {s.target.outcomes for s in first} == {(("Action: click(target='button 2')", 0.0),

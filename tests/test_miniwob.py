@@ -47,13 +47,15 @@ def test_eval_miniwob_scores_the_agent_and_keeps_labelled_episodes(xdisplay, tmp
     saved = [read_episode(path) for path in list_episodes(episodes)]
     assert len(saved) == 6
     for episode in saved:
-        extra = episode.meta.extra
-        assert extra["benchmark"] == "miniwob" and extra["miniwob_task"] in SMOKE_TASKS
-        if extra["reward"] > 0:
+        run = episode.meta.environment
+        assert run is not None and run.environment == "miniwob" and run.task in SMOKE_TASKS
+        if run.won:
             acting = [s for s in episode.steps if not s.action.is_terminal]
-            assert acting and all(s.verification["verifier"] == "env" for s in acting)
-            assert all(s.verification["label"] == "good" for s in acting)
-            assert acting[-1].reward == extra["reward"]  # the step that ended the episode carries its reward
+            assert acting and all(s.verification.verifier == "env" for s in acting)
+            assert all(s.verification.label == "good" for s in acting)
+            assert acting[-1].reward == run.reward  # the step that ended the episode carries its reward
+        # written once by the agent: the score and labels came afterwards as records, the steps file untouched
+        assert (episode.directory / "labels.jsonl").is_file()
 
 
 class Recording:

@@ -10,6 +10,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import EpisodeMeta, list_episodes, read_episode
 from deskpilot.core.geometry import Point
 from deskpilot.evaluation.rollouts import judge
+from deskpilot.core.verdict import EnvironmentRun
 
 KEY = {"OPENAI_API_KEY": "sk-test"}
 
@@ -42,13 +43,14 @@ def test_continuations_blame_the_step_after_which_the_page_could_no_longer_be_wo
         assert labelled.returncode == 0, labelled.stdout + labelled.stderr
         sampled = {request["temperature"] for request in server.requests[3:]}
     verdicts = [step.verification for step in read_episode(failed).steps if not step.action.is_terminal]
-    assert [v["label"] for v in verdicts] == ["good", "bad", "unknown"], labelled.stdout
-    assert {v["verifier"] for v in verdicts} == {"rollout"}
-    assert verdicts[1]["reason"] == "continuations won 1/1 before this step and none after it"
+    assert [v.label for v in verdicts] == ["good", "bad", "unknown"], labelled.stdout
+    assert {v.verifier for v in verdicts} == {"rollout"}
+    assert verdicts[1].reason == "continuations won 1/1 before this step and none after it"
     assert sampled == {0.7}  # the continuations sample (the endpoint gets the temperature)
     # one continuation from the start, one after each of the first two steps: each re-enacted its prefix
-    metas = [read_episode(d).meta.extra for d in list_episodes(continued)]
-    assert sorted((m["rollout"]["prefix"], m["rollout"]["reenacted"], m["reward"] > 0) for m in metas) == \
+    metas = [read_episode(d).meta for d in list_episodes(continued)]
+    tags = [(m.extra["rollout"], m.environment.won) for m in metas]
+    assert sorted((tag["prefix"], tag["reenacted"], won) for tag, won in tags) == \
         [(0, True, True), (1, True, True), (2, True, False)]
     again = deskpilot("label", str(failed), "--verifier", "rollout", "--model", "scripted", "--base-url",
                       "http://127.0.0.1:9/v1", "--rollouts", "1", "--rollouts-dir", str(continued), env=KEY)
@@ -65,7 +67,7 @@ def test_pages_the_model_never_wins_and_unreenacted_prefixes_get_no_verdict():
     def failed(*kinds: ActionKind) -> Episode:
         steps = [Step(i, Action(kind=kind, point=Point(1, 1)) if kind is ActionKind.CLICK else Action(kind=kind),
                       "") for i, kind in enumerate(kinds)]
-        meta = EpisodeMeta("e", "task", "agent", 0.0, extra={"miniwob_task": "t", "seed": 1, "reward": -1.0})
+        meta = EpisodeMeta("e", "task", "agent", 0.0, environment=EnvironmentRun("miniwob", "t", 1, -1.0))
         return Episode(None, meta, steps)  # type: ignore[arg-type]
 
     three = failed(ActionKind.CLICK, ActionKind.CLICK, ActionKind.CLICK, ActionKind.FINISHED)

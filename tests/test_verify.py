@@ -7,6 +7,7 @@ from conftest import clicks_on_nothing, deskpilot
 from openai_server import ChatServer
 
 from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.verdict import Verdict
 
 
 def test_steps_that_worked_are_labelled_good(demo_app, tmp_path):
@@ -16,18 +17,18 @@ def test_steps_that_worked_are_labelled_good(demo_app, tmp_path):
     result = deskpilot("label", str(path))
     assert result.returncode == 0, result.stderr
     steps = read_episode(path).steps
-    labels = [s.verification["label"] if s.verification else None for s in steps]
+    labels = [s.verification.label if s.verification else None for s in steps]
     assert labels == ["good", "good", "good", None]
-    assert "typed text appeared" in steps[1].verification["reason"]
-    assert all(s.verification["verifier"] == "heuristic" for s in steps[:3])
+    assert "typed text appeared" in steps[1].verification.reason
+    assert all(s.verification.verifier == "heuristic" for s in steps[:3])
 
 
 def test_steps_that_did_nothing_are_labelled_bad(demo_app, tmp_path):
     path = clicks_on_nothing(tmp_path)
     assert deskpilot("label", str(path), "--verifier", "heuristic").returncode == 0
     first, second = read_episode(path).steps
-    assert first.verification["label"] == "bad" and "nothing changed" in first.verification["reason"]
-    assert second.verification["label"] == "bad" and "repeats" in second.verification["reason"]
+    assert first.verification.label == "bad" and "nothing changed" in first.verification.reason
+    assert second.verification.label == "bad" and "repeats" in second.verification.reason
 
 
 def test_a_person_can_overrule_one_step(demo_app, tmp_path):
@@ -37,7 +38,7 @@ def test_a_person_can_overrule_one_step(demo_app, tmp_path):
     assert deskpilot("label", str(path), "--set", "good", "--step", "2").returncode == 0
     steps = read_episode(path).steps
     assert steps[0].verification is None
-    assert steps[1].verification == {"label": "good", "reason": "set by a person", "score": 1.0, "verifier": "human"}
+    assert steps[1].verification == Verdict("good", "set by a person", 1.0, "human")
     assert sorted(p.name for p in (path / "frames").iterdir()) == frames_before
     assert (path / "episode.json").read_text() == meta_before
 
@@ -67,9 +68,9 @@ def test_a_vision_language_judge_labels_steps_over_the_openai_protocol(demo_app,
     assert (before != after).any(), "the action is drawn on the BEFORE screenshot"
     assert "not the JSON object" in server.requests[2]["messages"][-1]["content"]
     verdicts = [s.verification for s in read_episode(path).steps]
-    assert verdicts[0] == {"label": "good", "reason": "the field got focus", "score": 0.9, "verifier": "judge"}
-    assert verdicts[1]["label"] == "bad" and verdicts[1]["score"] == 0.2
-    assert verdicts[2]["label"] == "unknown" and "could not be used" in verdicts[2]["reason"]
+    assert verdicts[0] == Verdict("good", "the field got focus", 0.9, "judge")
+    assert verdicts[1].label == "bad" and verdicts[1].score == 0.2
+    assert verdicts[2].label == "unknown" and "could not be used" in verdicts[2].reason
 
 
 def test_env_reward_labels_steps(tmp_path):

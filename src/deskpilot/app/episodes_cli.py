@@ -58,12 +58,9 @@ def episodes_show(episode: Annotated[Path, typer.Argument(help="an episode folde
     if read.meta.detail:
         out.print(plain(f"     {read.meta.detail}"), markup=False, highlight=False)
     if read.meta.goal_check is not None:
-        from deskpilot.core.outcome import GoalCheck
-
-        out.print(plain(f"     {GoalCheck.from_dict(read.meta.goal_check).describe()}"), markup=False,
-                  highlight=False)
+        out.print(plain(f"     {read.meta.goal_check.describe()}"), markup=False, highlight=False)
     for step in read.steps:
-        label = f"  [{step.verification['label']}]" if step.verification else ""
+        label = f"  [{step.verification.label}]" if step.verification else ""
         out.print(plain(f"{step.index + 1:>3}. {step.action.describe()}{label}  {step.thought}"), markup=False,
                   highlight=False)
 

@@ -13,6 +13,7 @@ import typer
 from deskpilot.app.common import err, out
 from deskpilot.core.episode import label_steps, read_episode
 from deskpilot.core.errors import UsageError
+from deskpilot.core.verdict import Verdict
 
 if TYPE_CHECKING:
     from deskpilot.evaluation.branches import BranchLabeller
@@ -78,11 +79,11 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
         if step is not None and not 1 <= step <= len(episode.steps):
             raise UsageError(f"{path} has no step {step} (it has {len(episode.steps)})")
         verdicts = judge_episode(episode)
-        chosen: dict[int, dict[str, object]] = {}
+        chosen: dict[int, Verdict] = {}
         for recorded, verdict in zip(episode.steps, verdicts):
             if verdict is None or (step is not None and recorded.index != step - 1):
                 continue
-            chosen[recorded.index] = verdict.as_dict()
+            chosen[recorded.index] = verdict
             totals[verdict.label] += 1
             out.print(f"{episode.meta.id} {recorded.index + 1:>3}. {recorded.action.redacted().describe()}: "
                       f"{verdict.label} ({verdict.reason})", markup=False, highlight=False)

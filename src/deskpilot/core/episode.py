@@ -2,12 +2,15 @@
 
     <root>/<id>/episode.json   metadata; replaced atomically (write temp file, then rename)
     <root>/<id>/steps.jsonl    one JSON line per step, appended and flushed after its frames exist
+    <root>/<id>/labels.jsonl   verdicts and rewards given after the run, one record a line, appended
     <root>/<id>/frames/NNNNNN.png
 
 A reader skips a torn or corrupt line (the step in flight when a process died) with one warning per episode, and
 any damage it cannot read past is one EpisodeError, never another exception. A live writer holds a lock on
-`.writer.lock`, so nobody deletes or rewrites an episode that is still being written; labels are merged into
-steps.jsonl under `.steps.lock`, re-read fresh, and a person's label is never replaced by a machine's unless forced.
+`.writer.lock`, so nobody deletes or rewrites an episode that is still being written. Each step is written once, by
+the writer: verdicts and rewards that come later are records appended to labels.jsonl under `.steps.lock` (the
+latest record for a step wins when the episode is read), and a person's label is never replaced by a machine's
+unless forced. The environment's score, the goal check and each verdict are typed (core.verdict).
 """
 
 from __future__ import annotations
@@ -33,11 +36,13 @@ from .errors import DeskpilotError, EpisodeError
 from .geometry import Monitor
 from .observation import Element
 from .secrets import scrub, task_secrets
+from .verdict import EnvironmentRun, GoalCheck, Verdict
 
 log = logging.getLogger(__name__)
 
 EPISODE_FILE = "episode.json"
 STEPS_FILE = "steps.jsonl"
+LABELS_FILE = "labels.jsonl"
 CORRUPT_STEPS_FILE = "steps.corrupt.jsonl"  # lines `episodes repair` took out, kept for the record
 FRAMES_DIR = "frames"
 WRITER_LOCK = ".writer.lock"
@@ -59,10 +64,39 @@ class EpisodeMeta:
     outcome: str = "running"
     detail: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    goal_check: dict[str, Any] | None = None  # the check before "done" (core.outcome.GoalCheck.to_dict())
+    goal_check: GoalCheck | None = None  # the check before "done"
+    environment: EnvironmentRun | None = None  # the score of an environment that scores itself
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
+        data = {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
+        for name in ("goal_check", "environment"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name).to_dict()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Any) -> EpisodeMeta:
+        """From episode.json; a field of the wrong type is a TypeError or ValueError naming it. Scores that
+        episodes from before the typed fields kept in `extra` become `environment`."""
+        if not isinstance(data, dict):
+            raise TypeError(f"expected an object, found {type(data).__name__}")
+        known = {k: v for k, v in data.items() if k not in ("goal_check", "environment")}
+        meta = cls(**known)
+        for name, kind, optional in (("id", str, False), ("task", str, False), ("source", str, False),
+                                     ("started", (int, float), False), ("app", str, True), ("model", str, True),
+                                     ("finished", (int, float), True), ("outcome", str, False),
+                                     ("detail", str, True), ("extra", dict, False)):
+            _typed(getattr(meta, name), kind, name, optional)
+        if meta.source not in ("agent", "demonstration"):
+            raise ValueError(f"source must be agent or demonstration, not {meta.source[:40]!r}")
+        if data.get("goal_check") is not None:
+            meta.goal_check = GoalCheck.from_dict(data["goal_check"])
+        if data.get("environment") is not None:
+            meta.environment = EnvironmentRun.from_dict(data["environment"])
+        else:
+            meta.extra = dict(meta.extra)
+            meta.environment = EnvironmentRun.from_legacy(meta.extra)
+        return meta
 
 
 @dataclass
@@ -77,7 +111,7 @@ class Step:
     monitor: Monitor | None = None
     elements: list[Element] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)
-    verification: dict[str, Any] | None = None
+    verification: Verdict | None = None
     reward: float | None = None
     dry_run: bool = False
     window: str | None = None  # title of the focused window when the step began
@@ -92,7 +126,9 @@ class Step:
         }
         if self.monitor is not None:
             data["monitor"] = self.monitor._asdict()
-        for name in ("verification", "reward", "window"):
+        if self.verification is not None:
+            data["verification"] = self.verification.as_dict()
+        for name in ("reward", "window"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.dry_run:
@@ -109,9 +145,7 @@ class Step:
     def from_dict(cls, data: dict[str, Any]) -> Step:
         """A step from its JSON form; a value of the wrong type, or a frame name that leaves the episode folder,
         is a TypeError or ValueError (the reader sets such a line aside)."""
-        verification = _typed(data.get("verification"), dict, "verification", optional=True)
-        if verification is not None and not isinstance(verification.get("label"), str):
-            raise TypeError("verification needs a text label")
+        verification = None if data.get("verification") is None else Verdict.from_dict(data["verification"])
         timing = _typed(data.get("timing", {}), dict, "timing")
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in timing.values()):
             raise TypeError("timing values must be numbers")
@@ -272,7 +306,7 @@ class EpisodeWriter:
             self._steps.flush()
             os.fsync(self._steps.fileno())
 
-    def finish(self, outcome: str, detail: str | None = None, goal_check: dict[str, Any] | None = None) -> None:
+    def finish(self, outcome: str, detail: str | None = None, goal_check: GoalCheck | None = None) -> None:
         self.meta.outcome = outcome
         self.meta.detail = detail
         self.meta.goal_check = goal_check
@@ -339,11 +373,7 @@ def read_episode(directory: Path | str) -> Episode:
     """The episode in `directory`; any damage it cannot read past is one EpisodeError."""
     directory = Path(directory)
     try:
-        meta_data = json.loads((directory / EPISODE_FILE).read_text(encoding="utf-8"))
-        if not isinstance(meta_data, dict):
-            raise TypeError(f"expected an object, found {type(meta_data).__name__}")
-        meta = EpisodeMeta(**meta_data)
-        _check_meta(meta)
+        meta = EpisodeMeta.from_dict(json.loads((directory / EPISODE_FILE).read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise EpisodeError(f"{directory} is not an episode (no {EPISODE_FILE})") from None
     except OSError as exc:
@@ -352,21 +382,6 @@ def read_episode(directory: Path | str) -> Episode:
         raise EpisodeError(f"{directory / EPISODE_FILE} is corrupt ({type(exc).__name__}: {_short(exc)}); "
                            f"try `deskpilot episodes repair {directory}`") from None
     return Episode(directory, meta, read_steps(directory)[0])
-
-
-def _check_meta(meta: EpisodeMeta) -> None:
-    """A TypeError or ValueError naming the first field of `meta` whose value has the wrong type."""
-    for name, kind, optional in (("id", str, False), ("task", str, False), ("source", str, False),
-                                 ("started", (int, float), False), ("app", str, True), ("model", str, True),
-                                 ("finished", (int, float), True), ("outcome", str, False), ("detail", str, True),
-                                 ("extra", dict, False), ("goal_check", dict, True)):
-        _typed(getattr(meta, name), kind, name, optional)
-    if meta.goal_check is not None:
-        from .outcome import GoalCheck
-
-        GoalCheck.from_dict(meta.goal_check)
-    if meta.source not in ("agent", "demonstration"):
-        raise ValueError(f"source must be agent or demonstration, not {meta.source[:40]!r}")
 
 
 def read_steps(directory: Path) -> tuple[list[Step], list[tuple[int, str]]]:
@@ -395,7 +410,38 @@ def read_steps(directory: Path) -> tuple[list[Step], list[tuple[int, str]]]:
     elif bad:
         numbers = ", ".join(str(number) for number, _ in bad[:5]) + (" ..." if len(bad) > 5 else "")
         log.warning("%s: skipped %d unreadable line(s) (%s; %s)", path, len(bad), numbers, last_error)
+    _apply_labels(directory, steps)
     return steps, bad
+
+
+def _apply_labels(directory: Path, steps: list[Step]) -> None:
+    """Lay the records of labels.jsonl over `steps`, in the order they were written (the latest for a step wins);
+    a record that cannot be read, or names no step, is skipped with one warning."""
+    path = directory / LABELS_FILE
+    try:
+        raw = path.read_bytes() if path.exists() else b""
+    except OSError as exc:
+        raise EpisodeError(f"cannot read {path}: {exc.strerror}") from None
+    by_index = {step.index: step for step in steps}
+    skipped = 0
+    for line in raw.decode("utf-8", errors="replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if not isinstance(record, dict):
+                raise TypeError("a label record must be an object")
+            step = by_index.get(_typed(record.get("step"), int, "step"))
+            if step is None:
+                raise ValueError("the record names no step of the episode")
+            if "verdict" in record:
+                step.verification = Verdict.from_dict(record["verdict"])
+            if "reward" in record:
+                step.reward = float(_typed(record["reward"], (int, float), "reward"))
+        except _UNREADABLE:
+            skipped += 1
+    if skipped:
+        log.warning("%s: skipped %d unreadable label record(s)", path, skipped)
 
 
 def _short(exc: BaseException) -> str:
@@ -413,32 +459,53 @@ def rewrite_steps(episode: Episode, steps: list[Step]) -> None:
 
 
 def _write_steps(directory: Path, steps: list[Step]) -> None:
+    """Write `steps` whole (repair, re-merge): they were read with their label records laid over them, so those
+    records are folded in and labels.jsonl goes."""
     lines = "".join(json.dumps(step.to_dict(), ensure_ascii=False) + "\n" for step in steps)
     write_atomic(directory / STEPS_FILE, lines.encode())
+    (directory / LABELS_FILE).unlink(missing_ok=True)
 
 
-def label_steps(directory: Path | str, verdicts: dict[int, dict[str, Any]], force: bool = False) -> tuple[int, int]:
-    """Merge step verdicts (step index -> verification dict) into an episode on disk: under the steps lock, into
-    a fresh read, so concurrent labellers keep each other's labels. A person's label (verifier "human") is kept
-    unless the new one is a person's too, or `force`. Returns (labels written, human labels kept)."""
+def label_steps(directory: Path | str, verdicts: dict[int, Verdict], force: bool = False) -> tuple[int, int]:
+    """Append step verdicts (step index -> Verdict) to an episode on disk as label records, under the steps lock
+    and judged against a fresh read, so concurrent labellers keep each other's labels. A person's label (verifier
+    "human") is kept unless the new one is a person's too, or `force`. Returns (labels written, human labels
+    kept)."""
     directory = Path(directory)
     if is_being_written(directory):
         raise EpisodeError(f"{directory} is still being written; label it when its run has ended")
     written = kept = 0
+    records = []
     with _locked(directory / STEPS_LOCK):
-        steps = read_episode(directory).steps
-        for step in steps:
+        for step in read_episode(directory).steps:
             verdict = verdicts.get(step.index)
             if verdict is None:
                 continue
-            current = step.verification or {}
-            if current.get("verifier") == "human" and verdict.get("verifier") != "human" and not force:
+            current = step.verification
+            if current is not None and current.verifier == "human" and verdict.verifier != "human" and not force:
                 kept += 1
                 continue
-            step.verification = verdict
+            records.append({"step": step.index, "verdict": verdict.as_dict()})
             written += 1
-        _write_steps(directory, steps)
+        _append_records(directory, records)
     return written, kept
+
+
+def reward_steps(directory: Path | str, rewards: dict[int, float]) -> None:
+    """Append the rewards an environment gave steps (step index -> reward) as label records."""
+    directory = Path(directory)
+    with _locked(directory / STEPS_LOCK):
+        _append_records(directory, [{"step": index, "reward": reward} for index, reward in sorted(rewards.items())])
+
+
+def _append_records(directory: Path, records: list[dict[str, Any]]) -> None:
+    if not records:
+        return
+    with _disk(f"cannot write labels to {directory / LABELS_FILE}"), \
+            open(directory / LABELS_FILE, "a", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records))
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def delete_episode(directory: Path | str) -> None:

@@ -4,39 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from .episode import Step
+from .verdict import GoalCheck
 from .errors import ActionRefused, DeskpilotError, GoalFailed, SafetyStop
-
-
-@dataclass(frozen=True)
-class GoalCheck:
-    """The check before "done": the expectations that held (one line each) and the first that did not."""
-
-    passed: bool
-    held: tuple[str, ...] = ()
-    failed: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"passed": self.passed, "held": list(self.held), **({"failed": self.failed} if self.failed else {})}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> GoalCheck:
-        """From its JSON form; a wrong type is a TypeError."""
-        if not isinstance(data, dict) or not isinstance(data.get("passed"), bool):
-            raise TypeError("goal_check must be an object with a true/false 'passed'")
-        held, failed = data.get("held", []), data.get("failed")
-        if not isinstance(held, list) or not all(isinstance(h, str) for h in held) or not isinstance(failed,
-                                                                                                     (str, type(None))):
-            raise TypeError("goal_check's 'held' must be a list of text and 'failed' text")
-        return cls(data["passed"], tuple(held), failed)
-
-    def describe(self) -> str:
-        """One line: what failed, or what held."""
-        if self.failed:
-            return f"check failed: {self.failed}"
-        return "check passed: " + ("; ".join(self.held) if self.held else "nothing on the screen contradicts it")
 
 
 @dataclass

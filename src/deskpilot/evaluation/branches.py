@@ -28,7 +28,7 @@ from deskpilot.core.action_text import split_response
 from deskpilot.core.actions import Action
 from deskpilot.core.episode import Episode, label_steps, list_episodes, read_episode
 from deskpilot.core.errors import DeskpilotError, EvaluationError
-from deskpilot.training.verify import Verdict
+from deskpilot.core.verdict import Verdict
 
 from .collect import ROLLOUT_KEY, CollectConfig, Collected
 from .rollouts import check_policy, play, replayable_actions
@@ -102,7 +102,7 @@ class BranchLabeller:
             except DeskpilotError:
                 continue
             tag = episode.meta.extra.get(ROLLOUT_KEY)
-            if "reward" in episode.meta.extra and isinstance(tag, dict) and "answer" in tag:
+            if _won(episode) is not None and isinstance(tag, dict) and "answer" in tag:
                 found.append((episode, tag))
         return found
 
@@ -117,8 +117,9 @@ class BranchLabeller:
                         if int(tag["answer"]) == rank - 1 and tag.get("branched")}
             jobs = []
             for of, (episode, actions) in chosen.items():
-                extra = episode.meta.extra
-                jobs += [(extra["miniwob_task"], int(extra["seed"]), tuple(a.to_dict() for a in actions[:k]),
+                run = episode.meta.environment
+                assert run is not None and run.seed is not None  # replayable_actions chose only such episodes
+                jobs += [(run.task, run.seed, tuple(a.to_dict() for a in actions[:k]),
                           {"of": of, "prefix": k, "answer": rank, "answers": config.answers})
                          for k in range(len(actions))
                          if (of, k, rank) not in done and (rank == 0 or (of, k) in playable)]
@@ -139,27 +140,33 @@ def _outcomes(branches: list[tuple[Episode, dict]]) -> dict[str, Outcomes]:
         if (call := _branch_call(episode, tag)) is None:
             continue
         played = found[str(tag["of"])].setdefault(int(tag["prefix"]), Played(set(), set()))
-        (played.won if float(episode.meta.extra["reward"]) > 0 else played.lost).add(call)
+        (played.won if _won(episode) else played.lost).add(call)
     return dict(found)
 
 
-def judge_branch(episode: Episode, tag: dict, outcomes: Outcomes) -> dict[int, dict[str, object]]:
-    """Verdicts (step index -> verification) for a lost branch whose screen another answer won: its branching step
+def _won(episode: Episode) -> bool | None:
+    """Whether the environment scored the episode a win; None where it did not score it."""
+    run = episode.meta.environment
+    return None if run is None or run.reward is None else run.won
+
+
+def judge_branch(episode: Episode, tag: dict, outcomes: Outcomes) -> dict[int, Verdict]:
+    """Verdicts (step index -> Verdict) for a lost branch whose screen another answer won: its branching step
     bad, the steps after it unknown. A won branch keeps the environment's verdicts (all good); so does a lost one
     where no answer won."""
     call = _branch_call(episode, tag)
     played = outcomes.get(int(tag["prefix"]))
-    if call is None or played is None or float(episode.meta.extra["reward"]) > 0 or not played.won - {call}:
+    if call is None or played is None or _won(episode) or not played.won - {call}:
         return {}
     k = int(tag["prefix"])
     winner = sorted(played.won)[0]
     verdicts = {episode.steps[k].index: Verdict(
         "bad", f"this answer lost with the model going on, where {winner} won on the same screen", 0.0,
-        BranchLabeller.name).as_dict()}
+        BranchLabeller.name)}
     for step in episode.steps[k + 1:]:
         if not step.action.is_terminal:
             verdicts[step.index] = Verdict("unknown", "the branch was already lost before this step", 0.5,
-                                           BranchLabeller.name).as_dict()
+                                           BranchLabeller.name)
     return verdicts
 
 
@@ -167,7 +174,8 @@ def judge(episode: Episode, outcomes: Outcomes) -> list[Verdict | None]:
     """Step verdicts of a failed episode from the branches played on its screens (see the module's docstring)."""
     acted = [i for i, step in enumerate(episode.steps) if not step.action.is_terminal]
     verdicts: list[Verdict | None] = [None] * len(episode.steps)
-    lost_by_env = float(episode.meta.extra.get("reward", 0)) < 0  # the page ended the episode as failed
+    lost_by_env = episode.meta.environment is not None and (episode.meta.environment.reward or 0) < 0  # the page
+    # ended the episode as failed
     for k, i in enumerate(acted):
         here = outcomes.get(k)
         if here is None:  # not played (the prefix could not be re-enacted): say nothing more

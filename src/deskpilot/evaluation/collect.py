@@ -23,11 +23,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import (EpisodeMeta, FramePolicy, delete_episode, is_being_written, list_episodes,
-                                    prune_frames, read_episode, rewrite_steps)
+from deskpilot.core.episode import (EpisodeMeta, FramePolicy, delete_episode, is_being_written, label_steps,
+                                    list_episodes, prune_frames, read_episode, rewrite_meta)
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 
-COLLECT_KEY = "collect"  # episode.json `extra` key naming the policy an episode was collected with
 ROLLOUT_KEY = "rollout"  # episode.json `extra` key of a continuation of another episode's steps (rollouts.py)
 POLICIES = ("offline", "explore", "model")
 WORKER_POLL_SECONDS = 0.5
@@ -103,8 +102,9 @@ def pending_jobs(config: CollectConfig) -> tuple[list[tuple[str, int]], int, int
     """(the (task, seed) episodes still to collect, how many are already there, how many unfinished ones from a
     crashed run were removed). Jobs run task by task, so a worker seldom reloads its page."""
     finished, removed = finished_episodes(config.out)
-    done = {(str(meta.extra.get("miniwob_task")), int(meta.extra.get("seed", -1))) for meta in finished
-            if meta.extra.get(COLLECT_KEY) == config.policy_name and ROLLOUT_KEY not in meta.extra}
+    done = {(run.task, run.seed if run.seed is not None else -1) for meta in finished
+            if (run := meta.environment) is not None and run.policy == config.policy_name
+            and ROLLOUT_KEY not in meta.extra}
     wanted = [(task, config.seed + n) for task in config.tasks for n in range(config.episodes)]
     pending = [job for job in wanted if job not in done]
     return pending, len(wanted) - len(pending), removed
@@ -120,7 +120,7 @@ def finished_episodes(out: Path) -> tuple[list[EpisodeMeta], int]:
             meta = read_episode(directory).meta
         except DeskpilotError:
             continue
-        if "reward" in meta.extra:
+        if meta.environment is not None and meta.environment.reward is not None:
             finished.append(meta)
         elif meta.app and meta.app.startswith("miniwob/") and not is_being_written(directory):
             delete_episode(directory)
@@ -301,19 +301,20 @@ class Worker:
         finally:
             replayed, self.agent.planner = self.agent.planner, policy
         episode = read_episode(score.episode_dir)
-        episode.meta.extra[COLLECT_KEY] = self.config.policy_name
+        if episode.meta.environment is not None:
+            episode.meta.environment.policy = self.config.policy_name
         if tag is not None:
             episode.meta.extra[ROLLOUT_KEY] = {**tag, "reenacted": getattr(replayed, "reenacted", 0) == len(prefix)}
             if branch is not None:
                 episode.meta.extra[ROLLOUT_KEY]["branched"] = getattr(replayed, "branched", False)
-        steps = list(episode.steps)
-        for step, verdict in zip(steps, self.verifier.judge_episode(episode)):
-            if verdict is not None:
-                step.verification = verdict.as_dict()
-        rewrite_steps(episode, steps)
-        prune_frames(episode, self.config.frames)  # also writes episode.json, with the policy name
-        labels = Counter((s.verification or {}).get("label", "unknown") for s in steps if not s.action.is_terminal)
-        return Collected(task, seed, score.raw_reward, len(steps), dict(labels), score.seconds)
+        rewrite_meta(episode.directory, episode.meta)
+        verdicts = {step.index: verdict for step, verdict in zip(episode.steps, self.verifier.judge_episode(episode))
+                    if verdict is not None}
+        label_steps(episode.directory, verdicts)
+        prune_frames(episode, self.config.frames)
+        labels = Counter(verdicts[s.index].label if s.index in verdicts else "unknown" for s in episode.steps
+                         if not s.action.is_terminal)
+        return Collected(task, seed, score.raw_reward, len(episode.steps), dict(labels), score.seconds)
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
+from deskpilot.core.episode import Step, label_steps, read_episode, reward_steps, rewrite_meta
+from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.errors import EvaluationError
 from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.evaluation.check_agreement import check_agreement
@@ -104,18 +105,14 @@ def run_task(agent: Agent, session: DesktopSession, task: DesktopTask, repeat: i
 def _store_verdict(directory: Path, task: DesktopTask, repeat: int, success: bool, found: str,
                    passed_at: list[int]) -> None:
     episode = read_episode(directory)
-    episode.meta.extra.update({"benchmark": "desktop", "desktop_task": task.name, "desktop_app": task.app,
-                               "repeat": repeat, "reward": 1.0 if success else -1.0, "reward_reason": found})
+    episode.meta.environment = EnvironmentRun("desktop", task.name, repeat, 1.0 if success else -1.0, None, found,
+                                              app=task.app)
     rewrite_meta(directory, episode.meta)
-    steps = list(episode.steps)
-    for step in steps:
-        if step.index in passed_at:
-            step.reward = 1.0
-    for step, verdict in zip(steps, EnvVerifier().judge_episode(episode)):
-        if verdict is not None:
-            step.verification = verdict.as_dict()
-    episode.steps = steps
-    rewrite_steps(episode, steps)
+    reward_steps(directory, {index: 1.0 for index in passed_at})
+    episode = read_episode(directory)
+    label_steps(directory, {step.index: verdict for step, verdict in zip(episode.steps,
+                                                                         EnvVerifier().judge_episode(episode))
+                            if verdict is not None})
 
 
 def evaluate_desktop(agent: Agent, session: DesktopSession, tasks: list[DesktopTask], repeats: int,

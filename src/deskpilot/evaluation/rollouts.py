@@ -27,7 +27,7 @@ from typing import Any
 from deskpilot.core.actions import Action
 from deskpilot.core.episode import Episode
 from deskpilot.core.errors import EvaluationError
-from deskpilot.training.verify import Verdict
+from deskpilot.core.verdict import Verdict
 
 from .collect import ROLLOUT_KEY, CollectConfig, Collected, CollectSummary, finished_episodes, run_jobs
 
@@ -56,8 +56,8 @@ class RolloutConfig:
 def replayable_actions(episode: Episode, max_actions: int) -> list[Action] | None:
     """The actions of a failed MiniWoB episode that continuations can start from, or None: a success, an episode
     from elsewhere, or one longer than `max_actions`."""
-    extra = episode.meta.extra
-    if "miniwob_task" not in extra or "seed" not in extra or float(extra.get("reward", 0)) > 0:
+    run = episode.meta.environment
+    if run is None or run.environment != "miniwob" or run.seed is None or run.won:
         return None
     actions = [step.action for step in episode.steps if not step.action.is_terminal]
     if not actions or len(actions) > max_actions:
@@ -96,7 +96,8 @@ class RolloutLabeller:
 
     def _continuations(self) -> list[tuple[dict[str, Any], bool]]:
         """(tag, won) of each finished continuation in the folder."""
-        return [(tag, float(meta.extra["reward"]) > 0) for meta in finished_episodes(self.config.out)[0]
+        return [(tag, meta.environment is not None and meta.environment.won)
+                for meta in finished_episodes(self.config.out)[0]
                 if isinstance(tag := meta.extra.get(ROLLOUT_KEY), dict)]
 
     def _run(self, chosen: dict[str, tuple[Episode, list[Action]]],
@@ -107,10 +108,11 @@ class RolloutLabeller:
         values = _values(continuations)
         jobs = []
         for of, (episode, actions) in chosen.items():
-            extra = episode.meta.extra
+            run = episode.meta.environment
+            assert run is not None and run.seed is not None  # replayable_actions chose only such episodes
             for k in prefixes(actions, values.get(of, {})):
                 prefix = tuple(a.to_dict() for a in actions[:k])
-                jobs += [(extra["miniwob_task"], int(extra["seed"]), prefix, {"of": of, "prefix": k, "try": n})
+                jobs += [(run.task, run.seed, prefix, {"of": of, "prefix": k, "try": n})
                          for n in range(self.config.rollouts) if (of, k, n) not in done]
         play(jobs, self.config.collect_config, self.on_episode, self.on_start, "continuations")
 
@@ -151,7 +153,8 @@ def judge(episode: Episode, values: Values) -> list[Verdict | None]:
     won, tried = values.get(0, (0, 0))
     if not won:  # the model never wins this page: its continuations cannot tell which step lost it
         return verdicts
-    lost_by_env = float(episode.meta.extra.get("reward", 0)) < 0  # the page ended the episode as failed
+    lost_by_env = episode.meta.environment is not None and (episode.meta.environment.reward or 0) < 0  # the page
+    # ended the episode as failed
     for k, i in enumerate(acted, 1):
         after = values.get(k, (0, 0)) if k < len(acted) else ((0, 1) if lost_by_env else (0, 0))
         if not after[1]:  # unknown after this step (not re-enacted, or the episode just stopped): say nothing more

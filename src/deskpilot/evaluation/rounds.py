@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.core.episode import Episode, list_episodes, read_episode
+from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 
-from .collect import COLLECT_KEY, CollectConfig, collect_miniwob
+from .collect import CollectConfig, collect_miniwob
 from .stats import paired, wilson
 
 log = logging.getLogger(__name__)
@@ -135,10 +136,10 @@ def _collected(folder: Path, policy: str | None, seeds: range | None) -> Iterato
             episode = read_episode(directory)
         except DeskpilotError:
             continue
-        extra = episode.meta.extra
-        if "reward" not in extra or (policy is not None and extra.get(COLLECT_KEY) != policy):
+        run = episode.meta.environment
+        if run is None or run.reward is None or (policy is not None and run.policy != policy):
             continue
-        if seeds is not None and int(extra.get("seed", -1)) not in seeds:
+        if seeds is not None and (run.seed if run.seed is not None else -1) not in seeds:
             continue
         yield episode
 
@@ -150,11 +151,11 @@ def folder_summary(folder: Path, policy: str | None = None, seeds: range | None 
     labels: Counter[str] = Counter()
     steps = 0
     for episode in _collected(folder, policy, seeds):
-        extra = episode.meta.extra
-        per_task.setdefault(str(extra.get("miniwob_task")), []).append(float(extra["reward"]))
+        run = _scored(episode)
+        per_task.setdefault(run.task, []).append(run.reward or 0.0)
         acted = [s for s in episode.steps if not s.action.is_terminal]
         steps += len(acted)
-        labels.update((s.verification or {}).get("label", "unknown") for s in acted)
+        labels.update(s.verification.label if s.verification else "unknown" for s in acted)
     rewards = [r for task in per_task.values() for r in task]
     return {"episodes": len(rewards), "steps": steps,
             "success_rate": round(sum(r > 0 for r in rewards) / len(rewards), 4) if rewards else 0.0,
@@ -170,8 +171,14 @@ def task_rates(per_task: dict[str, list[bool]]) -> dict[str, float]:
 def outcomes(folder: Path, policy: str | None = None) -> dict[tuple[str, int], bool]:
     """Success of each (task, seed) episode in `folder` (only those of `policy` when given): what two models scored
     on the same seeds are compared by."""
-    return {(str(e.meta.extra.get("miniwob_task")), int(e.meta.extra.get("seed", -1))):
-            float(e.meta.extra["reward"]) > 0 for e in _collected(folder, policy, None)}
+    return {(run.task, run.seed if run.seed is not None else -1): run.won
+            for run in (_scored(e) for e in _collected(folder, policy, None))}
+
+
+def _scored(episode: Episode) -> EnvironmentRun:
+    """The environment's score of an episode `_collected` gave (it has one)."""
+    assert episode.meta.environment is not None
+    return episode.meta.environment
 
 
 def mixed_tasks(folder: Path, policy: str, seeds: range) -> list[str]:
@@ -254,7 +261,7 @@ class Rounds:
                                                                           workers=workers))
         verdicts = labeller.label(episodes)
         for episode in episodes:
-            chosen = {step.index: verdict.as_dict()
+            chosen = {step.index: verdict
                       for step, verdict in zip(episode.steps, verdicts[episode.meta.id]) if verdict is not None}
             if chosen:
                 label_steps(episode.directory, chosen)

@@ -142,7 +142,7 @@ class Agent:
             try:
                 self.controller.release_all()
             finally:
-                writer.finish(outcome, detail, check.to_dict() if check is not None else None)
+                writer.finish(outcome, detail, check)
         return RunResult(outcome, detail, writer.directory, steps, check)
 
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],

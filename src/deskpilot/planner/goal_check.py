@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
-from deskpilot.core.outcome import GoalCheck
+from deskpilot.core.verdict import GoalCheck
 from deskpilot.core.task_text import look_alike
 from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
 

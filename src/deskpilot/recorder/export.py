@@ -24,7 +24,7 @@ def step_rows(episodes: list[Episode]) -> Iterator[dict[str, Any]]:
                 "action": json.dumps(step.action.to_dict(), ensure_ascii=False),
                 "action_text": format_action(step.action.redacted()),
                 "element_text": " | ".join(e.text for e in step.elements),
-                "label": (step.verification or {}).get("label", ""),
+                "label": step.verification.label if step.verification else "",
                 "reward": float(step.reward) if step.reward is not None else None,
                 "before": _image(episode, step.before), "after": _image(episode, step.after),
             }

@@ -16,7 +16,7 @@ from deskpilot.planner.base import ChatBackend, ask_with_one_correction
 from deskpilot.planner.context import Screenshot
 from deskpilot.resources import RESOURCES_DIR
 
-from .verify import Label, Verdict
+from deskpilot.core.verdict import Label, Verdict
 
 PROMPT_FILE = RESOURCES_DIR / "prompts" / "judge_step.txt"
 VERDICT_LABELS: dict[str, Label] = {"correct": "good", "incorrect": "bad", "unsure": "unknown"}

@@ -97,8 +97,8 @@ def episode_dirs(paths: list[Path]) -> list[Path]:
 def step_label(step: Step, episode: Episode) -> Label:
     """A step's verdict. Unverified steps of a person's demonstration count as good, and so does the closing
     `finished` of an episode that succeeded; anything else unverified is unknown."""
-    if step.verification and step.verification.get("label") in ("good", "bad", "unknown"):
-        return step.verification["label"]
+    if step.verification is not None:
+        return step.verification.label
     if episode.meta.source == "demonstration":
         return "good"
     if step.action.kind is ActionKind.FINISHED and episode.meta.outcome == "success":
@@ -108,7 +108,7 @@ def step_label(step: Step, episode: Episode) -> Label:
 
 def verifier_of(step: Step) -> str:
     """Who labelled the step ("env", "heuristic", "judge"), or "" when nobody did."""
-    return str((step.verification or {}).get("verifier") or "")
+    return step.verification.verifier if step.verification else ""
 
 
 def answer_text(step: Step, space: CoordinateSpace) -> str:
@@ -233,8 +233,8 @@ class SampleBuilder:
                 log.warning("skipping %s: it is still being written", directory)
                 continue
             found.extend(self.episode_samples(episode))
-            if isinstance(reward := episode.meta.extra.get("reward"), int | float):
-                rewards[episode.meta.id] = float(reward)
+            if episode.meta.environment is not None and episode.meta.environment.reward is not None:
+                rewards[episode.meta.id] = episode.meta.environment.reward
         return with_outcomes(found, rewards) if self.mode == "som-text" else found
 
 

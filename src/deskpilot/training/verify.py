@@ -1,5 +1,5 @@
 """Step verifiers: label each step of an episode good / bad / unknown, with a reason and a score, from what can
-be seen. Each writes `{label, reason, score, verifier}` into the step's `verification` and nothing else.
+be seen. Each gives a `Verdict` (core.verdict) per step, which `core.episode.label_steps` appends to the episode.
 
 - `heuristic`: from the before/after frames and the action: did the screen change near the action point, did the
   typed text appear (OCR of what changed), did the step repeat an action that had no effect.
@@ -12,8 +12,7 @@ be seen. Each writes `{label, reason, score, verifier}` into the step's `verific
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Literal
+from dataclasses import replace
 
 import numpy as np
 
@@ -21,27 +20,13 @@ from deskpilot.core.actions import ActionKind
 from deskpilot.core.secrets import REDACTED
 from deskpilot.core.episode import Episode, Step
 from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.verdict import Label, Verdict
 from deskpilot.grounding.changes import (CARET_PIXELS, EFFECT_SHARE, changed_near, changed_pixels, changed_regions,
                                          changed_share)
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.grounding.text_match import match_text
 
-Label = Literal["good", "bad", "unknown"]
 TEXT_MATCH = 0.85
-
-
-@dataclass(frozen=True)
-class Verdict:
-    label: Label
-    reason: str
-    score: float
-    verifier: str
-    checks: dict[str, str] | None = None  # the labels of the verifiers a combined verdict was chosen from
-
-    def as_dict(self) -> dict[str, object]:
-        found: dict[str, object] = {"label": self.label, "reason": self.reason, "score": round(self.score, 3),
-                                    "verifier": self.verifier}
-        return found | ({"checks": dict(self.checks)} if self.checks else {})
 
 
 class HeuristicVerifier:
@@ -125,7 +110,7 @@ class HeuristicVerifier:
 
 class EnvVerifier:
     """Labels from the environment's reward: a step's own reward when it has one (the reward of the episode it
-    ended); otherwise the episode's final reward (`extra.reward`) vouches for every step of an episode that earned
+    ended); otherwise the episode's final reward (`environment.reward`) vouches for every step of an episode that earned
     it. A failed episode says nothing about which of its steps went wrong, so its steps stay unknown — the step that
     ended it included, unless it was the episode's only action: the last click of a failed form (Submit) is
     usually right, and blaming it taught KTO that clicking Submit is bad."""
@@ -133,7 +118,7 @@ class EnvVerifier:
     name = "env"
 
     def judge_episode(self, episode: Episode) -> list[Verdict | None]:
-        final = episode.meta.extra.get("reward")
+        final = episode.meta.environment.reward if episode.meta.environment else None
         actions = sum(not step.action.is_terminal for step in episode.steps)
         verdicts: list[Verdict | None] = []
         for step in episode.steps:

@@ -111,8 +111,7 @@ class EpisodesView(QWidget):
 
     @staticmethod
     def _step_text(step) -> str:  # noqa: ANN001 - a Step
-        label = (step.verification or {}).get("label")
-        mark = LABEL_MARKS.get(label, " ")
+        mark = LABEL_MARKS.get(step.verification.label, " ") if step.verification else " "
         return f"{mark} {step.index + 1}. {step.action.redacted().describe()}"
 
     def _show_step(self, row: int) -> None:
@@ -125,13 +124,12 @@ class EpisodesView(QWidget):
         before = self.episode.frame(step.before)
         self.before.show_image(annotate(before, step.monitor_for(before), step.elements, step.action))
         self.after.show_image(self.episode.frame(step.after) if step.after else None)
-        verdict = step.verification or {}
-        verifier = f"({verdict['verifier']})" if "verifier" in verdict else ""
-        every = " · ".join(f"{name}: {label}" for name, label in (verdict.get("checks") or {}).items())
+        verdict = step.verification
+        every = " · ".join(f"{name}: {label}" for name, label in ((verdict.checks or {}) if verdict else {}).items())
+        said = (f"<i>{escape(verdict.label)}</i> {escape(verdict.reason)} ({escape(verdict.verifier)})" if verdict
+                else "<i>unlabelled</i>")
         self.detail.setText(f"<b>{escape(step.action.redacted().describe())}</b><br>{escape(step.thought)}<br>"
-                            f"<i>{escape(str(verdict.get('label', 'unlabelled')))}</i> "
-                            f"{escape(str(verdict.get('reason', '')))} {escape(str(verifier))}"
-                            + (f"<br>every verifier: {escape(every)}" if every else ""))
+                            + said + (f"<br>every verifier: {escape(every)}" if every else ""))
 
     def set_label(self, label: str) -> None:
         """A person's verdict on the current step, written into the episode at once."""
@@ -141,7 +139,7 @@ class EpisodesView(QWidget):
         from deskpilot.training.verify import human_verdict  # with OCR behind it: loaded when first needed
 
         steps = list(self.episode.steps)
-        verdict = human_verdict(label).as_dict()  # type: ignore[arg-type]
+        verdict = human_verdict(label)  # type: ignore[arg-type]
         try:
             label_steps(self.episode.directory, {steps[row].index: verdict})
         except DeskpilotError as exc:

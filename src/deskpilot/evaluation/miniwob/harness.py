@@ -14,7 +14,8 @@ from typing import Any
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.rule_packs import RulePack, use
-from deskpilot.core.episode import Step, read_episode, rewrite_meta, rewrite_steps
+from deskpilot.core.episode import Step, label_steps, read_episode, reward_steps, rewrite_meta
+from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.evaluation.check_agreement import check_agreement
 from deskpilot.planner.agent import Agent
@@ -79,19 +80,16 @@ def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int, rul
 
 def _store_scores(directory: Path, task: str, seed: int, raw_reward: float, reward: float, reason: str | None,
                   ended_at: dict[int, float]) -> None:
+    """The page's score into episode.json (`environment`), and the step rewards and env labels as label records:
+    the steps the agent wrote stay as written."""
     episode = read_episode(directory)
-    episode.meta.extra.update({"benchmark": "miniwob", "miniwob_task": task, "seed": seed, "reward": raw_reward,
-                               "discounted_reward": reward, "reward_reason": reason})
+    episode.meta.environment = EnvironmentRun("miniwob", task, seed, raw_reward, reward, reason)
     rewrite_meta(directory, episode.meta)
-    steps = list(episode.steps)
-    for step in steps:
-        if step.index in ended_at:
-            step.reward = ended_at[step.index]
-    episode.steps = steps
-    for step, verdict in zip(steps, EnvVerifier().judge_episode(episode)):
-        if verdict is not None:
-            step.verification = verdict.as_dict()
-    rewrite_steps(episode, steps)
+    reward_steps(directory, {index: value for index, value in ended_at.items()})
+    episode = read_episode(directory)
+    label_steps(directory, {step.index: verdict for step, verdict in zip(episode.steps,
+                                                                         EnvVerifier().judge_episode(episode))
+                            if verdict is not None})
 
 
 def evaluate_miniwob(agent: Agent, browser: MiniWobBrowser, tasks: list[str], episodes: int, seed: int,
