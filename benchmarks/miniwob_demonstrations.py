@@ -28,6 +28,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from deskpilot.core.display import VirtualDisplay  # noqa: E402
 from deskpilot.core.episode import delete_episode, list_episodes, read_episode, rewrite_meta  # noqa: E402
 from deskpilot.evaluation.miniwob.page import MiniWobBrowser  # noqa: E402
+from deskpilot.core.verdict import EnvironmentRun  # noqa: E402
 
 PAUSE = 0.5  # seconds between a person's actions, so each screen settles in the recording
 BOX = """
@@ -141,8 +142,7 @@ def main() -> None:
                         print(f"{task} seed {seed}: failed ({state.reason}), deleted")
                         continue
                     episode = read_episode(directory)
-                    episode.meta.extra.update({"benchmark": "miniwob", "miniwob_task": task, "seed": seed,
-                                               "reward": state.raw_reward})
+                    episode.meta.environment = EnvironmentRun("miniwob", task, seed, state.raw_reward)
                     rewrite_meta(directory, episode.meta)
                     kept += 1
                     print(f"{task} seed {seed}: {len(episode.steps)} steps, reward {state.raw_reward:g}")

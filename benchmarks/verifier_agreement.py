@@ -29,7 +29,7 @@ def main() -> None:
             except DeskpilotError:
                 continue
             for step in steps:
-                checks = (step.verification or {}).get("checks") or {}
+                checks = (step.verification.checks if step.verification else None) or {}
                 truth = checks.get("env")
                 if truth not in ("good", "bad"):
                     continue

@@ -513,7 +513,7 @@ def test_improve_runs_a_round_of_collect_label_train_score(collected, tmp_path):
     replayed = len(list_episodes(shown))  # the round trained on the replayed episodes beside its own (2 + rollouts)
     assert int(first["trained"]["data"].split(" from ")[1].split()[0]) >= replayed + 2, first["trained"]["data"]
     assert (out / "round-1" / "model" / "config.json").is_file() and (out / "rounds.png").stat().st_size > 0
-    seeds = {read_episode(d).meta.extra["seed"] for d in list_episodes(out / "round-1" / "eval")}
+    seeds = {read_episode(d).meta.environment.seed for d in list_episodes(out / "round-1" / "eval")}
     assert seeds == {500}  # scored on the held-out seed only
     assert first["versus_start"]["episodes"] == 2 and not first["versus_start"]["better"]  # two prove nothing
     assert 0 <= first["interval"][0] <= first["mean_success"] <= first["interval"][1] <= 1

@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import (EpisodeMeta, FramePolicy, delete_episode, is_being_written, label_steps,
-                                    list_episodes, prune_frames, read_episode, rewrite_meta)
+from deskpilot.core.episode import (EpisodeMeta, FramePolicy, delete_episode, is_being_written, list_episodes,
+                                    prune_frames, read_episode, rewrite_meta)
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 
 ROLLOUT_KEY = "rollout"  # episode.json `extra` key of a continuation of another episode's steps (rollouts.py)
@@ -297,7 +297,7 @@ class Worker:
                                       "--epsilon)")
             self.agent.planner = PrefixPlanner([Action.from_dict(a) for a in prefix], policy, branch)
         try:
-            score = run_episode(self.agent, self.browser, task, seed)
+            score = run_episode(self.agent, self.browser, task, seed, verifier=self.verifier)
         finally:
             replayed, self.agent.planner = self.agent.planner, policy
         episode = read_episode(score.episode_dir)
@@ -308,12 +308,9 @@ class Worker:
             if branch is not None:
                 episode.meta.extra[ROLLOUT_KEY]["branched"] = getattr(replayed, "branched", False)
         rewrite_meta(episode.directory, episode.meta)
-        verdicts = {step.index: verdict for step, verdict in zip(episode.steps, self.verifier.judge_episode(episode))
-                    if verdict is not None}
-        label_steps(episode.directory, verdicts)
         prune_frames(episode, self.config.frames)
-        labels = Counter(verdicts[s.index].label if s.index in verdicts else "unknown" for s in episode.steps
-                         if not s.action.is_terminal)
+        labels: Counter[str] = Counter(s.verification.label if s.verification else "unknown" for s in episode.steps
+                                       if not s.action.is_terminal)
         return Collected(task, seed, score.raw_reward, len(episode.steps), dict(labels), score.seconds)
 
     def __exit__(self, *exc: object) -> None:

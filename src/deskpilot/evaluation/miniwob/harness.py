@@ -22,7 +22,7 @@ from deskpilot.planner.agent import Agent
 
 from .page import MiniWobBrowser
 from .rules import MINIWOB
-from deskpilot.training.verify import EnvVerifier
+from deskpilot.training.verify import CombinedVerifier, EnvVerifier
 
 MAX_STEPS = 20
 SETTLE_AFTER_RESET = 1.0  # seconds the first look may wait for the freshly drawn task to stop changing
@@ -47,9 +47,10 @@ class EpisodeScore:
         return self.raw_reward > 0
 
 
-def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int, rules: RulePack = MINIWOB) -> EpisodeScore:
-    """One MiniWoB episode, scored by the page, with `rules` on; the episode on disk gets the rewards and env
-    labels."""
+def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int, rules: RulePack = MINIWOB,
+                verifier: EnvVerifier | CombinedVerifier | None = None) -> EpisodeScore:
+    """One MiniWoB episode, scored by the page, with `rules` on; the episode on disk gets the score, the step
+    rewards and the labels of `verifier` (the environment's by default), once."""
     use(rules)
     browser.open(task)
     utterance = browser.reset(seed)
@@ -71,24 +72,25 @@ def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int, rul
         state = browser.state()
     # A native popup (an open <select> list) is a window of its own and outlives the episode: close it.
     agent.controller.execute(Action(kind=ActionKind.HOTKEY, keys=("escape",)))
-    _store_scores(result.episode_dir, task, seed, state.raw_reward, state.reward, state.reason, ended_at)
+    _store_scores(result.episode_dir, EnvironmentRun("miniwob", task, seed, state.raw_reward, state.reward,
+                                                     state.reason), ended_at, verifier or EnvVerifier())
     shown = scrub(utterance, [secret.value for secret in task_secrets(utterance)])  # printed and reported
     return EpisodeScore(task, seed, shown, state.raw_reward, state.reward, len(result.steps), seconds,
                         result.outcome, result.detail, result.episode_dir,
                         result.check.passed if result.check is not None else None)
 
 
-def _store_scores(directory: Path, task: str, seed: int, raw_reward: float, reward: float, reason: str | None,
-                  ended_at: dict[int, float]) -> None:
-    """The page's score into episode.json (`environment`), and the step rewards and env labels as label records:
-    the steps the agent wrote stay as written."""
+def _store_scores(directory: Path, run: EnvironmentRun, ended_at: dict[int, float],
+                  verifier: EnvVerifier | CombinedVerifier) -> None:
+    """The page's score into episode.json (`environment`), and the step rewards and the verifier's labels as label
+    records: the steps the agent wrote stay as written."""
     episode = read_episode(directory)
-    episode.meta.environment = EnvironmentRun("miniwob", task, seed, raw_reward, reward, reason)
+    episode.meta.environment = run
     rewrite_meta(directory, episode.meta)
-    reward_steps(directory, {index: value for index, value in ended_at.items()})
+    reward_steps(directory, ended_at)
     episode = read_episode(directory)
     label_steps(directory, {step.index: verdict for step, verdict in zip(episode.steps,
-                                                                         EnvVerifier().judge_episode(episode))
+                                                                         verifier.judge_episode(episode))
                             if verdict is not None})
 
 
