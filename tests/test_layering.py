@@ -1,4 +1,5 @@
-"""Imports point one way (ARCHITECTURE.md): core <- grounding, planner, recorder <- training <- evaluation <- app.
+"""Imports point one way (ARCHITECTURE.md): core <- grounding, planner, recorder <- labelling, training <- evaluation
+<- app.
 Planner and recorder may use grounding; resources (package data, the demo app) use only core; nothing below the app
 imports it — benchmarks included, and tests only where a test itself drives the app."""
 
@@ -17,9 +18,10 @@ ALLOWED = {
     "grounding": {"grounding", "core", "resources"},
     "planner": {"planner", "grounding", "core", "resources"},
     "recorder": {"recorder", "grounding", "core", "resources"},
+    "labelling": {"labelling", "planner", "recorder", "grounding", "core", "resources"},
     "training": {"training", "planner", "recorder", "grounding", "core", "resources"},
-    "evaluation": {"evaluation", "training", "planner", "recorder", "grounding", "core", "resources"},
-    "app": {"app", "evaluation", "training", "planner", "recorder", "grounding", "core", "resources"},
+    "evaluation": {"evaluation", "labelling", "training", "planner", "recorder", "grounding", "core", "resources"},
+    "app": {"app", "evaluation", "labelling", "training", "planner", "recorder", "grounding", "core", "resources"},
 }
 BELOW_APP = set(ALLOWED) - {"app"}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from conftest import clicks_on_nothing, deskpilot
 from openai_server import ChatServer
 
@@ -77,7 +78,7 @@ def test_env_reward_labels_steps(tmp_path):
     from deskpilot.core.actions import Action, ActionKind
     from deskpilot.core.episode import EpisodeWriter, Step
     from deskpilot.core.geometry import Point
-    from deskpilot.training.verify import CombinedVerifier, EnvVerifier
+    from deskpilot.labelling.verifiers import CombinedVerifier, EnvVerifier
 
     def episode(reward: float, step_rewards: list[float | None], effect: bool = False):
         writer = EpisodeWriter.create(tmp_path, "click the button", reward=reward)
@@ -106,3 +107,33 @@ def test_env_reward_labels_steps(tmp_path):
     assert no_effect[0].label == "bad" and no_effect[0].verifier == "heuristic"
     effect = combined.judge_episode(episode(-1.0, [None], effect=True))
     assert effect[0].label == "unknown" and effect[0].as_dict()["checks"] == {"env": "unknown", "heuristic": "good"}
+
+
+def test_the_registry_offers_every_verifier_by_name_and_the_goal_check_labels_the_done_step(tmp_path):
+    from deskpilot.core.actions import Action, ActionKind
+    from deskpilot.core.episode import EpisodeWriter, Step, read_episode
+    from deskpilot.core.errors import LabellingError
+    from deskpilot.core.geometry import Point
+    from deskpilot.core.verdict import GoalCheck
+    from deskpilot.evaluation import labellers  # noqa: F401
+    from deskpilot.labelling.registry import VerifierOptions, make, names
+
+    assert set(names()) >= {"heuristic", "judge", "env", "env+heuristic", "goal", "human", "rollout", "branch"}
+    with pytest.raises(LabellingError):
+        make("oracle", VerifierOptions())
+    with pytest.raises(LabellingError):
+        make("rollout", VerifierOptions())  # it needs a policy to play with
+    episodes = []
+    for passed in (True, False):
+        writer = EpisodeWriter.create(tmp_path, "type 250 into Amount")
+        frame = writer.add_frame(np.zeros((20, 20, 3), np.uint8))
+        writer.append(Step(0, Action(kind=ActionKind.CLICK, point=Point(5, 5)), frame, frame))
+        writer.append(Step(1, Action(kind=ActionKind.FINISHED, text="done"), frame))
+        writer.finish("success" if passed else "failed",
+                      goal_check=GoalCheck(passed, ('"Amount" shows "250"',) if passed else (),
+                                           None if passed else '"Amount" shows "1000250", expected "250"'))
+        episodes.append(read_episode(writer.directory))
+    verdicts = make("goal", VerifierOptions()).label(episodes)
+    good, bad = (verdicts[e.meta.id] for e in episodes)
+    assert good[0] is None and good[1].label == "good" and good[1].verifier == "goal"
+    assert bad[1].label == "bad" and "expected \"250\"" in bad[1].reason

@@ -13,17 +13,16 @@ import typer
 from deskpilot.app.common import err, out
 from deskpilot.core.episode import label_steps, read_episode
 from deskpilot.core.errors import UsageError
-from deskpilot.core.verdict import Verdict
+from deskpilot.core.verdict import Label, Verdict
+from deskpilot.evaluation import labellers  # noqa: F401 - offers rollout and branch to the registry
+from deskpilot.labelling.registry import Verifier, VerifierOptions, make, names
 
 if TYPE_CHECKING:
-    from deskpilot.evaluation.branches import BranchLabeller
-    from deskpilot.evaluation.rollouts import RolloutLabeller
-
-VERIFIERS = ("heuristic", "judge", "env", "env+heuristic", "rollout", "branch", "human")
+    from deskpilot.core.episode import Episode
 
 
 def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")],
-          verifier: Annotated[str, typer.Option(help=f"one of: {', '.join(VERIFIERS)}")] = "heuristic",
+          verifier: Annotated[str, typer.Option(help=f"one of: {', '.join(names())}")] = "heuristic",
           set_label: Annotated[Optional[str], typer.Option("--set", help="good | bad (with --verifier human, "
                                                            "the default when given)")] = None,
           step: Annotated[Optional[int], typer.Option(help="only this step (1-based)")] = None,
@@ -52,35 +51,30 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
         verifier = "human"
         if set_label not in ("good", "bad"):
             raise UsageError(f"--set takes good or bad, not {set_label!r}")
-    if verifier not in VERIFIERS:
-        raise UsageError(f"unknown verifier {verifier!r}; available: {', '.join(VERIFIERS)}")
+    if verifier not in names():
+        raise UsageError(f"unknown verifier {verifier!r}; available: {', '.join(names())}")
     if verifier == "human" and set_label is None:
         raise UsageError("the human verifier needs --set good|bad")
+    folder = None
     if verifier in ("rollout", "branch"):
         if not model or not episodes:
             raise UsageError(f"the {verifier} verifier needs --model (the policy that continues) and episodes")
         parent = episodes[0].resolve().parent
         folder = rollouts_dir or parent.with_name(f"{parent.name}-{verifier}s")
-        if verifier == "rollout":
-            from deskpilot.evaluation.rollouts import RolloutConfig, RolloutLabeller
-
-            labeller: RolloutLabeller | BranchLabeller = RolloutLabeller(RolloutConfig(
-                model, folder, rollouts, 0.7 if temperature is None else temperature, workers, base_url))
-        else:
-            from deskpilot.evaluation.branches import BranchConfig, BranchLabeller
-
-            labeller = BranchLabeller(BranchConfig(model, folder, answers, temperature or 0.0, workers, base_url))
-        judge_episode = _played_verdicts(episodes, labeller)
-    else:
-        judge_episode = _verifier(verifier, set_label, step, planner, model, base_url)
-    totals: Counter[str] = Counter()
-    for path in episodes:
-        episode = read_episode(path)
+    person: Label | None = "good" if set_label == "good" else "bad" if set_label == "bad" else None
+    chosen_verifier = make(verifier, VerifierOptions(
+        set_label=person, step=None if step is None else step - 1, planner=planner, model=model, base_url=base_url,
+        rollouts=rollouts, answers=answers, temperature=temperature, workers=workers, out=folder))
+    read = [read_episode(path) for path in episodes]
+    for path, episode in zip(episodes, read):
         if step is not None and not 1 <= step <= len(episode.steps):
             raise UsageError(f"{path} has no step {step} (it has {len(episode.steps)})")
-        verdicts = judge_episode(episode)
+    verdicts = _with_progress(chosen_verifier, read) if verifier in ("rollout", "branch") else \
+        chosen_verifier.label(read)
+    totals: Counter[str] = Counter()
+    for path, episode in zip(episodes, read):
         chosen: dict[int, Verdict] = {}
-        for recorded, verdict in zip(episode.steps, verdicts):
+        for recorded, verdict in zip(episode.steps, verdicts.get(episode.meta.id, [])):
             if verdict is None or (step is not None and recorded.index != step - 1):
                 continue
             chosen[recorded.index] = verdict
@@ -93,40 +87,15 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
     out.print(", ".join(f"{n} {name}" for name, n in sorted(totals.items())) or "nothing to label", markup=False)
 
 
-def _verifier(name: str, set_label: Optional[str], step: Optional[int], planner: str,  # noqa: ANN202
-              model: Optional[str], base_url: Optional[str]):
-    """The chosen verifier's `judge_episode(episode) -> [Verdict | None]`."""
-    from deskpilot.training.verify import CombinedVerifier, EnvVerifier, HeuristicVerifier, human_verdict
-
-    if name == "heuristic":
-        return HeuristicVerifier().judge_episode
-    if name == "env":
-        return EnvVerifier().judge_episode
-    if name == "env+heuristic":
-        return CombinedVerifier().judge_episode
-    if name == "judge":
-        from deskpilot.core.settings import load_settings
-        from deskpilot.planner.factory import build_backend
-        from deskpilot.training.judge import JudgeVerifier
-
-        if planner not in ("openai", "transformers"):
-            raise UsageError(f"the judge runs on openai or transformers, not {planner!r}")
-        backend = build_backend(load_settings(planner=planner, model=model, base_url=base_url))
-        judge = JudgeVerifier(backend)
-        return lambda episode: judge.judge_episode(episode, only=None if step is None else step - 1)
-    return lambda episode: [human_verdict(set_label) for _ in episode.steps]  # type: ignore[arg-type]
-
-
-def _played_verdicts(paths: list[Path], labeller: RolloutLabeller | BranchLabeller):  # noqa: ANN202
-    """Play the continuations or branches of the failed episodes among `paths` (with a progress bar) and return a
-    `judge_episode` that hands out their verdicts."""
+def _with_progress(verifier: Verifier, episodes: list[Episode]) -> dict[str, list[Verdict | None]]:
+    """Play the continuations or branches of the failed episodes (with a progress bar) and return their verdicts."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     from deskpilot.evaluation.collect import Collected
 
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeRemainingColumn(), console=err, transient=False) as progress:
-        bar = progress.add_task(f"{labeller.name} episodes", total=None)
+        bar = progress.add_task(f"{verifier.name} episodes", total=None)
 
         def started(total: int) -> None:
             progress.update(bar, total=total, completed=0)
@@ -134,8 +103,8 @@ def _played_verdicts(paths: list[Path], labeller: RolloutLabeller | BranchLabell
         def finished(_: Collected) -> None:
             progress.update(bar, advance=1)
 
-        labeller.on_episode, labeller.on_start = finished, started
-        verdicts = labeller.label([read_episode(path) for path in paths])
-    out.print(f"{'continuations' if labeller.name == 'rollout' else 'branches'} in {labeller.config.out}",
-              markup=False, highlight=False)
-    return lambda episode: verdicts[episode.meta.id]
+        verifier.on_episode, verifier.on_start = finished, started  # type: ignore[attr-defined]
+        verdicts = verifier.label(episodes)
+    out.print(f"{'continuations' if verifier.name == 'rollout' else 'branches'} in "
+              f"{verifier.config.out}", markup=False, highlight=False)  # type: ignore[attr-defined]
+    return verdicts

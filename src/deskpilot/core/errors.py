@@ -58,6 +58,10 @@ class TrainingError(DeskpilotError):
     """Bad training data, configuration or checkpoint; a training run that cannot start or go on."""
 
 
+class LabellingError(DeskpilotError):
+    """A verifier that does not exist, or options it cannot work with."""
+
+
 class EvaluationError(DeskpilotError):
     """A benchmark environment (MiniWoB++ in Chromium, the desktop suite) that cannot start or be scored."""
 

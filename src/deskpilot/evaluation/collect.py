@@ -237,7 +237,7 @@ class Worker:
         from deskpilot.core.settings import load_settings
         from deskpilot.grounding.factory import build_grounder, build_ocr
         from deskpilot.planner.agent import Agent
-        from deskpilot.training.verify import CombinedVerifier, HeuristicVerifier
+        from deskpilot.labelling.verifiers import CombinedVerifier, HeuristicVerifier
 
         from .miniwob.page import MiniWobBrowser
 

@@ -19,7 +19,7 @@ from deskpilot.core.errors import EvaluationError
 from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.evaluation.check_agreement import check_agreement
 from deskpilot.planner.agent import Agent
-from deskpilot.training.verify import EnvVerifier
+from deskpilot.labelling.verifiers import EnvVerifier
 
 from .desktop_checks import TaskRun
 from .desktop_session import DesktopSession

@@ -31,12 +31,15 @@ from deskpilot.core.episode import Episode, list_episodes, read_episode
 from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.errors import DeskpilotError, EvaluationError
 
+from deskpilot.labelling.registry import VerifierOptions, make, names
+
+from . import labellers  # noqa: F401 - offers rollout and branch to the registry
 from .collect import CollectConfig, collect_miniwob
 from .stats import paired, wilson
 
 log = logging.getLogger(__name__)
 METHODS = ("sft", "kto", "grpo")
-LABELLERS = ("env+heuristic", "rollout", "branch")
+COLLECTION_LABELS = "env+heuristic"  # what collection labels with; any other verifier labels the round again
 ROUNDS_FILE = "rounds.json"
 PLOT_FILE = "rounds.png"
 
@@ -89,8 +92,8 @@ class RoundsConfig:
         """One-line errors for settings that cannot work, before anything runs."""
         if self.method not in METHODS:
             raise EvaluationError(f"unknown method {self.method!r}; known: {', '.join(METHODS)}")
-        if self.label not in LABELLERS:
-            raise EvaluationError(f"unknown labeller {self.label!r}; known: {', '.join(LABELLERS)}")
+        if self.label not in names():
+            raise EvaluationError(f"unknown labeller {self.label!r}; known: {', '.join(names())}")
         if self.rounds < 1 or self.episodes_per_round < 1 or self.eval_episodes < 1 or self.focus < 0:
             raise EvaluationError("--rounds, --episodes-per-round and --eval-episodes must be at least 1, "
                                   "--focus at least 0")
@@ -222,9 +225,9 @@ class Rounds:
                                 workers=config.workers, frames="none")
         self._raise_failures(collect_miniwob(collect), f"round {number}'s collection")
         focused = self._focus(model, number, folder, collect.policy_name)
-        if config.label in ("rollout", "branch"):
+        if config.label != COLLECTION_LABELS:
             self.on_stage(number, "label")
-            self._label_by_playing(model, folder)
+            self._label_again(model, folder)
         found = folder_summary(folder, collect.policy_name)
         found.pop("tasks")
         return {**found, "focused": focused} if config.focus else found
@@ -245,21 +248,17 @@ class Rounds:
             self._raise_failures(collect_miniwob(more), f"round {number}'s focused collection")
         return mixed
 
-    def _label_by_playing(self, model: str, folder: Path) -> None:
-        """Label the steps of the failed episodes in `folder` from continuations or branches (kept beside it, in
-        rollouts/)."""
+    def _label_again(self, model: str, folder: Path) -> None:
+        """Label the steps of the episodes in `folder` with the round's verifier (by name, from the registry): the
+        playing ones keep what they play beside it, in rollouts/."""
         from deskpilot.core.episode import label_steps
-
-        from .branches import BranchConfig, BranchLabeller
-        from .rollouts import RolloutConfig, RolloutLabeller
 
         config = self.config
         episodes = [read_episode(directory) for directory in list_episodes(folder)]
-        played, workers = folder.parent / "rollouts", config.workers
-        labeller = RolloutLabeller(RolloutConfig(model, played, config.rollouts, config.temperature, workers)) \
-            if config.label == "rollout" else BranchLabeller(BranchConfig(model, played, config.answers,
-                                                                          workers=workers))
-        verdicts = labeller.label(episodes)
+        verifier = make(config.label, VerifierOptions(
+            model=model, out=folder.parent / "rollouts", rollouts=config.rollouts, answers=config.answers,
+            temperature=config.temperature if config.label == "rollout" else None, workers=config.workers))
+        verdicts = verifier.label(episodes)
         for episode in episodes:
             chosen = {step.index: verdict
                       for step, verdict in zip(episode.steps, verdicts[episode.meta.id]) if verdict is not None}

@@ -136,7 +136,7 @@ class EpisodesView(QWidget):
         row = self.steps.currentRow()
         if self.episode is None or row < 0:
             return
-        from deskpilot.training.verify import human_verdict  # with OCR behind it: loaded when first needed
+        from deskpilot.labelling.verifiers import human_verdict  # with OCR behind it: loaded when first needed
 
         steps = list(self.episode.steps)
         verdict = human_verdict(label)  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from deskpilot.planner.agent import Agent
 
 from .page import MiniWobBrowser
 from .rules import MINIWOB
-from deskpilot.training.verify import CombinedVerifier, EnvVerifier
+from deskpilot.labelling.verifiers import CombinedVerifier, EnvVerifier
 
 MAX_STEPS = 20
 SETTLE_AFTER_RESET = 1.0  # seconds the first look may wait for the freshly drawn task to stop changing

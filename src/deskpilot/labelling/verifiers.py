@@ -8,6 +8,8 @@ be seen. Each gives a `Verdict` (core.verdict) per step, which `core.episode.lab
 - `human`: a label a person set (`deskpilot label --set good|bad`).
 - `env+heuristic`: what collection writes: the environment's verdict where it is sure, else the heuristic's `bad`,
   with both verdicts kept under `checks`.
+- `goal`: the goal check the agent made before "done": the closing `finished` is good where the check passed, bad
+  where the run said "done" and the check found the task not done.
 """
 
 from __future__ import annotations
@@ -175,6 +177,23 @@ class CombinedVerifier:
 
 def _unit(reward: float) -> float:
     return min(1.0, max(0.0, (reward + 1) / 2))
+
+
+class GoalCheckVerifier:
+    """Labels the step that said "done" from the goal check the agent made then (core.verdict.GoalCheck)."""
+
+    name = "goal"
+
+    def judge_episode(self, episode: Episode) -> list[Verdict | None]:
+        check = episode.meta.goal_check
+        verdicts: list[Verdict | None] = [None] * len(episode.steps)
+        finished = [i for i, step in enumerate(episode.steps) if step.action.kind is ActionKind.FINISHED]
+        if check is None or not finished:
+            return verdicts
+        last = finished[-1]
+        verdicts[last] = Verdict("good", check.describe(), 1.0, self.name) if check.passed else \
+            Verdict("bad", f"said done, but {check.describe()}", 0.0, self.name)
+        return verdicts
 
 
 def human_verdict(label: Label, reason: str = "set by a person") -> Verdict:
