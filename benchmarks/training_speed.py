@@ -57,15 +57,15 @@ def one_run(method: str, model: str, data: str, out: str, steps: int) -> None:
 
     warnings.filterwarnings("ignore")
     logging.disable(logging.WARNING)
-    from deskpilot.planner.families import FAMILIES
-    from deskpilot.training.trainers import TrainRequest, train
+    from deskpilot.training.jobs import TrainRequest
+    from deskpilot.training.trainers import train
 
     config = Path(out).with_suffix(".yaml")
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text("save_strategy: 'no'\nreport_to: none\n"
                       + ("max_completion_length: 32\n" if method == "grpo" else ""))
-    result = train(TrainRequest(method, model, [Path(data)], Path(out), FAMILIES["qwen2.5-vl"], max_steps=steps,
-                                config=config))
+    result = train(TrainRequest(method, model, [Path(data)], Path(out), max_steps=steps, config=config,
+                                family="qwen2.5-vl"))
     print(result.steps_per_second, result.peak_memory_mb)
 
 

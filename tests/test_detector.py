@@ -87,7 +87,8 @@ def test_an_input_written_over_equals_a_fresh_one():
 
 @pytest.mark.slow
 def test_training_learns_exports_and_onnx_agrees(rendered, tmp_path):
-    from deskpilot.training.detector.train import DetectorTrainConfig, train_detector
+    from deskpilot.training.detector.train import train_detector
+    from deskpilot.training.jobs import DetectorTrainConfig
     from deskpilot.training.metrics import read_metrics
 
     config = DetectorTrainConfig([rendered], tmp_path / "run", epochs=20, batch_size=4, crop=128, width=8,

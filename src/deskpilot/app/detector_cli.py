@@ -10,6 +10,9 @@ import typer
 
 from deskpilot.app.common import JsonOption, out, progress_bar, write_json
 from deskpilot.core.errors import UsageError
+from deskpilot.training.jobs import DetectorTrainConfig
+
+from .job_options import job_command
 
 detector_app = typer.Typer(help="Synthetic data, training and scoring of the UI-element detector.",
                            no_args_is_help=True)
@@ -37,28 +40,13 @@ def render(out_dir: Annotated[Path, typer.Option("--out", help="dataset folder (
     out.print(f"{len(made)} screens, {boxes} boxes -> {out_dir}", markup=False, highlight=False)
 
 
-@detector_app.command("train")
-def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from `detector render`; repeat for "
-                                                   "more")],
-          out_dir: Annotated[Path, typer.Option("--out", help="where detector.pt, ui_detector.onnx and metrics.csv "
-                                                "go")],
-          epochs: Annotated[int, typer.Option(help="passes over the screens")] = 15,
-          minutes: Annotated[Optional[float], typer.Option(help="stop after this long, whatever the epoch")] = None,
-          batch_size: Annotated[int, typer.Option(help="crops per step (per process)")] = 8,
-          crop: Annotated[int, typer.Option(help="side of the training crops, in network input pixels")] = 320,
-          width: Annotated[int, typer.Option(help="channels of the first stage (model size)")] = 16,
-          learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 3e-3,
-          init: Annotated[Optional[Path], typer.Option(help="start from this detector.pt (--width is then "
-                                                       "the checkpoint's)")] = None,
-          seed: Annotated[int, typer.Option()] = 0) -> None:
+def train(config: DetectorTrainConfig) -> None:
     """Train the detector (accelerate: CPU, a GPU, or `accelerate launch` for more), export it to ONNX and check
     that ONNX Runtime agrees with PyTorch."""
-    from deskpilot.training.detector.train import DetectorTrainConfig, train_detector
+    from deskpilot.training.detector.train import train_detector
 
-    if crop % 32 or crop < 64:
+    if config.crop % 32 or config.crop < 64:
         raise UsageError("--crop must be a multiple of 32, at least 64")
-    config = DetectorTrainConfig(list(data), out_dir, epochs, minutes, batch_size, crop, learning_rate, width, seed,
-                                 init=init)
     progress, task = progress_bar(1, "training")
 
     def show(step: int, total: int, metrics: dict[str, float]) -> None:
@@ -72,6 +60,9 @@ def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from 
         out.print(f"onnx: {summary['onnx']} (max difference from PyTorch {summary['onnx_max_difference']:.2g}); "
                   "use it with detector_model in config.toml or DESKPILOT_DETECTOR_MODEL", markup=False,
                   highlight=False)
+
+
+detector_app.command("train")(job_command(DetectorTrainConfig, train, train.__doc__ or ""))
 
 
 @detector_app.command("export")

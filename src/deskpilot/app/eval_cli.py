@@ -14,7 +14,8 @@ import typer
 from deskpilot.app.common import (JsonOption, build_agent, confirmer, err, listen_for_stop, out,
                                   write_json)
 from deskpilot.app.detector_cli import DetectorModelOption, DeviceOption, finish_report
-from deskpilot.app.train_cli import DataOption, FamilyOption, ImagesOption, ModelOption
+from deskpilot.app.job_options import field_help
+from deskpilot.training.jobs import TrainRequest
 from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import UsageError
 from deskpilot.core.settings import PLANNERS
@@ -25,6 +26,12 @@ TasksOption = Annotated[Optional[str], typer.Option(help="comma-separated MiniWo
 EpisodesOption = Annotated[int, typer.Option(help="episodes per task")]
 SeedOption = Annotated[int, typer.Option(help="seed of the first episode; episode i uses seed+i")]
 ScaleOption = Annotated[float, typer.Option(help="Chromium's device scale factor (2 = HiDPI, legible text)")]
+
+# The model, data, family and images of a planner job, as `train` takes them (training.jobs.TrainRequest).
+ModelOption = Annotated[str, typer.Option(help=field_help(TrainRequest, "model"))]
+DataOption = Annotated[list[Path], typer.Option(help=field_help(TrainRequest, "data"))]
+FamilyOption = Annotated[Optional[str], typer.Option(help=field_help(TrainRequest, "family"))]
+ImagesOption = Annotated[int, typer.Option(help=field_help(TrainRequest, "max_images"))]
 
 
 def _ensure_screen(stack: ExitStack) -> None:

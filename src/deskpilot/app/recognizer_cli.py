@@ -12,6 +12,9 @@ import typer
 
 from deskpilot.app.common import err, out, progress_bar
 from deskpilot.core.errors import UsageError
+from deskpilot.training.jobs import RecognizerTrainConfig, TextDetectorTrainConfig
+
+from .job_options import job_command
 
 recognizer_app = typer.Typer(help="Text lines from real screens, and training of deskpilot's text recogniser.",
                              no_args_is_help=True)
@@ -104,30 +107,12 @@ def _harvest_miniwob(tasks: str, episodes: int, seed: int, scales: str, teacher,
     return kept
 
 
-@recognizer_app.command("train")
-def train(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from `recognizer harvest`; repeat for "
-                                                   "more")],
-          out_dir: Annotated[Path, typer.Option("--out", help="where recognizer.pt, text_recognizer.onnx, "
-                                                "report.json and metrics.csv go")],
-          steps: Annotated[int, typer.Option(help="optimizer steps")] = 8000,
-          minutes: Annotated[Optional[float], typer.Option(help="stop after this long, whatever the step")] = None,
-          batch_size: Annotated[int, typer.Option(help="lines per step (per process)")] = 48,
-          width: Annotated[int, typer.Option(help="channels of the first layer (model size)")] = 32,
-          synthetic: Annotated[int, typer.Option(help="synthetic lines drawn with this machine's fonts")] = 60000,
-          max_disagreement: Annotated[float, typer.Option(help="the readings the recogniser keeps may disagree "
-                                                          "with PP-OCR on held-out screens this often")] = 0.01,
-          learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 2e-3,
-          seed: Annotated[int, typer.Option()] = 0,
-          init: Annotated[Optional[Path], typer.Option(help="a recognizer.pt to go on training (its width is "
-                                                       "kept), e.g. after harvesting new lines")] = None) -> None:
+def train(config: RecognizerTrainConfig) -> None:
     """Train the recogniser (accelerate: CPU, a GPU, or `accelerate launch`), choose its accept threshold on
     held-out screens, export it to ONNX and check that ONNX Runtime agrees with PyTorch."""
-    from deskpilot.training.recognizer.train import RecognizerTrainConfig, train_recognizer
+    from deskpilot.training.recognizer.train import train_recognizer
 
-    if steps < 1 or synthetic < 0 or not 0 <= max_disagreement < 1:
-        raise UsageError("--steps must be >= 1, --synthetic >= 0 and --max-disagreement in [0, 1)")
-    config = RecognizerTrainConfig(list(data), out_dir, steps, minutes, batch_size, width, learning_rate, synthetic,
-                                   max_disagreement=max_disagreement, seed=seed, init=init)
+    steps = config.steps
     progress, task = progress_bar(steps, "training")
 
     def show(step: int, total: int, metrics: dict[str, float]) -> None:
@@ -179,7 +164,8 @@ def export(checkpoint: Annotated[Path, typer.Option(help="recognizer.pt from `re
     import json
 
     from deskpilot.training.recognizer.data import read_datasets
-    from deskpilot.training.recognizer.train import (HELD_OUT_SHARE, calibration_lines, held_out_lines,
+    from deskpilot.training.jobs import HELD_OUT_SHARE
+    from deskpilot.training.recognizer.train import (calibration_lines, held_out_lines,
                                                      load_checkpoint, threshold_and_export)
 
     if not 0 <= max_disagreement < 1 or synthetic < 1:
@@ -193,27 +179,14 @@ def export(checkpoint: Annotated[Path, typer.Option(help="recognizer.pt from `re
     _print_scores(report)
 
 
-@recognizer_app.command("train-detector")
-def train_detector(data: Annotated[list[Path], typer.Option(help="dataset folder(s) from `recognizer harvest` "
-                                                            "(their whole screens); repeat for more")],
-                   out_dir: Annotated[Path, typer.Option("--out", help="where text_detector.pt, text_detector.onnx, "
-                                                         "detector_report.json and metrics.csv go")],
-                   steps: Annotated[int, typer.Option(help="optimizer steps")] = 4000,
-                   minutes: Annotated[Optional[float], typer.Option(help="stop after this long, whatever the "
-                                                                    "step")] = None,
-                   batch_size: Annotated[int, typer.Option(help="crops per step (per process)")] = 8,
-                   crop: Annotated[int, typer.Option(help="side of the square crops, pixels")] = 320,
-                   width: Annotated[int, typer.Option(help="channels of the first layer (model size)")] = 8,
-                   learning_rate: Annotated[float, typer.Option(help="peak AdamW learning rate")] = 3e-3,
-                   seed: Annotated[int, typer.Option()] = 0) -> None:
+def train_detector(config: TextDetectorTrainConfig) -> None:
     """Train the text-line detector (accelerate: CPU, a GPU, or `accelerate launch`), choose its threshold on
     held-out screens, export it to ONNX and check that ONNX Runtime agrees with PyTorch."""
-    from deskpilot.training.recognizer.line_detector import TextDetectorTrainConfig, train_text_detector
+    from deskpilot.training.recognizer.line_detector import train_text_detector
 
-    if steps < 1 or batch_size < 1 or crop < 64 or crop % 32 or width < 4:
-        raise UsageError("--steps and --batch-size must be >= 1, --crop a multiple of 32 (>= 64), --width >= 4")
-    config = TextDetectorTrainConfig(list(data), out_dir, steps, minutes, batch_size, crop, width, learning_rate,
-                                     seed=seed)
+    if config.crop < 64 or config.crop % 32:
+        raise UsageError("--crop must be a multiple of 32, at least 64")
+    steps = config.steps
     progress, task = progress_bar(steps, "training")
 
     def show(step: int, total: int, metrics: dict[str, float]) -> None:
@@ -229,3 +202,8 @@ def train_detector(data: Annotated[list[Path], typer.Option(help="dataset folder
     out.print(f"onnx: {report['onnx']} (max difference from PyTorch {report['onnx_max_difference']:.2g}); use it "
               "with text_detector_model in config.toml or DESKPILOT_TEXT_DETECTOR_MODEL", markup=False,
               highlight=False)
+
+
+recognizer_app.command("train")(job_command(RecognizerTrainConfig, train, train.__doc__ or ""))
+recognizer_app.command("train-detector")(job_command(TextDetectorTrainConfig, train_detector,
+                                                     train_detector.__doc__ or ""))

@@ -1,38 +1,39 @@
-"""`deskpilot train sft|kto|grpo`: train the user's own model on their labelled episodes."""
+"""`deskpilot train sft|kto|grpo`: train the user's own model on their labelled episodes. The options are the
+fields of `training.jobs.TrainRequest`."""
 
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
-from typing import Annotated, Optional
 
 import typer
 
 from deskpilot.app.common import err, out
 from deskpilot.core.errors import UsageError
+from deskpilot.training.jobs import METHODS, TrainRequest
+
+from .job_options import job_command
 
 train_app = typer.Typer(help="Train a vision-language model on labelled episodes (TRL + LoRA).", no_args_is_help=True)
+DOCS = {
+    "sft": "Supervised fine-tuning on good steps and demonstrations.",
+    "kto": "KTO on steps labelled good and bad (unpaired), as in STEVE.",
+    "grpo": "GRPO with rule rewards: valid format, action type, click inside the target, typed text.",
+}
 
-ModelOption = Annotated[str, typer.Option(help="base model: a local folder (or a cached model id)")]
-DataOption = Annotated[list[Path], typer.Option(help="episodes folder(s) or episode(s); repeat for more")]
-FamilyOption = Annotated[Optional[str], typer.Option(help="coordinate family (default: guessed from --model)")]
-ImagesOption = Annotated[int, typer.Option(help="screenshots in each prompt, as the planner sends them")]
 
-
-def _train(method: str, model: str, data: list[Path], out_dir: Path, lora: bool, max_steps: Optional[int],
-           config: Optional[Path], family: Optional[str], max_images: int, mode: str = "native") -> None:
+def _train(request: TrainRequest) -> None:
     from deskpilot.planner.families import resolve_family
-    from deskpilot.training.trainers import TrainRequest, train
+    from deskpilot.training.trainers import train
 
     warnings.filterwarnings("ignore", category=FutureWarning)  # transformers' renames, not the user's concern
 
-    chosen = resolve_family(family, model)
-    if mode not in ("native", "som-text"):
+    if request.mode not in ("native", "som-text"):
         raise UsageError("--mode must be native or som-text")
-    request = TrainRequest(method, model, list(data), out_dir, chosen, lora, max_steps, config,  # type: ignore[arg-type]
-                           max_images, mode)
-    err.print(f"training {method} on {model} ({mode if mode == 'som-text' else chosen.name + ' coordinates'}, "
-              f"{'LoRA' if lora else 'all weights'}) -> {out_dir}", style="dim", markup=False)
+    chosen = resolve_family(request.family, request.model)
+    mode = request.mode
+    err.print(f"training {request.method} on {request.model} ({mode if mode == 'som-text' else chosen.name + ' '}"
+              f"{'' if mode == 'som-text' else 'coordinates'}, {'LoRA' if request.lora else 'all weights'}) -> "
+              f"{request.out}", style="dim", markup=False)
     result = train(request)
     if result is None:
         return
@@ -47,25 +48,5 @@ def _train(method: str, model: str, data: list[Path], out_dir: Path, lora: bool,
               markup=False, highlight=False)
 
 
-def _command(method: str):  # noqa: ANN202 - a typer command for one method
-    def command(model: ModelOption, data: DataOption,
-                out_dir: Annotated[Path, typer.Option("--out", help="where the adapter / model is written")],
-                lora: Annotated[bool, typer.Option("--lora/--full", help="train a LoRA adapter (default) or all "
-                                                   "weights")] = True,
-                max_steps: Annotated[Optional[int], typer.Option(help="stop after this many optimizer steps")] = None,
-                config: Annotated[Optional[Path], typer.Option(help="YAML/JSON: TRL settings, lora, rewards")] = None,
-                family: FamilyOption = None, max_images: ImagesOption = 3,
-                mode: Annotated[str, typer.Option(help="native (screenshots) | som-text (elements as text, for "
-                                                       "language models)")] = "native") -> None:
-        _train(method, model, data, out_dir, lora, max_steps, config, family, max_images, mode)
-
-    command.__doc__ = {
-        "sft": "Supervised fine-tuning on good steps and demonstrations.",
-        "kto": "KTO on steps labelled good and bad (unpaired), as in STEVE.",
-        "grpo": "GRPO with rule rewards: valid format, action type, click inside the target, typed text.",
-    }[method]
-    return command
-
-
-for _method in ("sft", "kto", "grpo"):
-    train_app.command(_method)(_command(_method))
+for _method in METHODS:
+    train_app.command(_method)(job_command(TrainRequest, _train, DOCS[_method], method=_method))

@@ -268,17 +268,16 @@ class Rounds:
     def _train(self, model: str, number: int, out: Path) -> tuple[str, dict[str, Any]]:
         """The round's model, trained on the replayed folders and every round's episodes so far; the current model
         again, with the reason, when there is nothing to train on (e.g. SFT and no good step yet)."""
-        from deskpilot.planner.families import FAMILIES
-        from deskpilot.training.trainers import RUN_FILE, TrainRequest, train
+        from deskpilot.training.jobs import TrainRequest
+        from deskpilot.training.trainers import RUN_FILE, train
 
         config = self.config
         if (out / RUN_FILE).is_file():  # trained before this run was cut: keep it
             return str(out), _trained(json.loads((out / RUN_FILE).read_text()))
         data = [*config.replay] + [config.out / f"round-{n}" / part for n in range(1, number + 1)
                                    for part in ("episodes", "rollouts") if (config.out / f"round-{n}" / part).is_dir()]
-        request = TrainRequest(config.method, model, data, out, FAMILIES["screen"],  # type: ignore[arg-type]
-                               lora=config.lora, max_steps=config.max_steps, config=config.train_config,
-                               mode="som-text")
+        request = TrainRequest(config.method, model, data, out, lora=config.lora, max_steps=config.max_steps,
+                               config=config.train_config, family="screen", mode="som-text")
         try:
             result = train(request)
         except DeskpilotError as exc:

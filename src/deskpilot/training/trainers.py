@@ -15,31 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from deskpilot.core.errors import TrainingError
-from deskpilot.planner.families import ModelFamily
+from deskpilot.planner.families import resolve_family
+from deskpilot.training.jobs import TrainRequest
 
 from .config import (config_class, contrasted_prompts_only, kto_weights, label_verifiers, lora_settings,
                      min_rows_per_app, read_config_file, reward_weights, trl_arguments)
-from .data import Method, build_dataset, contrasted, summary, trusted
+from .data import build_dataset, contrasted, summary, trusted
 from .metrics import MetricsWriter, plot_metrics
 from .rewards import REWARDS
 from .samples import SampleBuilder
 
 log = logging.getLogger(__name__)
 RUN_FILE = "deskpilot_training.json"
-
-
-@dataclass
-class TrainRequest:
-    method: Method
-    model: str
-    data: list[Path]
-    out: Path
-    family: ModelFamily
-    lora: bool = True
-    max_steps: int | None = None
-    config: Path | None = None
-    max_images: int = 3
-    mode: str = "native"  # native | som-text (a language model reading elements as text)
 
 
 @dataclass
@@ -67,7 +54,8 @@ def train(request: TrainRequest) -> TrainResult | None:
     text_mode = request.mode == "som-text"
     # The data first: a folder with nothing to learn is reported before the seconds TRL takes to import.
     verifiers, min_per_app = label_verifiers(file_settings), min_rows_per_app(file_settings)
-    samples = SampleBuilder(request.family, max_images=request.max_images, mode=request.mode).samples(request.data)
+    family = resolve_family(request.family, request.model)
+    samples = SampleBuilder(family, max_images=request.max_images, mode=request.mode).samples(request.data)
     samples = trusted(samples, verifiers)
     dataset = build_dataset(samples, request.method, min_per_app,
                             request.method == "grpo" and contrasted_prompts_only(file_settings))
@@ -120,7 +108,7 @@ def train(request: TrainRequest) -> TrainResult | None:
     processor.save_pretrained(str(request.out))
     plot = plot_metrics(request.out)
     result = TrainResult(
-        method=request.method, base_model=request.model, family=request.family.name, out=str(request.out),
+        method=request.method, base_model=request.model, family=family.name, out=str(request.out),
         data=described, steps=trainer.state.global_step, seconds=round(seconds, 2),
         steps_per_second=round(trainer.state.global_step / seconds, 3) if seconds else 0.0,
         peak_memory_mb=round(_peak_memory_mb(torch), 1),

@@ -28,26 +28,12 @@ from deskpilot.grounding.onnx_session import open_session
 from .data import Screen, load_rgb, read_dataset
 from .model import UiDetectorNet
 from deskpilot.training.metrics import MetricsWriter, plot_metrics
+from deskpilot.training.jobs import DetectorTrainConfig
 
 INPUT_SCALE = 0.5  # screens are seen at half size: 1280x800 -> 640x400
 CHECKPOINT = "detector.pt"
 ONNX_FILE = "ui_detector.onnx"
 EQUAL_TOLERANCE = 1e-3
-
-
-@dataclass
-class DetectorTrainConfig:
-    data: list[Path]
-    out: Path
-    epochs: int = 30
-    max_minutes: float | None = None
-    batch_size: int = 8
-    crop: int = 320
-    learning_rate: float = 3e-3
-    width: int = 16
-    seed: int = 0
-    log_every: int = 10
-    init: Path | None = None  # a detector.pt to start from (fine-tuning, or more epochs on more data)
 
 
 def make_targets(boxes: list[tuple[Box, int]], height: int, width: int) -> tuple[np.ndarray, ...]:

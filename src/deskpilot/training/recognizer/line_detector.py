@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -24,9 +23,10 @@ from deskpilot.grounding.text_detector import KIND, core_box, decode_lines
 from deskpilot.training.detector.data import load_rgb
 from deskpilot.training.detector.model import UiDetectorNet
 from deskpilot.training.detector.train import check_export, export_onnx, fit, random_crop
+from deskpilot.training.jobs import TextDetectorTrainConfig
 
 from .data import Page, read_pages
-from .train import HELD_OUT_SHARE, is_held_out
+from .train import is_held_out
 
 CHECKPOINT = "text_detector.pt"
 ONNX_FILE = "text_detector.onnx"
@@ -35,21 +35,6 @@ SCALE_RANGE = (0.5, 1.25)  # pages are seen at these scales (grounding detects a
 MATCH_IOU = 0.5  # a found line is PP-OCR's line when their boxes overlap this much
 THRESHOLDS = tuple(round(0.2 + 0.05 * i, 2) for i in range(13))  # core thresholds tried on held-out pages
 EVAL_PAGES = 200  # held-out pages scored at most
-
-
-@dataclass
-class TextDetectorTrainConfig:
-    data: list[Path]
-    out: Path
-    steps: int = 4000
-    max_minutes: float | None = None
-    batch_size: int = 8
-    crop: int = 320
-    width: int = 8
-    learning_rate: float = 3e-3
-    held_out: float = HELD_OUT_SHARE
-    seed: int = 0
-    log_every: int = 20
 
 
 def line_targets(lines: list[Box], ignored: list[Box], height: int, width: int) -> tuple[np.ndarray, ...]:

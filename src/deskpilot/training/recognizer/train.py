@@ -24,6 +24,7 @@ from deskpilot.grounding.ctc import Reading, greedy_decode_batch
 from deskpilot.grounding.onnx_session import open_session
 from deskpilot.grounding.text_recognizer import COLUMN_STRIDE, LINE_HEIGHT, line_batch, normalise_line
 from deskpilot.training.metrics import MetricsWriter, plot_metrics
+from deskpilot.training.jobs import RecognizerTrainConfig
 
 from .data import ALPHABET, LineSample, SyntheticLines, read_datasets
 from .model import ColumnProbabilities, LineRecognizerNet
@@ -33,24 +34,6 @@ ONNX_FILE = "text_recognizer.onnx"
 REPORT = "report.json"
 EQUAL_TOLERANCE = 1e-3
 MAX_WIDTH = 1024  # normalised lines wider than this (very long lines) are not trained on
-HELD_OUT_SHARE = 0.1  # share of the screens whose lines are kept out of training
-
-
-@dataclass
-class RecognizerTrainConfig:
-    data: list[Path]
-    out: Path
-    steps: int = 8000
-    max_minutes: float | None = None
-    batch_size: int = 48
-    width: int = 32
-    learning_rate: float = 2e-3
-    synthetic: int = 60000  # synthetic lines drawn for training (and a tenth as many, held out)
-    held_out: float = HELD_OUT_SHARE
-    max_disagreement: float = 0.01  # PP-OCR's own misreadings (doubled letters) are a good part of this
-    seed: int = 0
-    log_every: int = 20
-    init: Path | None = None  # a recognizer.pt to go on training (its width is kept), e.g. on newly harvested lines
 
 
 def same_text(a: str, b: str) -> bool:
