@@ -21,33 +21,60 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from deskpilot.core.episode import (EpisodeMeta, FramePolicy, delete_episode, is_being_written, list_episodes,
                                     prune_frames, read_episode, rewrite_meta)
 from deskpilot.core.errors import DeskpilotError, EvaluationError
+
+from .miniwob.tasks import COLLECT_TASKS
 
 ROLLOUT_KEY = "rollout"  # episode.json `extra` key of a continuation of another episode's steps (rollouts.py)
 POLICIES = ("offline", "explore", "model")
 WORKER_POLL_SECONDS = 0.5
 
 
+def comma_separated(text: str) -> tuple[str, ...]:
+    """A comma-separated list of tasks as the command line gives it; an EvaluationError when it names none."""
+    tasks = tuple(t.strip() for t in text.split(",") if t.strip())
+    if not tasks:
+        raise EvaluationError("--tasks names no task")
+    return tasks
+
+
+def frame_policy(text: str) -> FramePolicy:
+    """Which frames a collection keeps, as the command line gives it."""
+    if text not in ("all", "ends", "none"):
+        raise EvaluationError("--frames must be all, ends or none")
+    return text  # type: ignore[return-value]
+
+
 @dataclass(frozen=True)
 class CollectConfig:
-    """What `deskpilot collect miniwob` was asked for (sent to every worker process as is)."""
+    """What `deskpilot collect miniwob` was asked for (sent to every worker process as is); each field with its help
+    and its one default, which the command's options are made from."""
 
-    tasks: tuple[str, ...]
-    episodes: int
-    out: Path
-    seed: int = 0
-    policy: str = "offline"
-    model: str | None = None  # a folder (transformers), or a model's name at `base_url`
-    base_url: str | None = None  # an OpenAI-compatible endpoint serving `model` (som-text prompts)
-    epsilon: float = 0.0
-    temperature: float = 0.0
-    workers: int = 1
-    frames: FramePolicy = "all"
-    scale: float = 2.0
+    tasks: tuple[str, ...] = field(default=COLLECT_TASKS, metadata={
+        "help": "comma-separated MiniWoB tasks (default: the collection set, see `deskpilot collect tasks`)",
+        "cli": (Optional[str], comma_separated)})
+    episodes: int = field(default=10, metadata={"help": "episodes per task", "typer": {"min": 1}})
+    out: Path = field(default=Path("episodes/collected"), metadata={
+        "flag": "--out", "help": "episodes folder (a re-run adds to it)"})
+    seed: int = field(default=0, metadata={"help": "seed of the first episode; episode i uses seed+i"})
+    policy: str = field(default="offline", metadata={"help": "offline | explore | model"})
+    model: str | None = field(default=None, metadata={"help": "model folder for --policy model (or a model's name "
+                                                              "at --base-url)"})
+    base_url: str | None = field(default=None, metadata={"help": "an OpenAI-compatible endpoint serving --model "
+                                                                 "(vLLM, Ollama, ...), asked in som-text mode"})
+    epsilon: float = field(default=0.0, metadata={"help": "share of steps replaced by random exploration",
+                                                  "typer": {"min": 0.0, "max": 1.0}})
+    temperature: float = field(default=0.0, metadata={"help": "sampling temperature of --policy model",
+                                                      "typer": {"min": 0.0, "max": 2.0}})
+    workers: int = field(default=1, metadata={"help": "parallel workers, each with its own display and browser",
+                                              "typer": {"min": 1, "max": 64}})
+    frames: FramePolicy = field(default="all", metadata={
+        "help": "frames kept on disk: all | ends | none (default: all)", "cli": (Optional[str], frame_policy)})
+    scale: float = field(default=2.0, metadata={"help": "Chromium's device scale factor"})
     settings: dict[str, Any] = field(default_factory=dict)  # further settings for each worker's agent
 
     @property

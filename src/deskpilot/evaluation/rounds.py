@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from deskpilot.core.episode import Episode, list_episodes, read_episode
 from deskpilot.core.verdict import EnvironmentRun
@@ -34,7 +34,7 @@ from deskpilot.core.errors import DeskpilotError, EvaluationError
 from deskpilot.labelling.registry import VerifierOptions, make, names
 
 from . import labellers  # noqa: F401 - offers rollout and branch to the registry
-from .collect import CollectConfig, collect_miniwob
+from .collect import CollectConfig, collect_miniwob, comma_separated
 from .stats import paired, wilson
 
 log = logging.getLogger(__name__)
@@ -46,29 +46,46 @@ PLOT_FILE = "rounds.png"
 
 @dataclass(frozen=True)
 class RoundsConfig:
-    """What `deskpilot improve` was asked for."""
+    """What `deskpilot improve` was asked for; each field with its help and its one default, which the command's
+    options are made from."""
 
-    model: str
-    tasks: tuple[str, ...]
-    rounds: int
-    out: Path
-    method: str = "kto"
-    episodes_per_round: int = 20  # per task
-    workers: int = 1
-    eval_tasks: tuple[str, ...] = ()  # default: the training tasks, at held-out seeds
-    eval_episodes: int = 5
-    eval_seed: int = 1000
-    seed: int = 10_000  # first collection seed: see round_seeds and focus_seed
-    temperature: float = 0.7
-    epsilon: float = 0.05
-    lora: bool = False
-    max_steps: int | None = None
-    train_config: Path | None = None
-    label: str = "env+heuristic"  # or "rollout" / "branch": also continuations (branches) label failed episodes
-    rollouts: int = 2  # continuations per prefix, with label "rollout"
-    answers: int = 3  # the model's likeliest answers played out on each screen, with label "branch"
-    replay: tuple[Path, ...] = ()  # folders of earlier episodes every round trains on too (experience replay)
-    focus: int = 0  # more episodes per round for each task the round's own collection found neither solved nor lost
+    model: str = field(metadata={"help": "the starting model folder (som-text, trained)"})
+    tasks: tuple[str, ...] = field(metadata={"help": "comma-separated MiniWoB tasks to collect and train on",
+                                             "cli": (str, comma_separated)})
+    out: Path = field(metadata={"flag": "--out", "help": "folder for every round's data, models and scores (a re-run "
+                                                         "resumes)"})
+    rounds: int = field(default=2, metadata={"help": "rounds after the start", "typer": {"min": 1}})
+    method: str = field(default="kto", metadata={"help": "kto | grpo | sft"})
+    episodes_per_round: int = field(default=20, metadata={"help": "episodes per task and round", "typer": {"min": 1}})
+    workers: int = field(default=1, metadata={"help": "parallel collection workers", "typer": {"min": 1, "max": 64}})
+    eval_tasks: tuple[str, ...] = field(default=(), metadata={"help": "tasks to score (default: --tasks)",
+                                                              "cli": (Optional[str], comma_separated)})
+    eval_episodes: int = field(default=5, metadata={"help": "held-out episodes per task and round",
+                                                    "typer": {"min": 1}})
+    eval_seed: int = field(default=1000, metadata={"help": "first held-out seed (never collected)"})
+    seed: int = field(default=10_000, metadata={"help": "first collection seed"})  # see round_seeds and focus_seed
+    temperature: float = field(default=0.7, metadata={"help": "sampling while collecting",
+                                                      "typer": {"min": 0.0, "max": 2.0}})
+    epsilon: float = field(default=0.05, metadata={"help": "share of random steps while collecting",
+                                                   "typer": {"min": 0.0, "max": 1.0}})
+    lora: bool = field(default=True, metadata={"flag": "--lora/--full", "help": "train a LoRA adapter (default) or "
+                                                                                "all weights"})
+    max_steps: int | None = field(default=None, metadata={"help": "optimizer steps per round"})
+    train_config: Path | None = field(default=None, metadata={
+        "flag": "--config", "help": "training settings (JSON/YAML), as for `train`"})
+    label: str = field(default="env+heuristic", metadata={
+        "help": "env+heuristic | rollout (also name the step that lost each failed episode, from continuations) | "
+                "branch (play the model's other answers on each screen of a failed episode) | any verifier of "
+                "`deskpilot label`"})
+    rollouts: int = field(default=2, metadata={"help": "continuations per prefix, with --label rollout",
+                                               "typer": {"min": 1}})
+    answers: int = field(default=3, metadata={"help": "answers played out per screen, with --label branch",
+                                              "typer": {"min": 2}})
+    replay: tuple[Path, ...] = field(default=(), metadata={
+        "help": "a folder of earlier episodes every round also trains on (repeatable)",
+        "cli": (Optional[list[Path]], tuple)})  # experience replay
+    focus: int = field(default=0, metadata={"help": "more episodes per round for each task the round's collection "
+                                                    "both solved and failed", "typer": {"min": 0}})
 
     @property
     def collection_seeds(self) -> range:

@@ -13,7 +13,10 @@ from PySide6.QtCore import QProcess, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
                                QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from deskpilot.app.job_options import field_default, field_help
 from deskpilot.evaluation.miniwob.tasks import DEFAULT_TASKS
+from deskpilot.evaluation.rounds import RoundsConfig
+from deskpilot.training.jobs import TrainRequest
 from deskpilot.training.metrics import read_metrics
 
 POLL_MS = 500
@@ -28,32 +31,38 @@ class TrainView(QWidget):
 
     def __init__(self, episodes_dir: Path, parent: QWidget | None = None):
         super().__init__(parent)
+        # Defaults and help come from the jobs' config dataclasses, as the CLI's options do.
         self.method = QComboBox()
         self.method.addItems(["kto", "grpo", "sft"])
         self.model = QLineEdit()
         self.model.setPlaceholderText("base model folder, e.g. ~/models/UI-TARS-1.5-7B")
+        self.model.setToolTip(field_help(TrainRequest, "model"))
         self.mode = QComboBox()
         self.mode.addItems(["native", "som-text"])
-        self.mode.setToolTip("native: screenshots and coordinates (vision-language models); som-text: the elements "
-                             "as text (language models, such as one made by `deskpilot model init`)")
+        self.mode.setCurrentText(field_default(TrainRequest, "mode"))
+        self.mode.setToolTip(field_help(TrainRequest, "mode"))
         self.full = QCheckBox("all weights (for a model made by `deskpilot model init`)")
+        self.full.setChecked(not field_default(TrainRequest, "lora"))
+        self.full.setToolTip(field_help(TrainRequest, "lora"))
         self.data = QLineEdit(str(episodes_dir))
         self.out = QLineEdit(str(episodes_dir.parent / "runs" / "kto"))
         self.max_steps = QSpinBox()
         self.max_steps.setRange(0, 1_000_000)
         self.max_steps.setSpecialValueText("epochs from config")
         self.max_steps.setValue(100)
+        self.max_steps.setToolTip(field_help(TrainRequest, "max_steps"))
         self.rounds = QSpinBox()
         self.rounds.setRange(0, 50)
         self.rounds.setSpecialValueText("none: one training run on the episodes")
         self.rounds.setToolTip("rounds of `deskpilot improve`: collect with the model on MiniWoB++, label, train, "
-                               "score on held-out seeds")
+                               f"score on held-out seeds ({field_help(RoundsConfig, 'rounds')})")
         self.tasks = QLineEdit()
         self.tasks.setPlaceholderText(f"MiniWoB tasks for rounds, e.g. {','.join(DEFAULT_TASKS[:2])}")
+        self.tasks.setToolTip(field_help(RoundsConfig, "tasks"))
         self.labeller = QComboBox()
-        self.labeller.addItems(["env+heuristic", "rollout"])
-        self.labeller.setToolTip("how rounds label steps: the page's reward and the heuristic, or also continuations "
-                                 "that find the step that lost each failed episode (slower)")
+        self.labeller.addItems(["env+heuristic", "rollout", "branch"])
+        self.labeller.setCurrentText(field_default(RoundsConfig, "label"))
+        self.labeller.setToolTip(field_help(RoundsConfig, "label"))
         self.start, self.cancel, self.use = QPushButton("Start"), QPushButton("Cancel"), QPushButton("Use as planner")
         self.progress = QProgressBar()
         self.log = QPlainTextEdit()
