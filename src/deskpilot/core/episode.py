@@ -387,21 +387,14 @@ def read_episode(directory: Path | str) -> Episode:
 def read_steps(directory: Path) -> tuple[list[Step], list[tuple[int, str]]]:
     """(the readable steps, the (line number, text) of lines that are not), with one warning for the latter."""
     path = directory / STEPS_FILE
-    try:
-        raw = path.read_bytes() if path.exists() else b""
-    except OSError as exc:
-        raise EpisodeError(f"cannot read {path}: {exc.strerror}") from None
     steps: list[Step] = []
     bad: list[tuple[int, str]] = []
-    lines = raw.decode("utf-8", errors="replace").splitlines()
+    lines = _json_lines(path)
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
-            if not isinstance(data, dict):
-                raise TypeError("a step must be an object")
-            steps.append(Step.from_dict(data))
+            steps.append(Step.from_dict(_json_object(line)))
         except _UNREADABLE as exc:
             bad.append((number, line))
             last_error = f"{type(exc).__name__}: {_short(exc)}"
@@ -414,23 +407,34 @@ def read_steps(directory: Path) -> tuple[list[Step], list[tuple[int, str]]]:
     return steps, bad
 
 
-def _apply_labels(directory: Path, steps: list[Step]) -> None:
-    """Lay the records of labels.jsonl over `steps`, in the order they were written (the latest for a step wins);
-    a record that cannot be read, or names no step, is skipped with one warning."""
-    path = directory / LABELS_FILE
+def _json_lines(path: Path) -> list[str]:
+    """The lines of a JSON-lines file of the episode (none when it is not there); an EpisodeError when unreadable."""
     try:
         raw = path.read_bytes() if path.exists() else b""
     except OSError as exc:
         raise EpisodeError(f"cannot read {path}: {exc.strerror}") from None
+    return raw.decode("utf-8", errors="replace").splitlines()
+
+
+def _json_object(line: str) -> dict[str, Any]:
+    """One line of a JSON-lines file, which must hold an object (else a TypeError or ValueError)."""
+    data = json.loads(line)
+    if not isinstance(data, dict):
+        raise TypeError("a line must hold an object")
+    return data
+
+
+def _apply_labels(directory: Path, steps: list[Step]) -> None:
+    """Lay the records of labels.jsonl over `steps`, in the order they were written (the latest for a step wins);
+    a record that cannot be read, or names no step, is skipped with one warning."""
+    path = directory / LABELS_FILE
     by_index = {step.index: step for step in steps}
     skipped = 0
-    for line in raw.decode("utf-8", errors="replace").splitlines():
+    for line in _json_lines(path):
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-            if not isinstance(record, dict):
-                raise TypeError("a label record must be an object")
+            record = _json_object(line)
             step = by_index.get(_typed(record.get("step"), int, "step"))
             if step is None:
                 raise ValueError("the record names no step of the episode")
