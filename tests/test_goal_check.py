@@ -55,7 +55,7 @@ def test_typing_into_a_pre_filled_field_replaces_what_it_held(unseen_form, tmp_p
                              'type "250" into Amount', tmp_path)
     assert read_state(state)["fields"]["Amount"] == "250"  # not "1000250"
     assert result.returncode == 0, result.stdout + result.stderr
-    assert any('"Amount" shows "250"' in line for line in episode.meta.goal_check["held"])
+    assert any('"Amount" shows "250"' in line for line in episode.meta.goal_check.held)
 
 
 @pytest.mark.display
@@ -84,7 +84,7 @@ def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, t
     assert read_state(state)["fields"]["Code"] == "25"
     assert result.returncode == 1, result.stdout + result.stderr
     assert 'failed: "Code" shows "25", expected "250"' in result.stdout, result.stdout
-    assert episode.meta.outcome == "failed" and episode.meta.goal_check["passed"] is False
+    assert episode.meta.outcome == "failed" and episode.meta.goal_check.passed is False
     assert len(told(requests)) == 1  # the model was told once, then the run ended
     shown = deskpilot("episodes", "show", str(episode.directory))
     assert 'check failed: "Code" shows "25"' in shown.stdout
@@ -117,7 +117,7 @@ def test_a_good_amount_applied_is_a_success_with_what_held(unseen_form, tmp_path
     assert read_state(state)["status"] == "Transfer scheduled"
     assert result.returncode == 0, result.stdout + result.stderr
     check = episode.meta.goal_check
-    assert check["passed"] and any('"250"' in line for line in check["held"]), check
+    assert check.passed and any('"250"' in line for line in check.held), check
 
 
 @pytest.mark.display
@@ -136,7 +136,7 @@ def test_a_model_that_says_finished_before_doing_anything_fails(unseen_form, tmp
     unseen_form("transfer")
     result, episode, requests = run([FINISHED, FINISHED], 'type "250" into Amount', tmp_path)
     assert result.returncode == 1 and '"250" was never typed' in result.stdout, result.stdout
-    assert len(told(requests)) == 1 and json.dumps(episode.meta.goal_check)
+    assert len(told(requests)) == 1 and episode.meta.goal_check.failed
 
 
 def option_box(combo: list[int], rows_down: int) -> list[int]:
@@ -169,7 +169,7 @@ def test_an_option_chosen_in_a_drop_down_shows_in_it(unseen_form, tmp_path):
                              'select "Spain" from Country', tmp_path)
     assert read_state(state)["country"] == "Spain"
     assert result.returncode == 0, result.stdout + result.stderr
-    assert '"Country" shows "Spain"' in episode.meta.goal_check["held"]
+    assert '"Country" shows "Spain"' in episode.meta.goal_check.held
 
 
 @pytest.mark.display
