@@ -69,3 +69,14 @@ def test_token_budget_drops_old_screenshots_then_old_turns():
     assert images(messages) == 1
     assert 0 < sum(m["role"] == "assistant" for m in messages) < 6
     assert "earlier steps left out" in messages[1]["content"]
+
+
+def test_the_prompts_lists_of_calls_come_from_the_registry_unchanged():
+    """The registry makes the prompts' lists of calls; a model trained on the prompts before sees the same text."""
+    from deskpilot.core.action_registry import ELEMENT_FORM, POINT_FORM, compact_calls, prompt_calls
+
+    assert prompt_calls(POINT_FORM).splitlines()[:2] == ["click(point='<point>x y</point>')",
+                                                          "left_double(point='<point>x y</point>')"]
+    assert "scroll(element='3', direction='down')   # up, down, left or right" in prompt_calls(ELEMENT_FORM)
+    assert compact_calls() == ("click(target=...) | type(content=...) | hotkey(key=...) | scroll(direction=...) | "
+                               "finished(content=...)")

@@ -24,25 +24,27 @@ class ActionSpec:
     doc: str
     shown: str | None = None
     compact: str | None = None  # the call as the compact text prompt (som-text) names it
+    doc_shown: bool = True  # whether the prompts show the doc beside the call (the calls of places speak for
+    # themselves)
 
 
-ACTIONS: tuple[ActionSpec, ...] = (
+ACTIONS: tuple[ActionSpec, ...] = (  # in the order the prompts list them
     ActionSpec(ActionKind.CLICK, "click", ("left_single", "left_click", "tap"), WHERE_ARGS + ("button",),
                "click with the left button (button='right' or 'middle' for the others)", "click({where})",
-               "click(target=...)"),
+               "click(target=...)", doc_shown=False),
     ActionSpec(ActionKind.DOUBLE_CLICK, "left_double", ("double_click",), WHERE_ARGS, "double-click",
-               "left_double({where})"),
+               "left_double({where})", doc_shown=False),
     ActionSpec(ActionKind.RIGHT_CLICK, "right_single", ("right_click",), WHERE_ARGS, "right-click",
-               "right_single({where})"),
+               "right_single({where})", doc_shown=False),
     ActionSpec(ActionKind.DRAG, "drag", ("select", "left_drag"), WHERE_ARGS + ("end_point", "end_box", "end_target"),
-               "press, move to the end, release", "drag({start}, {end})"),
+               "press, move to the end, release", "drag({start}, {end})", doc_shown=False),
     ActionSpec(ActionKind.MOVE, "move", ("hover", "mouse_move", "move_to"), WHERE_ARGS, "move the pointer there"),
-    ActionSpec(ActionKind.TYPE, "type", ("write",), ("content", "text"),
-               "escape ' as \\' and new lines as \\n; a final \\n submits", "type(content='text')",
-               "type(content=...)"),
     ActionSpec(ActionKind.HOTKEY, "hotkey", (), ("key", "keys", "hotkey"),
                "lowercase key names separated by spaces, at most 3 keys", "hotkey(key='ctrl c')",
                "hotkey(key=...)"),
+    ActionSpec(ActionKind.TYPE, "type", ("write",), ("content", "text"),
+               "escape ' as \\' and new lines as \\n; a final \\n submits", "type(content='text')",
+               "type(content=...)"),
     ActionSpec(ActionKind.KEY, "press", ("keydown", "key_down", "release", "keyup", "key_up"), ("key", "keys"),
                "hold a key down (release(key=...) lets it go)"),
     ActionSpec(ActionKind.SCROLL, "scroll", (), WHERE_ARGS + ("direction", "amount", "dx", "dy"),
@@ -54,7 +56,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(ActionKind.CALL_USER, "call_user", (), ("content", "answer", "question", "text"),
                "you cannot go on without the user", "call_user(content='question')"),
 )
+# the compact text prompt (som-text) lists these, in this order: what its trained models were taught
+COMPACT_ORDER = (ActionKind.CLICK, ActionKind.TYPE, ActionKind.HOTKEY, ActionKind.SCROLL, ActionKind.FINISHED)
 DOC_COLUMN = 34  # where the prompts' one-line docs start
+DOC_GAP = "   "  # before the doc of a call that reaches past DOC_COLUMN
 RELEASE_NAMES = frozenset({"release", "keyup", "key_up"})  # KEY calls that let the key go
 
 
@@ -85,13 +90,15 @@ def prompt_calls(form: dict[str, str]) -> str:
     for spec in ACTIONS:
         if spec.shown is not None:
             call = spec.shown.format(**form)
-            lines.append(f"{call}{' ' * max(2, DOC_COLUMN - len(call))}# {spec.doc}")
+            gap = " " * (DOC_COLUMN - len(call)) if len(call) < DOC_COLUMN else DOC_GAP
+            lines.append(f"{call}{gap}# {spec.doc}" if spec.doc_shown else call)
     return "\n".join(lines)
 
 
 def compact_calls() -> str:
     """The calls the compact text prompt lists, as `click(target=...) | type(content=...) | ...`."""
-    return " | ".join(spec.compact for spec in ACTIONS if spec.compact is not None)
+    compact = {spec.kind: spec.compact for spec in ACTIONS if spec.compact is not None}
+    return " | ".join(compact[kind] for kind in COMPACT_ORDER)
 
 
 def reference_table() -> str:
