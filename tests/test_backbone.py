@@ -53,6 +53,7 @@ def test_model_init_from_smollm2_makes_a_planner_that_knows_language(tmp_path):
     assert made.returncode == 0, made.stderr[-2000:]
     assert "SmolLM2-135M-Instruct (Apache-2.0), 134.5M parameters, vocabulary 49152" in made.stdout
     record = json.loads((tmp_path / "planner" / "deskpilot_model.json").read_text())
+    assert "quantization_config" not in json.loads((tmp_path / "planner" / "config.json").read_text())  # trainable
     assert record["base"] == "smollm2-135m" and record["parameters"] == 134_515_008
     cached = next((data / "deskpilot" / "backbones").iterdir())
     converted_at = (cached / "model.safetensors").stat().st_mtime_ns

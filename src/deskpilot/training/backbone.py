@@ -99,7 +99,11 @@ def converted(chosen: Backbone, cache: Path | None = None) -> Path:
     auto: Any = transformers  # the Auto classes' from_pretrained are untyped
     model = auto.AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name, dtype=torch.float32)
     tokenizer = auto.AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
-    model.hf_quantizer = None  # the weights are plain float32 now: save them so
+    # The weights are plain float32 now: saved so, with no trace of the GGUF (trainers refuse a "quantised" model).
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.is_quantized = False
     model.generation_config.eos_token_id = tokenizer.eos_token_id  # answers end (a GGUF's config may not say)
     model.generation_config.pad_token_id = tokenizer.pad_token_id or tokenizer.eos_token_id
     try:
