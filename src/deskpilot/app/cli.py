@@ -8,6 +8,7 @@ import logging
 import sys
 import time
 from contextlib import ExitStack
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -15,6 +16,7 @@ import typer
 
 from deskpilot.app import (collect_cli, detector_cli, episodes_cli, eval_cli, improve_cli, label_cli, model_cli,
                            recognizer_cli, recording_cli, train_cli)
+from deskpilot.app.calibrate import MAX_ERROR, MonitorCalibration
 from deskpilot.app.common import (build_agent, confirmer, err, listen_for_stop, out, plain,
                                   planner_for, write_png)
 from deskpilot.grounding.factory import build_grounder
@@ -148,6 +150,13 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
         virtual, demo_app = prepare_screen(stack, demo, settings.episodes_dir / "demo-state.json")
         if virtual:
             err.print("no display: started a virtual one (Xvfb) with the demo app", style="dim")
+        elif not settings.dry_run:
+            from deskpilot.app.calibrate import calibration_problem
+            from deskpilot.core.screen import Screen
+
+            problem = calibration_problem(Screen().monitors())
+            if problem is not None:
+                raise UsageError(problem)
         if reuse:
             from deskpilot.app.recording_cli import replay_recording
             from deskpilot.recorder.template import with_substitutions
@@ -224,19 +233,39 @@ def open_app(episodes_dir: Annotated[Optional[Path], typer.Option(help="episodes
 
 
 @app.command()
-def doctor(as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False) -> None:
+def doctor(as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+           calibrate: Annotated[bool, typer.Option("--calibrate", help="also click known targets on every monitor "
+                                                   "and report how far off the clicks land")] = False) -> None:
     """Check what works on this machine (display, input, hotkey, models, settings, ...); exit 1 when the agent
-    cannot run here."""
+    cannot run here (or, with --calibrate, when clicks land off target)."""
     from deskpilot.app.doctor import diagnose
 
     report = diagnose()
+    calibrated = _calibrate() if calibrate else []
+    off = [c for c in calibrated if c.worst > MAX_ERROR]
     if as_json:
-        print(json.dumps(report.to_dict()))
+        data = report.to_dict()
+        if calibrate:
+            data["calibration"] = [{**asdict(c), "worst": None if c.worst == float("inf") else c.worst}
+                                   for c in calibrated]
+        print(json.dumps(data))
     else:
         for line in report.lines():
             out.print(line, markup=False, highlight=False)
-    if not report.can_run:
+        for number, result in enumerate(calibrated, 1):
+            mark = "fail " if result in off else "ok   "
+            out.print(f"{mark} calibration {number}: {result.describe()}", markup=False, highlight=False)
+    if not report.can_run or off:
         raise typer.Exit(1)
+
+
+def _calibrate() -> list[MonitorCalibration]:
+    from deskpilot.app.calibrate import calibrate
+    from deskpilot.core.display import has_display
+
+    if not has_display():
+        raise UsageError("--calibrate needs a display to click on")
+    return calibrate()
 
 
 app.command()(label_cli.label)

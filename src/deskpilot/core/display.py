@@ -37,8 +37,13 @@ def ensure_xauthority() -> None:
 class VirtualDisplay:
     """Xvfb on a free display number (Xvfb picks it via -displayfd). Use as a context manager."""
 
-    def __init__(self, width: int = 1280, height: int = 800, depth: int = 24, screens: int = 1):
-        self.width, self.height, self.depth, self.screens = width, height, depth, screens
+    def __init__(self, width: int = 1280, height: int = 800, depth: int = 24, screens: int = 1,
+                 sizes: tuple[tuple[int, int], ...] = ()):
+        """`screens` of width x height, or one screen per entry of `sizes`; two or more are joined side by side
+        into one desktop (Xinerama), as two monitors are."""
+        self.width, self.height, self.depth = width, height, depth
+        self.sizes = sizes or ((width, height),) * screens
+        self.screens = len(self.sizes)
         self.display: str | None = None
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -47,9 +52,9 @@ class VirtualDisplay:
         if xvfb is None:
             raise ScreenError("no display and no Xvfb to start one: install it (apt-get install xvfb) or set DISPLAY")
         read_fd, write_fd = os.pipe()
-        screen_args: list[str] = []
-        for index in range(self.screens):
-            screen_args += ["-screen", str(index), f"{self.width}x{self.height}x{self.depth}"]
+        screen_args: list[str] = ["+xinerama"] if self.screens > 1 else []
+        for index, (width, height) in enumerate(self.sizes):
+            screen_args += ["-screen", str(index), f"{width}x{height}x{self.depth}"]
         self._process = subprocess.Popen(
             # -noreset: without it Xvfb resets whenever its last client leaves, refusing connections meanwhile and
             # forgetting root-window properties, so a program started just after another one ended could fail.
