@@ -299,7 +299,7 @@ def test_a_settle_wait_ends_at_the_stop_whatever_its_timeout(xdisplay):
 @pytest.mark.display
 @pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGQUIT])
 def test_sighup_and_sigquit_close_the_episode_and_let_go_of_keys(xdisplay, tmp_path, sig):
-    replies = ["Thought: hold it.\nAction: press(key='shift')"] + ["Thought: wait.\nAction: wait()"] * 40
+    replies = ["Thought: hold it.\nAction: press(key='shift')"] + ["Thought: wait.\nAction: wait(seconds='0.3')"] * 400
     with ChatServer(replies) as server:
         agent = subprocess.Popen([sys.executable, "-m", "deskpilot.app", "run", "hold shift a while", "--planner",
                                   "openai", "--model", "UI-TARS-1.5-7B", "--base-url", server.base_url,
