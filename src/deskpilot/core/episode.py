@@ -22,7 +22,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -500,6 +500,21 @@ def reward_steps(directory: Path | str, rewards: dict[int, float]) -> None:
     directory = Path(directory)
     with _locked(directory / STEPS_LOCK):
         _append_records(directory, [{"step": index, "reward": reward} for index, reward in sorted(rewards.items())])
+
+
+def score_episode(directory: Path | str, run: EnvironmentRun, rewards: dict[int, float],
+                  judge: Callable[[Episode], list[Verdict | None]]) -> None:
+    """What an environment said of a finished episode: its score into episode.json, the rewards it gave steps (step
+    index -> reward) and the labels `judge` gives the steps so rewarded, as label records."""
+    directory = Path(directory)
+    episode = read_episode(directory)
+    episode.meta.environment = run
+    rewrite_meta(directory, episode.meta)
+    reward_steps(directory, rewards)
+    for step in episode.steps:
+        step.reward = rewards.get(step.index, step.reward)
+    label_steps(directory, {step.index: verdict for step, verdict in zip(episode.steps, judge(episode))
+                            if verdict is not None})
 
 
 def _append_records(directory: Path, records: list[dict[str, Any]]) -> None:

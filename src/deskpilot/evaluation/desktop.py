@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import Step, label_steps, read_episode, reward_steps, rewrite_meta
+from deskpilot.core.episode import Step, score_episode
 from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.errors import EvaluationError
 from deskpilot.core.secrets import scrub, task_secrets
@@ -104,15 +104,9 @@ def run_task(agent: Agent, session: DesktopSession, task: DesktopTask, repeat: i
 
 def _store_verdict(directory: Path, task: DesktopTask, repeat: int, success: bool, found: str,
                    passed_at: list[int]) -> None:
-    episode = read_episode(directory)
-    episode.meta.environment = EnvironmentRun("desktop", task.name, repeat, 1.0 if success else -1.0, None, found,
-                                              app=task.app)
-    rewrite_meta(directory, episode.meta)
-    reward_steps(directory, {index: 1.0 for index in passed_at})
-    episode = read_episode(directory)
-    label_steps(directory, {step.index: verdict for step, verdict in zip(episode.steps,
-                                                                         EnvVerifier().judge_episode(episode))
-                            if verdict is not None})
+    score_episode(directory, EnvironmentRun("desktop", task.name, repeat, 1.0 if success else -1.0, None, found,
+                                            app=task.app), {index: 1.0 for index in passed_at},
+                  EnvVerifier().judge_episode)
 
 
 def evaluate_desktop(agent: Agent, session: DesktopSession, tasks: list[DesktopTask], repeats: int,

@@ -14,7 +14,7 @@ from typing import Any
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.rule_packs import RulePack, use
-from deskpilot.core.episode import Step, label_steps, read_episode, reward_steps, rewrite_meta
+from deskpilot.core.episode import Step, score_episode
 from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.secrets import scrub, task_secrets
 from deskpilot.evaluation.check_agreement import check_agreement
@@ -72,26 +72,13 @@ def run_episode(agent: Agent, browser: MiniWobBrowser, task: str, seed: int, rul
         state = browser.state()
     # A native popup (an open <select> list) is a window of its own and outlives the episode: close it.
     agent.controller.execute(Action(kind=ActionKind.HOTKEY, keys=("escape",)))
-    _store_scores(result.episode_dir, EnvironmentRun("miniwob", task, seed, state.raw_reward, state.reward,
-                                                     state.reason), ended_at, verifier or EnvVerifier())
+    # the page's score, its step rewards and the verifier's labels, beside the steps the agent wrote
+    score_episode(result.episode_dir, EnvironmentRun("miniwob", task, seed, state.raw_reward, state.reward,
+                                                     state.reason), ended_at, (verifier or EnvVerifier()).judge_episode)
     shown = scrub(utterance, [secret.value for secret in task_secrets(utterance)])  # printed and reported
     return EpisodeScore(task, seed, shown, state.raw_reward, state.reward, len(result.steps), seconds,
                         result.outcome, result.detail, result.episode_dir,
                         result.check.passed if result.check is not None else None)
-
-
-def _store_scores(directory: Path, run: EnvironmentRun, ended_at: dict[int, float],
-                  verifier: EnvVerifier | CombinedVerifier) -> None:
-    """The page's score into episode.json (`environment`), and the step rewards and the verifier's labels as label
-    records: the steps the agent wrote stay as written."""
-    episode = read_episode(directory)
-    episode.meta.environment = run
-    rewrite_meta(directory, episode.meta)
-    reward_steps(directory, ended_at)
-    episode = read_episode(directory)
-    label_steps(directory, {step.index: verdict for step, verdict in zip(episode.steps,
-                                                                         verifier.judge_episode(episode))
-                            if verdict is not None})
 
 
 def evaluate_miniwob(agent: Agent, browser: MiniWobBrowser, tasks: list[str], episodes: int, seed: int,
