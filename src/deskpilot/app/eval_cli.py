@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -17,7 +17,7 @@ from deskpilot.app.detector_cli import DetectorModelOption, DeviceOption, finish
 from deskpilot.app.job_options import field_help
 from deskpilot.training.jobs import TrainRequest
 from deskpilot.grounding.factory import build_grounder
-from deskpilot.core.errors import UsageError
+from deskpilot.core.errors import EvaluationError, UsageError
 from deskpilot.core.settings import PLANNERS
 
 eval_app = typer.Typer(help="Measure models, the agent and grounding.", no_args_is_help=True)
@@ -155,23 +155,77 @@ def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separa
                  list_tasks: Annotated[bool, typer.Option("--list", help="list the tasks and exit")] = False) -> None:
     """The agent on real Debian applications (Mousepad, FeatherPad, Galculator, PCManFM, Zenity, xterm, Gnumeric,
     AbiWord) on its own virtual desktop with Openbox; each task's checker reads the app's own output."""
-    from deskpilot.core.settings import load_settings
-    from deskpilot.evaluation.desktop import DesktopScore, choose_tasks, evaluate_desktop
-    from deskpilot.evaluation.desktop_session import DesktopSession
-    from deskpilot.planner.factory import build_planner
+    from deskpilot.evaluation.desktop import choose_tasks
 
     chosen = choose_tasks([t.strip() for t in tasks.split(",") if t.strip()] if tasks else None)
     if list_tasks:
         for task in chosen:
             out.print(f"{task.name:<28} {task.app:<11} {task.text}", markup=False, highlight=False)
         return
+    _run_desktop_tasks(chosen, repeats, scale, planner, model, base_url, family, mode, json_file,
+                       episodes_dir, "desktop")
+
+
+@eval_app.command("forms")
+def eval_forms(toolkits: Annotated[str, typer.Option(help="comma-separated: qt, tk, gtk, html")] = "qt,tk,gtk,html",
+               episodes: Annotated[int, typer.Option(help="forms per toolkit")] = 5,
+               seed: Annotated[int, typer.Option(help="the first form's seed (each seed: one form and goal)")] = 0,
+               held_out: Annotated[bool, typer.Option("--held-out", help="forms of the held-out themes, whose "
+                                                      "words no training form uses")] = False,
+               wording: Annotated[str, typer.Option(help="canonical (the offline grammar's words, to collect "
+                                                    "demonstrations) or paraphrase (everyday words)")]
+               = "canonical",
+               paraphrases: Annotated[int, typer.Option(help="other wordings of each task kept in its episode, "
+                                                        "for training")] = 0,
+               scale: Annotated[int, typer.Option(help="1, or 2 for a HiDPI desktop")] = 1,
+               planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
+               model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
+               = None,
+               base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
+               family: FamilyOption = None,
+               mode: Annotated[Optional[str], typer.Option(help="native | som | som-text")] = None,
+               json_file: JsonOption = None,
+               episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
+                                                                    "(default: <episodes>/forms)")] = None,
+               list_tasks: Annotated[bool, typer.Option("--list", help="list the tasks and exit")] = False) -> None:
+    """The agent on synthetic forms (text fields, drop-downs, check boxes, radio groups, buttons) in Qt, Tk, GTK
+    and a web page in Chromium, each with a goal reachable from its start; the form's own state is the checker.
+    Collect demonstrations with the offline planner and `--paraphrases`, or score understanding with `--wording
+    paraphrase --held-out`."""
+    from deskpilot.evaluation.synthetic.tasks import form_task
+
+    if wording not in ("canonical", "paraphrase"):
+        raise UsageError(f"--wording must be canonical or paraphrase, not {wording!r}")
+    if episodes < 1 or paraphrases < 0:
+        raise UsageError("--episodes must be at least 1 and --paraphrases at least 0")
+    try:
+        chosen = [form_task(toolkit.strip(), number, held_out, wording, paraphrases)  # type: ignore[arg-type]
+                  for number in range(seed, seed + episodes) for toolkit in toolkits.split(",") if toolkit.strip()]
+    except EvaluationError as exc:
+        raise UsageError(str(exc)) from None
+    if list_tasks:
+        for task in chosen:
+            out.print(f"{task.name:<28} {task.text}", markup=False, highlight=False)
+        return
+    _run_desktop_tasks(chosen, 1, scale, planner, model, base_url, family, mode, json_file, episodes_dir, "forms")
+
+
+def _run_desktop_tasks(chosen: list[Any], repeats: int, scale: int, planner: str, model: str | None,
+                       base_url: str | None, family: str | None, mode: str | None, json_file: Path | None,
+                       episodes_dir: Path | None, folder: str) -> None:
+    """Desktop tasks on their own virtual desktop under Openbox, each scored by its checker; the table and report."""
+    from deskpilot.core.settings import load_settings
+    from deskpilot.evaluation.desktop import DesktopScore, evaluate_desktop
+    from deskpilot.evaluation.desktop_session import DesktopSession
+    from deskpilot.planner.factory import build_planner
+
     if planner not in PLANNERS:
         raise UsageError(f"unknown planner {planner!r}; available: {', '.join(PLANNERS)}")
     if repeats < 1:
         raise UsageError("--repeats must be at least 1")
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
                              confirm="never")
-    settings.episodes_dir = episodes_dir or settings.episodes_dir / "desktop"
+    settings.episodes_dir = episodes_dir or settings.episodes_dir / folder
     with ExitStack() as stack:
         session = stack.enter_context(DesktopSession(scale=scale))  # its own display: started before any X client
         grounder = build_grounder(settings)
@@ -193,6 +247,8 @@ def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separa
                   f"{row['seconds_per_step']:>7.2f}", markup=False, highlight=False)
     out.print(f"mean success rate {report['mean_success_rate']:.3f} (scale {scale})", markup=False, highlight=False)
     write_json(json_file, report)
+
+
 
 
 @eval_app.command("grounding-miniwob")

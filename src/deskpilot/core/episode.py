@@ -66,9 +66,10 @@ class EpisodeMeta:
     extra: dict[str, Any] = field(default_factory=dict)
     goal_check: GoalCheck | None = None  # the check before "done"
     environment: EnvironmentRun | None = None  # the score of an environment that scores itself
+    paraphrases: list[str] = field(default_factory=list)  # the task in other words (a synthetic environment's)
 
     def to_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in self.__dict__.items() if v is not None and v != {}}
+        data = {k: v for k, v in self.__dict__.items() if v is not None and v != {} and v != []}
         for name in ("goal_check", "environment"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name).to_dict()
@@ -85,8 +86,10 @@ class EpisodeMeta:
         for name, kind, optional in (("id", str, False), ("task", str, False), ("source", str, False),
                                      ("started", (int, float), False), ("app", str, True), ("model", str, True),
                                      ("finished", (int, float), True), ("outcome", str, False),
-                                     ("detail", str, True), ("extra", dict, False)):
+                                     ("detail", str, True), ("extra", dict, False), ("paraphrases", list, False)):
             _typed(getattr(meta, name), kind, name, optional)
+        if not all(isinstance(text, str) for text in meta.paraphrases):
+            raise TypeError("paraphrases must be texts")
         if meta.source not in ("agent", "demonstration"):
             raise ValueError(f"source must be agent or demonstration, not {meta.source[:40]!r}")
         if data.get("goal_check") is not None:

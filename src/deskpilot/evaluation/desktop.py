@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.episode import Step, score_episode
+from deskpilot.core.episode import Step, read_episode, rewrite_meta, score_episode
 from deskpilot.core.verdict import EnvironmentRun
 from deskpilot.core.errors import EvaluationError
 from deskpilot.core.secrets import scrub, task_secrets
@@ -104,6 +104,10 @@ def run_task(agent: Agent, session: DesktopSession, task: DesktopTask, repeat: i
 
 def _store_verdict(directory: Path, task: DesktopTask, repeat: int, success: bool, found: str,
                    passed_at: list[int]) -> None:
+    if task.paraphrases:
+        meta = read_episode(directory).meta
+        meta.paraphrases = list(task.paraphrases)
+        rewrite_meta(directory, meta)
     score_episode(directory, EnvironmentRun("desktop", task.name, repeat, 1.0 if success else -1.0, None, found,
                                             app=task.app), {index: 1.0 for index in passed_at},
                   EnvVerifier().judge_episode)

@@ -30,6 +30,7 @@ class DesktopTask:
     prints: bool = False
     skills: tuple[str, ...] = ()
     max_steps: int = 15
+    paraphrases: tuple[str, ...] = ()  # the task in other words (synthetic tasks): training repeats its steps so
 
 
 TODO = {"Documents/todo.txt": "buy milk"}

@@ -191,9 +191,14 @@ class SampleBuilder:
 
     def text_samples(self, episode: Episode) -> Iterator[Sample]:
         """som-text samples: each step's prompt as the text planner builds it from the elements the step saw, and
-        the answer that produces the step's action. A step that cannot be said in that mode ends the episode's
-        samples, since the history of later prompts would be wrong."""
-        task = episode.meta.task  # stored with secrets redacted; the planner masks them as {{placeholders}}
+        the answer that produces the step's action; again under each paraphrase of the task the episode keeps (the
+        same steps asked in other words). A step that cannot be said in that mode ends the samples of that wording,
+        since the history of later prompts would be wrong."""
+        for task in (episode.meta.task, *episode.meta.paraphrases):
+            yield from self._worded_samples(episode, task)
+
+    def _worded_samples(self, episode: Episode, task: str) -> Iterator[Sample]:
+        # stored with secrets redacted; the planner masks them as {{placeholders}}
         conversation = SomText(mask_secrets(task, task_secrets(task)))
         for step in episode.steps:
             if step.dry_run:

@@ -1,0 +1,66 @@
+"""The synthetic form in Tk: `python tk_form.py spec.json state.json`."""
+
+import json
+import os
+import sys
+import tkinter as tk
+from tkinter import ttk
+
+
+def main() -> None:
+    spec = json.load(open(sys.argv[1], encoding="utf-8"))
+    state_path = sys.argv[2]
+    state = {"pressed": []}
+    root = tk.Tk(className="tkform")
+    root.title(spec["title"])
+    root.geometry(f"640x{70 + 44 * (len(spec['controls']) + 2)}+60+40")
+    frame = ttk.Frame(root, padding=12)
+    frame.pack(fill="both", expand=True)
+    keep = []
+
+    def save(*_) -> None:
+        with open(state_path + ".tmp", "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(state_path + ".tmp", state_path)
+
+    for row, control in enumerate(spec["controls"]):
+        label, kind = control["label"], control["kind"]
+        state[label] = control["initial"]
+        if kind == "checkbox":
+            variable = tk.BooleanVar(value=control["initial"])
+            ttk.Checkbutton(frame, text=label, variable=variable).grid(row=row, column=1, sticky="w", pady=4)
+        else:
+            ttk.Label(frame, text=label).grid(row=row, column=0, sticky="w", padx=(0, 12), pady=4)
+            variable = tk.StringVar(value=control["initial"])
+            if kind == "field":
+                ttk.Entry(frame, textvariable=variable, width=32).grid(row=row, column=1, sticky="w", pady=4)
+            elif kind == "dropdown":
+                ttk.Combobox(frame, textvariable=variable, values=control["options"], state="readonly",
+                             width=30).grid(row=row, column=1, sticky="w", pady=4)
+            else:
+                group = ttk.Frame(frame)
+                group.grid(row=row, column=1, sticky="w", pady=4)
+                for option in control["options"]:
+                    ttk.Radiobutton(group, text=option, value=option, variable=variable).pack(side="left", padx=4)
+
+        def changed(*_, name=label, source=variable) -> None:
+            state[name] = source.get()
+            save()
+        variable.trace_add("write", changed)
+        keep.append(variable)
+    status = ttk.Label(frame, text="Ready")
+    buttons = ttk.Frame(frame)
+    buttons.grid(row=len(spec["controls"]), column=0, columnspan=2, sticky="w", pady=8)
+    for name in spec["buttons"]:
+        def pressed(n=name) -> None:
+            state["pressed"].append(n)
+            status.configure(text=f"{n} done")
+            save()
+        ttk.Button(buttons, text=name, command=pressed).pack(side="left", padx=4)
+    status.grid(row=len(spec["controls"]) + 1, column=0, columnspan=2, sticky="w")
+    save()
+    root.mainloop()
+
+
+if __name__ == "__main__":
+    main()
