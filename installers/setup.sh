@@ -15,9 +15,10 @@ apt_packages=(xvfb xdotool xclip x11-utils libxcb-cursor0 libxkbcommon-x11-0 lib
   libxcb-render-util0 libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 libegl1 libgl1 libfontconfig1
   libdbus-1-3 fonts-dejavu-core fonts-liberation fonts-wqy-microhei)
 # The benchmarks: MiniWoB++ runs in Chromium; the desktop-apps suite runs real Debian applications under Openbox,
-# with AT-SPI's accessibility bus (at-spi2-core) so their elements can also be read from the accessibility tree.
+# with AT-SPI's accessibility bus (at-spi2-core) so their elements can also be read from the accessibility tree;
+# the synthetic forms' GTK window runs under Debian's own Python (python3-gi), their phrasings use WordNet.
 [[ -n "$extras" ]] && apt_packages+=(chromium chromium-driver openbox dbus-daemon mousepad featherpad galculator
-  pcmanfm zenity xterm gnumeric abiword at-spi2-core)
+  pcmanfm zenity xterm gnumeric abiword at-spi2-core python3-gi gir1.2-gtk-3.0 wordnet-base)
 python3 -c "import ensurepip, venv" 2>/dev/null || apt_packages+=(python3-venv python3-pip)
 
 source installers/apt_missing.sh

@@ -99,7 +99,8 @@ def locate(description: Annotated[str, typer.Argument(help="e.g. 'the Save butto
 
 @app.command()
 def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full name then click "Save"\'')],
-        planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
+        planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)} (auto: the offline grammar where "
+                                                  "it reads the task whole, else the language model)")] = "auto",
         model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local model folder")] = None,
         base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint, e.g. "
                                                         "http://127.0.0.1:8000/v1")] = None,
@@ -137,9 +138,10 @@ def run(task: Annotated[str, typer.Argument(help='e.g. \'type "Ada" into Full na
     from deskpilot.recorder.demos import demo_screen, describe_demo, find_demo
 
     shown = find_demo(task, demos) if demos is not None else None
-    reuse = shown is not None and shown.same_shape and settings.planner == "offline"
+    reuse = shown is not None and shown.same_shape and settings.planner in ("offline", "auto")
     if shown is not None:
-        how = ", replayed with this task's values" if reuse else ", shown to the model" if planner != "offline" else ""
+        modelled = planner not in ("offline", "auto")
+        how = ", replayed with this task's values" if reuse else ", shown to the model" if modelled else ""
         err.print(f"demonstration: {shown.episode.meta.task!r} ({shown.episode.meta.id}, similarity "
                   f"{shown.similarity:.2f}){how}", style="dim", markup=False, highlight=False)
     grounder = build_grounder(settings)

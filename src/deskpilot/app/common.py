@@ -50,11 +50,14 @@ def planner_for(settings: Settings, task: str, grounder, on_text=None, example: 
     before anything starts."""
     from deskpilot.planner.factory import build_planner
     from deskpilot.planner.offline import OfflinePlanner
+    from deskpilot.planner.routing import RoutingPlanner
 
     planner = build_planner(settings, on_text=on_text, grounder=grounder, example=example,
                             example_screen=example_screen)
     if isinstance(planner, OfflinePlanner):
         planner.plan(task)
+    elif isinstance(planner, RoutingPlanner):
+        planner.route(task)  # the model, where the task needs one, is loaded now
     return planner
 
 

@@ -119,6 +119,7 @@ class Step:
     dry_run: bool = False
     window: str | None = None  # title of the focused window when the step began
     seen: list[Element] = field(default_factory=list)  # every element grounding found on the screen the step saw
+    confidence: float | None = None  # the model's probability of the answer taken, where it gives one
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -131,7 +132,7 @@ class Step:
             data["monitor"] = self.monitor._asdict()
         if self.verification is not None:
             data["verification"] = self.verification.as_dict()
-        for name in ("reward", "window"):
+        for name in ("reward", "window", "confidence"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
         if self.dry_run:
@@ -162,6 +163,7 @@ class Step:
             reward=_typed(data.get("reward"), (int, float), "reward", optional=True),
             dry_run=bool(data.get("dry_run", False)), window=_typed(data.get("window"), str, "window", optional=True),
             seen=[Element.from_dict(e) for e in _typed(data.get("seen", []), list, "seen")],
+            confidence=_typed(data.get("confidence"), (int, float), "confidence", optional=True),
         )
 
 

@@ -21,7 +21,7 @@ def default_config_file() -> Path:
     return Path(os.environ.get("DESKPILOT_CONFIG") or base / "deskpilot" / "config.toml")
 
 
-PlannerName = Literal["offline", "learned", "openai", "transformers"]
+PlannerName = Literal["auto", "offline", "learned", "openai", "transformers"]
 PlanMode = Literal["native", "som", "som-text"]
 PLANNERS: tuple[str, ...] = get_args(PlannerName)
 ModelDevice = Literal["auto", "cpu", "cuda"]
@@ -32,7 +32,8 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DESKPILOT_", extra="forbid", allow_inf_nan=False)
 
     episodes_dir: Path = Field(Path("episodes"), description="where every run and recording is written")
-    planner: PlannerName = Field("offline", description="which planner decides actions: offline (rules), learned (the "
+    planner: PlannerName = Field("auto", description="which planner decides actions: auto (offline where the grammar "
+                                 "reads the task, else the language model), offline (rules), learned (the "
                                  "model deskpilot ships), openai (an endpoint), transformers (a local folder)")
     base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible endpoint (vLLM, Ollama, ...)")
     model: str | None = Field(None, description="model name at the endpoint, or a local folder for transformers")
@@ -49,6 +50,8 @@ class Settings(BaseSettings):
     max_new_tokens: int = Field(512, ge=16, le=32768, description="longest model reply")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="sampling temperature of a local model's reply "
                                                                 "(0 = greedy)")
+    min_confidence: float = Field(0.2, ge=0.0, le=1.0, description="a local model's answer less likely than "
+                                  "this is not acted on: the agent stops and asks the user (0 = always act)")
     model_answers: int = Field(4, ge=1, le=16, description="replies a local som-text model gives per step; the planner "
                                "acts on the likeliest that repeats no move on the same screen and clicks only what "
                                "is shown (1 = its first reply)")

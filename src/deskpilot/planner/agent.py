@@ -236,7 +236,8 @@ class Agent:
         if action.is_terminal:
             if action.text:
                 action = action.model_copy(update={"text": self._scrubbed_text(action.text)})
-            step = Step(index, action, before, None, thought, monitor, timing=timing, seen=shown_elements)
+            step = Step(index, action, before, None, thought, monitor, timing=timing, seen=shown_elements,
+                        confidence=decision.confidence)
             writer.append(step)
             self._report(step, shown, shown_elements)
             return step, obs, before
@@ -275,7 +276,8 @@ class Agent:
         self._elements = after_elements  # the latest screen, until the next step reads it again
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
-                    dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements))
+                    dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements),
+                    confidence=decision.confidence)
         writer.append(step)
         log.info("step %d: %s", index + 1, action.redacted().describe())
         self._report(step, shown, shown_elements)

@@ -16,13 +16,17 @@ from deskpilot.core.observation import Element, Observation
 class Decision:
     thought: str
     action: Action
+    confidence: float | None = None  # the model's probability of its answer, where the backend gives one
 
 
 class Planner(Protocol):
     """A planner may also set `takes_feedback = True`: the agent then tells it, with the task, once, when the
     screen shows an error or the check before "done" failed, instead of ending the run at once."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Who decides, as episodes name it."""
+        ...
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         """The next action for `task`, given the steps taken so far and the current screen."""

@@ -23,11 +23,17 @@ from .families import resolve_family
 
 OPENAI_HOST = "api.openai.com"
 LEARNED = "planner"  # the folder under resources/models/ that holds the shipped planner model
+LANGUAGE = "language-planner"  # ... and the language planner's adapter
 
 
 def learned_model() -> Path:
     """The planner model deskpilot ships (trained here from its own collected episodes; see the README)."""
     return Path(str(resources.files("deskpilot.resources") / "models" / LEARNED))
+
+
+def language_model() -> Path:
+    """The language planner deskpilot ships: a LoRA adapter on the SmolLM2 backbone (`model init --base`)."""
+    return Path(str(resources.files("deskpilot.resources") / "models" / LANGUAGE))
 
 
 def build_planner(settings: Settings, on_text: Callable[[str], None] | None = None,
@@ -36,10 +42,15 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
     """The planner the settings ask for; `example` (a demonstration in words) and `example_screen` (its first
     screen, small) go into a vision-language model's prompt (the som-text models deskpilot trains read only what
     they were trained on)."""
-    if settings.planner == "offline":
+    if settings.planner in ("offline", "auto"):
         from .offline import OfflinePlanner
 
-        return OfflinePlanner(grounder)
+        offline = OfflinePlanner(grounder)
+        if settings.planner == "offline":
+            return offline
+        from .routing import RoutingPlanner
+
+        return RoutingPlanner(offline, lambda: _language_planner(settings, on_text))
     if settings.planner == "learned":
         model = settings.model or str(learned_model())
         if not (Path(model) / "config.json").is_file():
@@ -51,13 +62,25 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .text_planner import TextPlanner
 
         short = settings.model_copy(update={"max_new_tokens": min(settings.max_new_tokens, ANSWER_TOKENS)})
-        return TextPlanner(build_backend(short), on_text=on_text, answers=settings.model_answers)
+        return TextPlanner(build_backend(short), on_text=on_text, answers=settings.model_answers,
+                           min_confidence=settings.min_confidence)
     from .model_planner import ModelPlanner
 
     chosen = resolve_family(settings.family, settings.model or "")
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
                         token_budget=settings.token_budget, on_text=on_text, example=example,
                         example_screen=example_screen)
+
+
+def _language_planner(settings: Settings, on_text: Callable[[str], None] | None) -> Planner | None:
+    """The som-text planner `auto` sends other wordings to: `--model`, else the language planner this install
+    ships (None where it has none)."""
+    model = settings.model or (str(language_model()) if (language_model() / "adapter_config.json").is_file()
+                               or (language_model() / "config.json").is_file() else None)
+    if model is None:
+        return None
+    chosen = settings.model_copy(update={"planner": "transformers", "model": model, "plan_mode": "som-text"})
+    return build_planner(chosen, on_text=on_text)
 
 
 def _language_model(settings: Settings) -> bool:

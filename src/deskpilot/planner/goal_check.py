@@ -57,6 +57,7 @@ _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,8
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
 TOGGLES = ("checkbox", "radio")
+PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
 OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
 SHOWN_START = 6  # letters and digits of an option's start a narrow drop-down must show to count as showing it
 CLOSING_KEYS = {"escape", "esc", "enter", "return", "kp_enter", "tab"}
@@ -193,6 +194,9 @@ class GoalTracker:
     opened: OpenList | None = None  # the drop-down list the last click opened, while it is open
     errors: list[str] = field(default_factory=list)  # error texts that appeared, in order
     typed: list[str] = field(default_factory=list)  # every text typed (not secret), a line each
+    unseen: list[str] = field(default_factory=list)  # typed texts the screen did not change for
+    missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
+    overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -204,7 +208,10 @@ class GoalTracker:
         `after` those of the screen it left) must leave on the screen. `changed`: whether the screen changed;
         `selected`: whether a typed text replaced a selection the agent made first."""
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
-            self.typed += [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
+            lines = [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
+            self.typed += lines
+            if not changed:  # nothing on the screen took the text: it must show by the end, or it went nowhere
+                self.unseen += lines
             selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
                                     and self._last.keys in SELECTING_KEYS)
             self._typed(action.text, focus, before, after, selected)
@@ -219,7 +226,10 @@ class GoalTracker:
                 self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
             self._list_click(action, hit, before, after, changed)
             label = next((e.text for e in hit if e.text and SUBMITS.match(e.text)), None)
-            if label is not None:
+            if label is not None and not any(e.role in PRESSABLE for e in hit) and any(
+                    e.role in PRESSABLE and text_key(e.text) == text_key(label) for e in before):
+                self.missed.append(label)  # its words, read off a heading or a title: the button stands elsewhere
+            elif label is not None:
                 self.submits[label] = changed
                 for choice in self.choices:
                     choice.moved_on = choice.moved_on or changed
@@ -265,6 +275,7 @@ class GoalTracker:
                 and self._last.kind is ActionKind.TYPE and not self._last.secret):
             previous.text, previous.shown = previous.text + value, shown
             return
+        self.overwritten += [f.text for f in self.fields if f.box == box and not same_text(f.text, value)]
         self.fields = [f for f in self.fields if f.box != box]
         name = label_of_field(box, before) or focus.name or "the field"
         held = field_reading(box, before) or ""
@@ -292,6 +303,17 @@ class GoalTracker:
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
             return GoalCheck(False, tuple(held), f"the screen shows {_quote(error)}")
+        for value in self.unseen:
+            if not _anywhere(value, elements):
+                return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but nothing on the screen took "
+                                                     "it and the screen does not show it")
+        for value in self.overwritten:
+            if value in task_values(self.task) and not _anywhere(value, elements):
+                return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, then typed over in the same field")
+        for label in self.missed:
+            if label not in self.submits:
+                return GoalCheck(False, tuple(held), f"the click meant for {_quote(label)} landed on its words "
+                                                     "elsewhere, not on the button")
         for typed in self.fields:
             now = field_reading(typed.box, elements)
             problem = typed.problem(now)
@@ -320,9 +342,11 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), problem)
             held.append(f"{_quote(choice.name)} shows {_quote(choice.option)}")
         for value in task_choices(self.task):
-            if any(_shows(c.option, value) for c in self.choices) or any(same_text(t, value) for t in self.typed):
+            if any(_shows(c.option, value) for c in self.choices):
                 continue
-            if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) for e in elements
+            # shown by a drop-down, or by a text that was not there at the start (a label of the same words was)
+            if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) and (
+                    e.role == "dropdown" or text_key(e.text) not in self.initial) for e in elements
                        if e.text and e.role not in OPTION_ROLES):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never chosen and is not on the screen")
         for name, box, state in self.toggles:
@@ -370,6 +394,15 @@ def list_reading(box: Box, elements: list[Element]) -> str | None:
 
 def _shown(text: str, elements: list[Element]) -> bool:
     return any(e.text == text for e in elements)
+
+
+def _anywhere(text: str, elements: list[Element]) -> bool:
+    """Whether some element's text holds `text` (read loosely: OCR drops spaces and confuses look-alikes; a text
+    of one or two characters must be a whole element's text)."""
+    wanted = _skeleton(text)
+    if len(wanted) < 3:
+        return any(wanted and _skeleton(e.text) == wanted for e in elements if e.text)
+    return bool(wanted) and any(wanted in _skeleton(e.text) for e in elements if e.text)
 
 
 def text_key(text: str) -> str:

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 
 from deskpilot.core.action_text import split_response
-from deskpilot.core.actions import Action
+from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
@@ -28,9 +28,11 @@ CORRECTION = "That answer could not be used: {error}. Answer with one line: Acti
 
 
 class TextPlanner:
-    def __init__(self, backend: ChatBackend, on_text: Callable[[str], None] | None = None, answers: int = 1):
+    def __init__(self, backend: ChatBackend, on_text: Callable[[str], None] | None = None, answers: int = 1,
+                 min_confidence: float = 0.0):
         self.backend = backend
         self.answers = answers  # replies weighed per step where the backend can rank several
+        self.min_confidence = min_confidence  # an answer less likely than this is not acted on: the user is asked
         self.name = f"{backend.name} (som-text)"
         self.on_text = on_text
         self._episode: SomText | None = None
@@ -50,8 +52,13 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
+        confidence = getattr(self.backend, "likelihood", {}).get(reply)
+        if confidence is not None and confidence < self.min_confidence and not action.is_terminal:
+            question = (f"I am not sure what to do next (my best guess, {call}, has probability {confidence:.2f}); "
+                        "please do this step or say the task differently")
+            return Decision(f"unsure: {call}", Action(kind=ActionKind.CALL_USER, text=question), confidence)
         episode.remember(call)
-        return Decision(thought or call, action)
+        return Decision(thought or call, action, confidence)
 
     def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
         """The model's best answer that fits this screen among its `answers` likeliest, else among its

@@ -78,6 +78,7 @@ class TransformersBackend:
         self.name = f"transformers:{Path(model).name or model}"
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
+        self.likelihood: dict[str, float] = {}  # the last generation's replies and their probabilities
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         weights = getattr(torch, dtype) if dtype else "auto" if self.device.startswith("cuda") else torch.float32
         source = Path(model)
@@ -131,9 +132,18 @@ class TransformersBackend:
             search = {"do_sample": False, "num_beams": count} if count > 1 else {"do_sample": False}
         with self._torch.inference_mode(), self._cpu_threads():
             output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, num_return_sequences=count,
-                                         **search)
+                                         output_scores=True, return_dict_in_generate=True, **search)
+            steps = self.model.compute_transition_scores(output.sequences, output.scores,
+                                                         getattr(output, "beam_indices", None),
+                                                         normalize_logits=not search.get("num_beams"))
         prompt_length = inputs["input_ids"].shape[1]
-        return [self.processor.decode(row[prompt_length:], skip_special_tokens=True) for row in output]
+        texts = [self.processor.decode(row[prompt_length:], skip_special_tokens=True) for row in output.sequences]
+        # each reply's probability: the product of its tokens' (-inf where a beam ended early: padding, not counted)
+        chances = [float(self._torch.exp(row[self._torch.isfinite(row)].sum())) for row in steps.float()]
+        self.likelihood = {}
+        for text, chance in zip(texts, chances):
+            self.likelihood[text] = max(chance, self.likelihood.get(text, 0.0))
+        return texts
 
     @contextmanager
     def _cpu_threads(self) -> Iterator[None]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import sys
-from pathlib import Path
+from importlib import resources
 from typing import Literal
 
 from deskpilot.core.errors import EvaluationError
@@ -19,7 +19,7 @@ from ..desktop_tasks import DesktopTask
 from .forms import HELD_OUT_THEMES, TOOLKITS, TRAIN_THEMES, FormSpec, Goal, random_form, random_goal
 from .phrasing import canonical, paraphrase, paraphrases
 
-APPS = Path(__file__).parent / "apps"
+APPS = resources.files("deskpilot.evaluation.synthetic.apps")
 SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, which has PyGObject (python3-gi) for the GTK renderer
 LAUNCH = {"qt": (sys.executable, str(APPS / "qt_form.py")), "tk": (sys.executable, str(APPS / "tk_form.py")),
           "gtk": (SYSTEM_PYTHON, str(APPS / "gtk_form.py")), "html": (sys.executable, str(APPS / "html_form.py"))}

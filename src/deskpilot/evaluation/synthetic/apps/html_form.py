@@ -12,7 +12,7 @@ import tempfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from threading import Thread
 
-FLAGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+FLAGS = ("--no-sandbox", "--test-type", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
          "--no-first-run", "--no-default-browser-check", "--disable-features=Translate", "--password-store=basic")
 SCRIPT = """
 const state = JSON.parse(document.body.dataset.state);
