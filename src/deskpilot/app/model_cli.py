@@ -29,7 +29,7 @@ def model_init(out_dir: Annotated[Path, typer.Option("--out", help="folder to wr
     from deskpilot.training.planner_model import init_planner_model, som_text_corpus
 
     if base is not None:
-        from deskpilot.training.backbone import init_from_backbone
+        from deskpilot.planner.backbone import init_from_backbone
 
         if data:
             raise UsageError("--data trains a from-scratch tokenizer; a backbone brings its own (leave out --data)")

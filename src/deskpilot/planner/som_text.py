@@ -43,6 +43,11 @@ from deskpilot.grounding.task_echoes import task_echoes
 from .task_phrases import comparable, holds_phrase, named_phrase
 
 MAX_ELEMENTS = 30
+LABEL_SLACK = 6  # pixels a label's row may stand off its control's
+# words of a task that name no element: they do not make an element relevant to it
+COMMON_WORDS = frozenset("the and then please into from for with this that you can could would like want need "
+                         "make sure set put type enter click press select choose pick check uncheck field box button "
+                         "list option should thanks thank".split())
 MAX_HISTORY = 8
 SAME_LINE = 0.8  # listed lines this similar are one line read twice
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
@@ -156,7 +161,7 @@ class SomText:
                  for role in kind_named(value)}  # a value that names a kind of control: the roles it names
         ranks: dict[str, int] = {}
         self._fields = {}
-        for element in sorted(shown, key=lambda e: reading_order(e.box))[:MAX_ELEMENTS]:
+        for element in _most_relevant(shown, self.task, by_text):
             family = RANK_FAMILIES.get(element.role, element.role)
             ranks[family] = ranks.get(family, 0) + 1
             ref = f"{family} {ranks[family]}"
@@ -421,6 +426,30 @@ def _clicked_values(call: str) -> list[int]:
 
 def _quoted(text: str) -> str:
     return '"' + " ".join(text.split()).replace('"', "'")[:60] + '"'
+
+
+def _most_relevant(elements: list[Element], task: str, shows: dict[int, int | None]) -> list[Element]:
+    """At most MAX_ELEMENTS of `elements`, in reading order: on a busy screen (a long file list beside a form) the
+    ones the task's words name or that show its values first, then the controls and the labels on their rows, then
+    the rest from the top; a short screen is listed whole."""
+    ordered = sorted(elements, key=lambda e: reading_order(e.box))
+    if len(ordered) <= MAX_ELEMENTS:
+        return ordered
+    words = {w for w in re.findall(r"[a-z0-9]{3,}", task.lower()) if w not in COMMON_WORDS}
+    controls = [e for e in ordered if e.role not in ("text", "list_item")]
+
+    def weight(element: Element) -> int:
+        if shows.get(id(element)) or words & set(re.findall(r"[a-z0-9]{3,}", element.text.lower())):
+            return 3
+        if element in controls:
+            return 2
+        labels = element.role == "text" and any(c.box.y0 - LABEL_SLACK <= element.box.center.y <= c.box.y1 +
+                                                LABEL_SLACK and element.box.x1 <= c.box.x0 + LABEL_SLACK
+                                                for c in controls)
+        return 1 if labels else 0
+
+    ranked = sorted(range(len(ordered)), key=lambda i: (-weight(ordered[i]), i))[:MAX_ELEMENTS]
+    return [ordered[i] for i in sorted(ranked)]
 
 
 def _deduplicated(elements: list[Element]) -> list[Element]:

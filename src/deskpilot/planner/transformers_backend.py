@@ -26,6 +26,7 @@ from typing import Any
 
 from deskpilot.core.errors import PlannerError
 
+from .backbone import BACKBONES, converted
 from .context import image_from_url
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,8 @@ def base_model(source: str) -> str:
                            f"({type(exc).__name__})") from None
     if not isinstance(base, str) or not base:
         raise PlannerError(f"cannot load model {source!r}: its adapter_config.json names no base model")
+    if base in BACKBONES and not Path(base).exists():  # an adapter made on a backbone deskpilot converts itself
+        return str(converted(BACKBONES[base]))
     return base
 
 

