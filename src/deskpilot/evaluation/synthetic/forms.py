@@ -32,9 +32,15 @@ class Control:
 
 @dataclass(frozen=True)
 class FormSpec:
+    """A form, and what stands around it on a busy window: a menu bar, a group box titled with the form's title,
+    a list of unrelated items beside it (what a real app shows that the task does not ask about)."""
+
     title: str
     controls: tuple[Control, ...]
     buttons: tuple[str, ...]
+    menu: tuple[str, ...] = ()
+    grouped: bool = False
+    side_list: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -44,7 +50,8 @@ class FormSpec:
         data = json.loads(text)
         controls = tuple(Control(c["kind"], c["label"], tuple(c.get("options", ())), c.get("initial", ""),
                                  tuple(c.get("values", ()))) for c in data["controls"])
-        return cls(data["title"], controls, tuple(data["buttons"]))
+        return cls(data["title"], controls, tuple(data["buttons"]), tuple(data.get("menu", ())),
+                   bool(data.get("grouped", False)), tuple(data.get("side_list", ())))
 
     def start_state(self) -> dict[str, Any]:
         state: dict[str, Any] = {c.label: c.initial for c in self.controls}
@@ -137,6 +144,15 @@ HELD_OUT_THEMES = (
 )
 
 
+MENUS = ("File", "Edit", "View", "Tools", "Help", "Window")
+SIDE_LISTS = (("Report.pdf", "Minutes.txt", "Budget.ods", "Photo-01.jpg", "Draft.odt", "Invoice-7.pdf", "Notes.md",
+               "Slides.odp", "Backup.zip", "Plan.txt", "Recipe.txt", "Map.png"),
+              ("Alice Brown", "Bao Tran", "Carlos Ruiz", "Dana Weiss", "Emeka Obi", "Fatima Zahra", "Greta Lind",
+               "Hiro Sato", "Ines Costa", "Jonas Berg"),
+              ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Holiday"),
+              ("Inbox (3)", "Sent", "Drafts", "Archive", "Spam", "Trash", "Newsletters", "Receipts"))
+
+
 def random_form(rng: random.Random, themes: tuple[Theme, ...] = TRAIN_THEMES) -> FormSpec:
     """A form of one theme: 1-3 fields, 0-2 drop-downs, 0-3 check boxes, 0-1 radio group, its buttons; some
     controls start filled or checked (a goal may have to change or clear them)."""
@@ -154,7 +170,10 @@ def random_form(rng: random.Random, themes: tuple[Theme, ...] = TRAIN_THEMES) ->
     for label in rng.sample(list(theme.radios), rng.randint(0, 1)):
         options = theme.radios[label]
         controls.append(Control("radio", label, options, options[0]))
-    return FormSpec(theme.title, tuple(controls), theme.buttons)
+    menu = tuple(rng.sample(MENUS, rng.randint(2, 4))) if rng.random() < 0.4 else ()
+    items = rng.choice(SIDE_LISTS)
+    side = tuple(rng.sample(items, rng.randint(6, len(items)))) if rng.random() < 0.4 else ()
+    return FormSpec(theme.title, tuple(controls), theme.buttons, menu, rng.random() < 0.5, side)
 
 
 def random_goal(form: FormSpec, rng: random.Random) -> Goal:

@@ -23,7 +23,7 @@ def main() -> None:
     window = Gtk.Window(title=spec["title"])
     window.set_wmclass("gtkform", "Gtkform")
     window.move(60, 40)
-    window.set_default_size(640, 60 + 48 * (len(spec["controls"]) + 2))
+    window.set_default_size(900 if spec.get("side_list") else 640, 90 + 48 * (len(spec["controls"]) + 2))
     window.connect("destroy", Gtk.main_quit)
     grid = Gtk.Grid(column_spacing=12, row_spacing=8, margin=12)
     for row, control in enumerate(spec["controls"]):
@@ -75,7 +75,30 @@ def main() -> None:
         buttons.pack_start(button, False, False, 0)
     grid.attach(buttons, 0, len(spec["controls"]), 2, 1)
     grid.attach(status, 0, len(spec["controls"]) + 1, 2, 1)
-    window.add(grid)
+    outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+    if spec.get("menu"):
+        bar = Gtk.MenuBar()
+        for name in spec["menu"]:
+            item = Gtk.MenuItem(label=name)
+            menu = Gtk.Menu()
+            menu.append(Gtk.MenuItem(label="About"))
+            item.set_submenu(menu)
+            bar.append(item)
+        outer.pack_start(bar, False, False, 0)
+    body = Gtk.Box(spacing=12)
+    if spec.get("grouped"):
+        frame = Gtk.Frame(label=spec["title"])
+        frame.add(grid)
+        body.pack_start(frame, True, True, 6)
+    else:
+        body.pack_start(grid, True, True, 0)
+    if spec.get("side_list"):
+        items = Gtk.ListBox()
+        for name in spec["side_list"]:
+            items.add(Gtk.Label(label=name, xalign=0))
+        body.pack_start(items, False, False, 12)
+    outer.pack_start(body, True, True, 0)
+    window.add(outer)
     save()
     window.show_all()
     Gtk.main()

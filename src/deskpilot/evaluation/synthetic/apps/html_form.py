@@ -49,11 +49,19 @@ def page(spec: dict) -> str:
                              for o in control["options"])
             rows.append(f"<tr><td>{name}</td><td>{radios}</td></tr>")
     buttons = "".join(f"<button>{html.escape(b)}</button> " for b in spec["buttons"])
+    menu = "".join(f"<span>{html.escape(m)}</span>" for m in spec.get("menu", ()))
+    table = f"<table>{''.join(rows)}</table>"
+    if spec.get("grouped"):
+        table = f"<fieldset><legend>{html.escape(spec['title'])}</legend>{table}</fieldset>"
+    side = "".join(f"<li>{html.escape(item)}</li>" for item in spec.get("side_list", ()))
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(spec['title'])}</title>"
             "<style>body{font:15px sans-serif;margin:16px} td{padding:5px 10px 5px 0} button{font-size:15px;"
-            "padding:4px 12px}</style></head>"
-            f"<body data-state='{html.escape(json.dumps(state))}'><h3>{html.escape(spec['title'])}</h3><table>"
-            f"{''.join(rows)}</table><p>{buttons}</p><p id='status'>Ready</p><script>{SCRIPT}</script></body></html>")
+            "padding:4px 12px} .menu span{margin-right:18px} .cols{display:flex;gap:40px} ul{list-style:none;"
+            "border:1px solid #999;padding:6px 12px;margin:0}</style></head>"
+            f"<body data-state='{html.escape(json.dumps(state))}'>"
+            f"{f'<div class=menu>{menu}</div>' if menu else ''}<h3>{html.escape(spec['title'])}</h3>"
+            f"<div class=cols><div>{table}</div>{f'<ul>{side}</ul>' if side else ''}</div>"
+            f"<p>{buttons}</p><p id='status'>Ready</p><script>{SCRIPT}</script></body></html>")
 
 
 def main() -> None:
@@ -86,9 +94,10 @@ def main() -> None:
         json.dump(state, handle)
     chromium = next(p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p)
     profile = tempfile.mkdtemp(prefix="deskpilot-form-")
-    height = 140 + 40 * (len(spec["controls"]) + 2)
+    height = 180 + 40 * (len(spec["controls"]) + 2)
+    width = 900 if spec.get("side_list") else 640
     browser = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "--window-position=60,40",
-                                f"--window-size=640,{height}", f"--app=http://127.0.0.1:{server.server_port}/"],
+                                f"--window-size={width},{height}", f"--app=http://127.0.0.1:{server.server_port}/"],
                                env={**os.environ, "TMPDIR": profile}, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
     signal.signal(signal.SIGTERM, lambda *_: (browser.terminate(), shutil.rmtree(profile, True), sys.exit(0)))

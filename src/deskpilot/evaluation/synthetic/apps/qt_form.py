@@ -4,8 +4,9 @@ import json
 import os
 import sys
 
-from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QRadioButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QLabel, QLineEdit, QListWidget, QMenuBar, QPushButton, QRadioButton, QVBoxLayout,
+                               QWidget)
 
 
 def main() -> None:
@@ -68,10 +69,27 @@ def main() -> None:
         button.clicked.connect(pressed)
         buttons.addWidget(button)
     root = QVBoxLayout(window)
-    root.addLayout(form)
+    if spec.get("menu"):
+        bar = QMenuBar()
+        for name in spec["menu"]:
+            bar.addMenu(name).addAction("About")
+        root.setMenuBar(bar)
+    body = QHBoxLayout()
+    if spec.get("grouped"):
+        box = QGroupBox(spec["title"])
+        box.setLayout(form)
+        body.addWidget(box, 3)
+    else:
+        body.addLayout(form, 3)
+    if spec.get("side_list"):
+        items = QListWidget()
+        items.addItems(spec["side_list"])
+        body.addWidget(items, 2)
+    root.addLayout(body)
     root.addLayout(buttons)
     root.addWidget(status)
-    window.setGeometry(60, 40, 640, 60 + 48 * (len(spec["controls"]) + 2))
+    width = 900 if spec.get("side_list") else 640
+    window.setGeometry(60, 40, width, 90 + 48 * (len(spec["controls"]) + 2))
     save()
     window.show()
     sys.exit(app.exec())

@@ -13,9 +13,23 @@ def main() -> None:
     state = {"pressed": []}
     root = tk.Tk(className="tkform")
     root.title(spec["title"])
-    root.geometry(f"640x{70 + 44 * (len(spec['controls']) + 2)}+60+40")
-    frame = ttk.Frame(root, padding=12)
-    frame.pack(fill="both", expand=True)
+    width = 900 if spec.get("side_list") else 640
+    root.geometry(f"{width}x{100 + 44 * (len(spec['controls']) + 2)}+60+40")
+    if spec.get("menu"):
+        bar = tk.Menu(root)
+        for name in spec["menu"]:
+            item = tk.Menu(bar, tearoff=0)
+            item.add_command(label="About")
+            bar.add_cascade(label=name, menu=item)
+        root.config(menu=bar)
+    if spec.get("side_list"):
+        items = tk.Listbox(root, height=12)
+        for name in spec["side_list"]:
+            items.insert("end", name)
+        items.pack(side="right", fill="y", padx=12, pady=12)
+    frame = ttk.LabelFrame(root, text=spec["title"], padding=12) if spec.get("grouped") else \
+        ttk.Frame(root, padding=12)
+    frame.pack(fill="both", expand=True, padx=6, pady=6)
     keep = []
 
     def save(*_) -> None:
