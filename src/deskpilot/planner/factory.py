@@ -73,14 +73,16 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
 
 
 def _language_planner(settings: Settings, on_text: Callable[[str], None] | None) -> Planner | None:
-    """The som-text planner `auto` sends other wordings to: `--model`, else the language planner this install
-    ships (None where it has none)."""
-    model = settings.model or (str(language_model()) if (language_model() / "adapter_config.json").is_file()
-                               or (language_model() / "config.json").is_file() else None)
-    if model is None:
+    """The som-text planner `auto` sends other wordings to: `--model`, else the `language_model` setting (the
+    language planner this install ships, or a folder); None where there is none. One greedy answer a step: its
+    probability decides whether the agent acts."""
+    chosen = settings.model or {"none": None, "shipped": str(language_model())}.get(settings.language_model,
+                                                                                      settings.language_model)
+    if chosen is None or not any((Path(chosen) / name).is_file() for name in ("adapter_config.json", "config.json")):
         return None
-    chosen = settings.model_copy(update={"planner": "transformers", "model": model, "plan_mode": "som-text"})
-    return build_planner(chosen, on_text=on_text)
+    language = settings.model_copy(update={"planner": "transformers", "model": chosen, "plan_mode": "som-text",
+                                           "model_answers": 1})
+    return build_planner(language, on_text=on_text)
 
 
 def _language_model(settings: Settings) -> bool:
@@ -129,6 +131,6 @@ def build_backend(settings: Settings) -> ChatBackend:
     if settings.planner == "transformers":
         from .transformers_backend import TransformersBackend
 
-        return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens,
+        return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens, int8=settings.model_int8,
                                    temperature=settings.temperature)
     raise PlannerError(f"the {settings.planner} planner has no chat model")

@@ -70,7 +70,7 @@ class TransformersBackend:
     `dtype`: the weights' precision ("float32", "bfloat16"; default: the checkpoint's own on CUDA, float32 on CPU)."""
 
     def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0,
-                 threads: int = 0, dtype: str | None = None):
+                 threads: int = 0, dtype: str | None = None, int8: bool = False):
         try:
             import torch
             import transformers
@@ -106,6 +106,12 @@ class TransformersBackend:
             raise PlannerError(f"cannot load model {model!r}: {str(exc).splitlines()[0]}") from None
         self.model.to(self.device).eval()
         small = sum(p.numel() for p in self.model.parameters()) < SMALL_MODEL
+        if int8 and self.device == "cpu" and self.causal:
+            # int8 weights for the linear layers, activations quantised on the fly: an adapter is merged in first
+            if hasattr(self.model, "merge_and_unload"):
+                self.model = self.model.merge_and_unload()
+            quantize: Any = torch.ao.quantization.quantize_dynamic  # untyped in torch
+            self.model = quantize(self.model, {torch.nn.Linear}, dtype=torch.qint8)
         self.threads = threads or (1 if small and self.device == "cpu" else 0)
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
