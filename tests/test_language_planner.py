@@ -133,3 +133,15 @@ def test_the_shipped_language_planner_reads_everyday_words_on_a_form_it_never_sa
     assert "som-text" in planner.name and decision.action.kind is ActionKind.CLICK, decision
     assert Box(100, 100, 120, 120).contains(*decision.action.point), decision
     assert decision.confidence is not None and decision.confidence >= Settings().min_confidence
+
+
+@pytest.mark.parametrize("call", ["type(content='$')", "click(target='$x')", "click(target='$1]')"])
+def test_a_dollar_that_names_no_value_is_a_slip_not_text_to_type(call):
+    from deskpilot.core.errors import ActionParseError
+
+    conversation = SomText('type "Ada" into Full name')
+    screen = conversation.screen(ELEMENTS)
+    with pytest.raises(ActionParseError, match="names no value: the task's values are \\$1"):
+        conversation.read(f"Action: {call}", screen)
+    assert conversation.read("Action: type(content='$1')", screen)[1].text == "Ada"
+    assert conversation.read("Action: type(content='$100 off')", screen)[1].text == "$100 off"

@@ -55,6 +55,7 @@ SYSTEM = ("You operate a computer. You get a task, the elements on the screen an
           f"with one line: Action: {compact_calls()}. Name a value of the task as '$N' and an element by its "
           "role and rank ('field 2').")
 HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
+BROKEN_HANDLE = re.compile(r"^\$(?:[^\d\s]\w*|\d+[\]\)'\"]+)?$")  # "$", "$x", "$1]": not a value's handle
 # Roles ranked together: grounding may read a text field that holds text as a dropdown, and a field's rank must
 # not change because something was typed into it.
 RANK_FAMILIES = {"input": "field", "dropdown": "field"}
@@ -273,6 +274,7 @@ class SomText:
     def _typed(self, content: str, screen: TextScreen) -> str:
         match = HANDLE.match(content.strip())
         if not match:
+            _no_broken_handle(content, screen)
             return content
         value = self._value(int(match["number"]), screen)
         return value.lower() if match["case"] == "lower" else value.upper() if match["case"] == "upper" else value
@@ -289,6 +291,7 @@ class SomText:
             if item := _the_one_showing(screen.listed, number) or self._first_of_kind(screen, number):
                 return action.model_copy(update={"point": item.element.click_point, "target": None})
             return action.model_copy(update={"target": self._value(number, screen)})  # grounding picks one
+        _no_broken_handle(target, screen)
         if ROLE_RANK.match(target):
             for item in screen.listed:
                 if item.ref == target:
@@ -371,6 +374,13 @@ class SomText:
         if at < 0:
             at = numbered_ordinals(self.task).find(value)
         return at if at >= 0 else len(self.task)
+
+
+def _no_broken_handle(text: str, screen: TextScreen) -> None:
+    """A `$` reference that names no value ("$", "$x") is a model's slip, not text to type or a thing to find."""
+    if BROKEN_HANDLE.match(text.strip()):
+        raise ActionParseError(f"{text.strip()!r} names no value: the task's values are "
+                               f"{', '.join(f'${n}' for n in range(1, len(screen.values) + 1)) or 'none'}")
 
 
 def _looks_the_same(signature: str, other: str) -> bool:
