@@ -133,8 +133,10 @@ def unseen_form(xdisplay: VirtualDisplay, tmp_path: Path) -> Iterator[UnseenForm
 
 def deskpilot(*args: str, env: dict[str, str] | None = None, timeout: float = 180,
               **popen: object) -> subprocess.CompletedProcess[str]:
-    """Run the real `deskpilot` command (as `python -m deskpilot.app`)."""
-    full_env = dict(os.environ)
+    """Run the real `deskpilot` command (as `python -m deskpilot.app`). `--planner auto` sends no task to the
+    shipped language planner unless a test asks for it (`DESKPILOT_LANGUAGE_MODEL=shipped`): a 135M model on two
+    cores would make every refused instruction a run of several seconds (tests/test_language_planner.py tests it)."""
+    full_env = {**os.environ, "DESKPILOT_LANGUAGE_MODEL": "none"}
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "deskpilot.app", *args], capture_output=True, text=True,
                           timeout=timeout, env=full_env, **popen)  # type: ignore[arg-type]

@@ -67,6 +67,7 @@ def test_a_phrase_that_names_a_field_it_cannot_split_is_refused(task):
 
 @pytest.mark.display
 def test_an_unsplittable_phrase_does_nothing_at_all(demo_app, tmp_path):
+    """The offline grammar will not guess where "the name" is (the language planner may: see its tests)."""
     result = deskpilot("run", "enter Ada for the name", "--episodes-dir", str(tmp_path / "ep"))
     assert result.returncode == 2 and "field" in result.stderr, result.stdout + result.stderr
     assert read_state(demo_app.state_file)["full_name"] == ""

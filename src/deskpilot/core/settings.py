@@ -55,7 +55,7 @@ class Settings(BaseSettings):
                                 "instead), or a som-text model folder")
     model_int8: bool = Field(False, description="run a local language model's linear layers in int8 on the CPU "
                              "(dynamic quantisation: faster, answers may differ)")
-    min_confidence: float = Field(0.2, ge=0.0, le=1.0, description="a local model's answer less likely than "
+    min_confidence: float = Field(0.4, ge=0.0, le=1.0, description="a local model's answer less likely than "
                                   "this is not acted on: the agent stops and asks the user (0 = always act)")
     model_answers: int = Field(4, ge=1, le=16, description="replies a local som-text model gives per step; the planner "
                                "acts on the likeliest that repeats no move on the same screen and clicks only what "

@@ -57,6 +57,10 @@ _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,8
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
 TOGGLES = ("checkbox", "radio")
+READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
+WORD = re.compile(r"[^\W_]+")
+NUMBER_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve")
 PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
 OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
 SHOWN_START = 6  # letters and digits of an option's start a narrow drop-down must show to count as showing it
@@ -211,7 +215,7 @@ class GoalTracker:
             lines = [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
             self.typed += lines
             if not changed:  # nothing on the screen took the text: it must show by the end, or it went nowhere
-                self.unseen += lines
+                self.unseen += [line for line in lines if len(_skeleton(line)) >= READABLE]  # OCR misses "x"
             selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
                                     and self._last.keys in SELECTING_KEYS)
             self._typed(action.text, focus, before, after, selected)
@@ -303,6 +307,9 @@ class GoalTracker:
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
             return GoalCheck(False, tuple(held), f"the screen shows {_quote(error)}")
+        invented = next((line for line in self.typed if not said_in(line, self.task)), None)
+        if invented is not None:
+            return GoalCheck(False, tuple(held), f"{_quote(invented)} was typed, but the task does not say it")
         for value in self.unseen:
             if not _anywhere(value, elements):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but nothing on the screen took "
@@ -394,6 +401,14 @@ def list_reading(box: Box, elements: list[Element]) -> str | None:
 
 def _shown(text: str, elements: list[Element]) -> bool:
     return any(e.text == text for e in elements)
+
+
+def said_in(typed: str, task: str) -> bool:
+    """Whether every word of a typed text is a word of the task (a count said in words counts as its digits): a
+    value the person never gave is the agent's invention, not their goal."""
+    words = set(WORD.findall(look_alike(task.lower())))
+    words |= {str(number) for number, name in enumerate(NUMBER_NAMES) if name in words}
+    return all(word in words for word in WORD.findall(look_alike(typed.lower())))
 
 
 def _anywhere(text: str, elements: list[Element]) -> bool:
