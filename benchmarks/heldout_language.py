@@ -36,7 +36,8 @@ HONEST = ("failed", "needs_user", "refused", "error", "max_steps")
 
 
 def planner_args(spec: str) -> list[str]:
-    """`offline`, `learned`, or `auto:MODEL` / `transformers:MODEL` as command-line options."""
+    """`offline`, `learned`, `auto` (with the shipped language planner), or `auto:MODEL` / `transformers:MODEL` as
+    command-line options."""
     name, _, model = spec.partition(":")
     args = ["--planner", name]
     if model:
@@ -60,6 +61,7 @@ def demo_app(spec: str, out: Path, limit: int | None) -> dict[str, Any]:
     rows = []
     instructions = json.loads(INSTRUCTIONS.read_text())["instructions"][:limit]
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}  # its own screen
+    env["DESKPILOT_LANGUAGE_MODEL"] = "shipped"  # `auto` measured with the language planner deskpilot ships
     for number, item in enumerate(instructions):
         folder = out / f"demo-{number:02d}"
         result = subprocess.run([sys.executable, "-m", "deskpilot.app", "run", item["text"], *planner_args(spec),
@@ -80,7 +82,8 @@ def forms(spec: str, out: Path, count: int, seed: int) -> dict[str, Any]:
     folder = out / "forms"
     subprocess.run([sys.executable, "-m", "deskpilot.app", "eval", "forms", "--held-out", "--wording", "paraphrase",
                     "--episodes", str(count), "--seed", str(seed), *planner_args(spec), "--episodes-dir",
-                    str(folder), "--json", str(out / "forms.json")], check=False, timeout=7200)
+                    str(folder), "--json", str(out / "forms.json")], check=False, timeout=7200,
+                   env={**os.environ, "DESKPILOT_LANGUAGE_MODEL": "shipped"})
     rows = []
     for directory in list_episodes(folder):
         meta = read_episode(directory).meta

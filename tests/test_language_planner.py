@@ -127,7 +127,7 @@ def test_the_shipped_language_planner_reads_everyday_words_on_a_form_it_never_sa
 
     pytest.importorskip("gguf")
     monkeypatch.setenv("XDG_DATA_HOME", str(backbone_data))  # the backbone converted once for the session
-    planner = build_planner(Settings(planner="auto"))
+    planner = build_planner(Settings(planner="auto", language_model="shipped"))
     assert isinstance(planner, RoutingPlanner)
     decision = planner.decide(TASK, [], SCREEN, ELEMENTS)
     assert "som-text" in planner.name and decision.action.kind is ActionKind.CLICK, decision

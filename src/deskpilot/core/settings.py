@@ -50,9 +50,10 @@ class Settings(BaseSettings):
     max_new_tokens: int = Field(512, ge=16, le=32768, description="longest model reply")
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="sampling temperature of a local model's reply "
                                                                 "(0 = greedy)")
-    language_model: str = Field("shipped", description="the model `--planner auto` gives what the offline grammar "
-                                "does not read: shipped (the language planner deskpilot ships), none (refuse "
-                                "instead), or a som-text model folder")
+    language_model: str = Field("none", description="the model `--planner auto` gives what the offline grammar "
+                                "does not read: none (refuse instead, the default until the language planner "
+                                "stops claiming false successes on held-out forms), shipped (the language planner "
+                                "deskpilot ships), or a som-text model folder")
     model_int8: bool = Field(False, description="run a local language model's linear layers in int8 on the CPU "
                              "(dynamic quantisation: faster, answers may differ)")
     min_confidence: float = Field(0.4, ge=0.0, le=1.0, description="a local model's answer less likely than "

@@ -47,8 +47,9 @@ class RoutingPlanner:
             if self._model is None:
                 self._model = self._build_model()
             if self._model is None:
-                raise PlannerError(f"{refusal} (no language model here to read other wordings: pass --model with "
-                                   "a som-text planner model, see `deskpilot model init --base`)") from None
+                raise PlannerError(f"{refusal} (no language model here to read other wordings: set language_model "
+                                   "= \"shipped\" for the language planner deskpilot ships, or pass --model with a "
+                                   "som-text planner model)") from None
             chosen = self._model
         self._task, self._chosen = task, chosen
         return chosen
