@@ -50,6 +50,11 @@ def _tasks(tasks: Optional[str]) -> list[str]:
     return chosen
 
 
+PlannerOption = Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")]
+ModelOption = Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
+BaseUrlOption = Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")]
+ModeOption = Annotated[Optional[str], typer.Option(help="native | som | som-text")]
+
 @eval_app.command("steps")
 def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None, max_images: ImagesOption = 3,
                limit: Annotated[Optional[int], typer.Option(help="at most this many steps")] = None,
@@ -85,10 +90,9 @@ def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None
 
 @eval_app.command("miniwob")
 def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: SeedOption = 0,
-                 planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
-                 model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
-                 = None,
-                 base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
+                 planner: PlannerOption = "offline",
+                 model: ModelOption = None,
+                 base_url: BaseUrlOption = None,
                  family: FamilyOption = None,
                  mode: Annotated[Optional[str], typer.Option(help="native | som | som-text (elements as text, for "
                                                                   "language models)")] = None,
@@ -143,12 +147,11 @@ def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separa
                  repeats: Annotated[int, typer.Option(help="episodes per task")] = 1,
                  scale: Annotated[int, typer.Option(help="1, or 2 for a HiDPI desktop twice as large with the "
                                                          "toolkits' scale factor 2")] = 1,
-                 planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
-                 model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
-                 = None,
-                 base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
+                 planner: PlannerOption = "offline",
+                 model: ModelOption = None,
+                 base_url: BaseUrlOption = None,
                  family: FamilyOption = None,
-                 mode: Annotated[Optional[str], typer.Option(help="native | som | som-text")] = None,
+                 mode: ModeOption = None,
                  json_file: JsonOption = None,
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                       "(default: <episodes>/desktop)")] = None,
@@ -178,12 +181,11 @@ def eval_forms(toolkits: Annotated[str, typer.Option(help="comma-separated: qt, 
                paraphrases: Annotated[int, typer.Option(help="other wordings of each task kept in its episode, "
                                                         "for training")] = 0,
                scale: Annotated[int, typer.Option(help="1, or 2 for a HiDPI desktop")] = 1,
-               planner: Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}")] = "offline",
-               model: Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
-               = None,
-               base_url: Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")] = None,
+               planner: PlannerOption = "offline",
+               model: ModelOption = None,
+               base_url: BaseUrlOption = None,
                family: FamilyOption = None,
-               mode: Annotated[Optional[str], typer.Option(help="native | som | som-text")] = None,
+               mode: ModeOption = None,
                json_file: JsonOption = None,
                episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                     "(default: <episodes>/forms)")] = None,
