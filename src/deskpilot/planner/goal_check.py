@@ -57,6 +57,8 @@ _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,8
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
 TOGGLES = ("checkbox", "radio")
+COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
+                              "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
 WORD = re.compile(r"[^\W_]+")
 NUMBER_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -301,6 +303,27 @@ class GoalTracker:
     def _echoes_task(self, text: str) -> bool:
         return text_key(text) in text_key(self.task)
 
+    def _misplaced(self, elements: list[Element]) -> str | None:
+        """A value typed into a field the task does not name, while the task names another field of the screen
+        that got nothing: the value went to the wrong place."""
+        said = set(WORD.findall(self.task.lower())) - COMMON_TASK_WORDS
+        labels = {e.box: label_of_field(e.box, elements) or "" for e in elements if e.role in FIELD_ROLES}
+
+        def named(label: str) -> bool:
+            return bool(set(WORD.findall(label.lower())) & said)
+
+        filled = {typed.box for typed in self.fields}
+        for typed in self.fields:
+            if typed.name == "the text area" or named(typed.name) or not any(
+                    box.iou(typed.box) > 0.5 for box in labels):
+                continue
+            other = next((label for box, label in labels.items() if named(label)
+                          and not any(box.iou(done) > 0.5 for done in filled)), None)
+            if other is not None:
+                return (f"{_quote(typed.text)} went into {_quote(typed.name)}, but the task names "
+                        f"{_quote(other)}")
+        return None
+
     def check(self, elements: list[Element]) -> GoalCheck:
         """Every expectation against the final screen's `elements`."""
         held: list[str] = []
@@ -321,6 +344,9 @@ class GoalTracker:
             if label not in self.submits:
                 return GoalCheck(False, tuple(held), f"the click meant for {_quote(label)} landed on its words "
                                                      "elsewhere, not on the button")
+        misplaced = self._misplaced(elements)
+        if misplaced is not None:
+            return GoalCheck(False, tuple(held), misplaced)
         for typed in self.fields:
             now = field_reading(typed.box, elements)
             problem = typed.problem(now)
