@@ -266,23 +266,18 @@ def test_an_error_a_web_page_shows_after_submit_fails_the_run(xdisplay, tmp_path
 
 
 @pytest.mark.display
-def test_a_value_typed_into_a_field_the_task_does_not_name_fails(unseen_form, tmp_path):
-    """The task names the Amount; the model typed the value into Code: the field that got it is not the one asked."""
+@pytest.mark.parametrize("field, typed, task, said", [
+    # the task names the Amount; the model typed the value into Code: not the field asked
+    ("Code", "42", 'my amount is "42"', 'went into "Code", but the task names "Amount"'),
+    # a value the person never gave is the agent's invention
+    ("Amount", "999", "fill in the amount", '"999" was typed, but the task does not say it'),
+])
+def test_a_value_in_a_field_the_task_does_not_name_or_never_said_is_no_success(unseen_form, tmp_path, field, typed,
+                                                                             task, said):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
-    result, episode, _ = run([f"Thought: there.\nAction: click(point='{at(boxes['Code'])}')",
-                              "Thought: type it.\nAction: type(content='42')", FINISHED, FINISHED],
-                             'my amount is "42"', tmp_path)
-    assert read_state(state)["fields"]["Code"] == "42"
-    assert result.returncode == 1 and 'went into "Code", but the task names "Amount"' in result.stdout, result.stdout
-
-
-@pytest.mark.display
-def test_a_value_the_task_never_says_is_no_success(unseen_form, tmp_path):
-    state = unseen_form("transfer")
-    boxes = read_state(state)["boxes"]
-    result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
-                              "Thought: type it.\nAction: type(content='999')", FINISHED, FINISHED],
-                             "fill in the amount", tmp_path)
-    assert read_state(state)["fields"]["Amount"] == "999"
-    assert result.returncode == 1 and '"999" was typed, but the task does not say it' in result.stdout, result.stdout
+    result, episode, _ = run([f"Thought: there.\nAction: click(point='{at(boxes[field])}')",
+                              f"Thought: type it.\nAction: type(content='{typed}')", FINISHED, FINISHED],
+                             task, tmp_path)
+    assert read_state(state)["fields"][field] == typed
+    assert result.returncode == 1 and said in result.stdout, result.stdout

@@ -15,7 +15,8 @@ from conftest import deskpilot
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.errors import PlannerError
 from deskpilot.evaluation.synthetic.forms import HELD_OUT_THEMES, TRAIN_THEMES, random_form, random_goal
-from deskpilot.evaluation.synthetic.phrasing import FAMILIES, NUMBER_WORDS, canonical, paraphrase, phrase_intent
+from deskpilot.core.task_text import NUMBER_WORDS
+from deskpilot.evaluation.synthetic.phrasing import IMPLICIT_COUNTS, FAMILIES, canonical, paraphrase, phrase_intent
 from deskpilot.evaluation.synthetic.tasks import form_task
 from deskpilot.planner.families import resolve_family
 from deskpilot.planner.instructions import parse_instructions
@@ -39,8 +40,8 @@ def test_every_action_kind_has_twenty_phrasing_families_and_they_keep_the_value(
         for intent in goal.intents:
             text = phrase_intent(intent, rng)
             if intent.kind in ("fill", "choose", "pick"):  # the value is said, or a count in words
-                number = NUMBER_WORDS[int(intent.value)] if intent.value.isdigit() and int(intent.value) <= 10 \
-                    else "-"
+                counted = intent.value.isdigit() and int(intent.value) <= IMPLICIT_COUNTS
+                number = NUMBER_WORDS[int(intent.value)] if counted else "-"
                 said = text if intent.kind == "fill" else text.lower()  # an option may be said in lower case
                 value = intent.value if intent.kind == "fill" else intent.value.lower()
                 assert value in said or number in said, (intent, text)

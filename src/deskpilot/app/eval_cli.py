@@ -54,6 +54,7 @@ PlannerOption = Annotated[str, typer.Option(help=f"one of: {', '.join(PLANNERS)}
 ModelOption = Annotated[Optional[str], typer.Option(help="model name at --base-url, or a local folder")]
 BaseUrlOption = Annotated[Optional[str], typer.Option(help="OpenAI-compatible endpoint")]
 ModeOption = Annotated[Optional[str], typer.Option(help="native | som | som-text")]
+ListTasksOption = Annotated[bool, typer.Option("--list", help="list the tasks and exit")]
 
 @eval_app.command("steps")
 def eval_steps(model: ModelOption, data: DataOption, family: FamilyOption = None, max_images: ImagesOption = 3,
@@ -155,7 +156,7 @@ def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separa
                  json_file: JsonOption = None,
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                       "(default: <episodes>/desktop)")] = None,
-                 list_tasks: Annotated[bool, typer.Option("--list", help="list the tasks and exit")] = False) -> None:
+                 list_tasks: ListTasksOption = False) -> None:
     """The agent on real Debian applications (Mousepad, FeatherPad, Galculator, PCManFM, Zenity, xterm, Gnumeric,
     AbiWord) on its own virtual desktop with Openbox; each task's checker reads the app's own output."""
     from deskpilot.evaluation.desktop import choose_tasks
@@ -189,7 +190,7 @@ def eval_forms(toolkits: Annotated[str, typer.Option(help="comma-separated: qt, 
                json_file: JsonOption = None,
                episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                     "(default: <episodes>/forms)")] = None,
-               list_tasks: Annotated[bool, typer.Option("--list", help="list the tasks and exit")] = False) -> None:
+               list_tasks: ListTasksOption = False) -> None:
     """The agent on synthetic forms (text fields, drop-downs, check boxes, radio groups, buttons) in Qt, Tk, GTK
     and a web page in Chromium, each with a goal reachable from its start; the form's own state is the checker.
     Collect demonstrations with the offline planner and `--paraphrases`, or score understanding with `--wording

@@ -30,6 +30,8 @@ def literal_values(task: str) -> list[str]:
     return [m.group(0) for m in LITERAL.finditer(QUOTED.sub('""', task))]
 
 
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve")  # counts people say in words ("make it three copies")
 ORDINALS = {word: f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}" for n, word in enumerate(
     ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), 1)}
 _ORDINAL_WORD = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)

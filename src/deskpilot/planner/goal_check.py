@@ -29,7 +29,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.core.task_text import look_alike
+from deskpilot.core.task_text import NUMBER_WORDS, look_alike
 from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
 
 from .field_text import SELECTING_KEYS
@@ -61,8 +61,6 @@ COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
 WORD = re.compile(r"[^\W_]+")
-NUMBER_NAMES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                "twelve")
 PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
 OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
 SHOWN_START = 6  # letters and digits of an option's start a narrow drop-down must show to count as showing it
@@ -433,7 +431,7 @@ def said_in(typed: str, task: str) -> bool:
     """Whether every word of a typed text is a word of the task (a count said in words counts as its digits): a
     value the person never gave is the agent's invention, not their goal."""
     words = set(WORD.findall(look_alike(task.lower())))
-    words |= {str(number) for number, name in enumerate(NUMBER_NAMES) if name in words}
+    words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
     return all(word in words for word in WORD.findall(look_alike(typed.lower())))
 
 

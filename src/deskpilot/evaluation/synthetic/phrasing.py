@@ -16,6 +16,8 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from deskpilot.core.task_text import NUMBER_WORDS
+
 from .forms import Goal, Intent
 
 log = logging.getLogger(__name__)
@@ -35,7 +37,7 @@ SENSES = {"choose": ("choose.v.01", "choose.v.02"), "fill": ("insert.v.01", "rec
 MISFITS = {"infix", "introduce", "take", "opt", "wish", "desire", "mark off", "tick off"}
 BASE_VERBS = {"choose": ("choose", "select", "pick"), "fill": ("type", "enter", "put", "write", "input"),
               "check": ("check", "tick", "select"), "want": ("want", "need", "would like")}
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+IMPLICIT_COUNTS = 10  # the largest value a phrasing may say as a word instead of typing it
 OPENERS = ("", "", "", "Please ", "Could you ", "Can you ", "I need you to ", "Kindly ", "Go ahead and ",
            "Would you ")
 CLOSERS = ("", "", "", " please", ", thanks", ", thank you", " for me", " now")
@@ -103,7 +105,7 @@ def _verb(kind: str, rng: random.Random) -> str:
 
 
 def _number_word(value: str) -> str | None:
-    return NUMBER_WORDS[int(value)] if value.isdigit() and int(value) < len(NUMBER_WORDS) else None
+    return NUMBER_WORDS[int(value)] if value.isdigit() and int(value) <= IMPLICIT_COUNTS else None
 
 
 FILL: tuple[Family, ...] = (
