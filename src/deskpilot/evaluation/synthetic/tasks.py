@@ -16,7 +16,7 @@ from deskpilot.core.errors import EvaluationError
 
 from ..desktop_checks import Check, TaskRun
 from ..desktop_tasks import DesktopTask
-from .forms import HELD_OUT_THEMES, TOOLKITS, TRAIN_THEMES, FormSpec, Goal, random_form, random_goal
+from .forms import HELD_OUT_THEMES, TOOLKITS, TRAIN_THEMES, Goal, random_form, random_goal
 from .phrasing import canonical, paraphrase, paraphrases
 
 APPS = resources.files("deskpilot.evaluation.synthetic.apps")
@@ -56,7 +56,3 @@ def form_task(toolkit: str, seed: int, held_out: bool = False, wording: Wording 
                        WINDOW[toolkit], form_state(goal), files={SPEC: form.to_json()},
                        skills=tuple(sorted({i.kind for i in goal.intents})), max_steps=4 * len(goal.intents) + 4,
                        paraphrases=others)
-
-
-def form_of(task: DesktopTask) -> FormSpec:
-    return FormSpec.from_json(task.files[SPEC])
