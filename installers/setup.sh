@@ -11,7 +11,7 @@ extras=""
 [[ "${1:-}" == "--bench" ]] && extras="[bench]"
 [[ "${1:-}" == "--dev" ]] && extras="[dev]"
 
-apt_packages=(xvfb xdotool xclip x11-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
+apt_packages=(xvfb xdotool xclip x11-utils x11-xserver-utils libxcb-cursor0 libxkbcommon-x11-0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0
   libxcb-render-util0 libxcb-xinerama0 libxcb-randr0 libxcb-shape0 libxcb-xkb1 libegl1 libgl1 libfontconfig1
   libdbus-1-3 fonts-dejavu-core fonts-liberation fonts-wqy-microhei)
 # The benchmarks: MiniWoB++ runs in Chromium; the desktop-apps suite runs real Debian applications under Openbox,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NamedTuple, Optional
 
 import typer
 
@@ -26,6 +26,12 @@ TasksOption = Annotated[Optional[str], typer.Option(help="comma-separated MiniWo
 EpisodesOption = Annotated[int, typer.Option(help="episodes per task")]
 SeedOption = Annotated[int, typer.Option(help="seed of the first episode; episode i uses seed+i")]
 ScaleOption = Annotated[float, typer.Option(help="Chromium's device scale factor (2 = HiDPI, legible text)")]
+DesktopScaleOption = Annotated[float, typer.Option(help="1, 1.25, 1.5 or 2: the desktop as much larger, the "
+                                                   "toolkits' scale factor set to match")]
+MonitorsOption = Annotated[str, typer.Option(help="one, or two: a second monitor of another size left of the "
+                                             "primary")]
+AppsOnOption = Annotated[str, typer.Option(help="the monitor the apps open on: primary, or second (with --monitors "
+                                           "two)")]
 
 # The model, data, family and images of a planner job, as `train` takes them (training.jobs.TrainRequest).
 ModelOption = Annotated[str, typer.Option(help=field_help(TrainRequest, "model"))]
@@ -146,8 +152,9 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
 def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separated desktop tasks (default: all)")]
                  = None,
                  repeats: Annotated[int, typer.Option(help="episodes per task")] = 1,
-                 scale: Annotated[int, typer.Option(help="1, or 2 for a HiDPI desktop twice as large with the "
-                                                         "toolkits' scale factor 2")] = 1,
+                 scale: DesktopScaleOption = 1.0,
+                 monitors: MonitorsOption = "one",
+                 apps_on: AppsOnOption = "primary",
                  planner: PlannerOption = "offline",
                  model: ModelOption = None,
                  base_url: BaseUrlOption = None,
@@ -166,8 +173,8 @@ def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separa
         for task in chosen:
             out.print(f"{task.name:<28} {task.app:<11} {task.text}", markup=False, highlight=False)
         return
-    _run_desktop_tasks(chosen, repeats, scale, planner, model, base_url, family, mode, json_file,
-                       episodes_dir, "desktop")
+    _run_desktop_tasks(chosen, repeats, DesktopLayout(scale, monitors, apps_on), planner, model, base_url, family,
+                       mode, json_file, episodes_dir, "desktop")
 
 
 @eval_app.command("forms")
@@ -181,7 +188,9 @@ def eval_forms(toolkits: Annotated[str, typer.Option(help="comma-separated: qt, 
                = "canonical",
                paraphrases: Annotated[int, typer.Option(help="other wordings of each task kept in its episode, "
                                                         "for training")] = 0,
-               scale: Annotated[int, typer.Option(help="1, or 2 for a HiDPI desktop")] = 1,
+               scale: DesktopScaleOption = 1.0,
+               monitors: MonitorsOption = "one",
+               apps_on: AppsOnOption = "primary",
                planner: PlannerOption = "offline",
                model: ModelOption = None,
                base_url: BaseUrlOption = None,
@@ -210,10 +219,19 @@ def eval_forms(toolkits: Annotated[str, typer.Option(help="comma-separated: qt, 
         for task in chosen:
             out.print(f"{task.name:<28} {task.text}", markup=False, highlight=False)
         return
-    _run_desktop_tasks(chosen, 1, scale, planner, model, base_url, family, mode, json_file, episodes_dir, "forms")
+    _run_desktop_tasks(chosen, 1, DesktopLayout(scale, monitors, apps_on), planner, model, base_url, family, mode,
+                       json_file, episodes_dir, "forms")
 
 
-def _run_desktop_tasks(chosen: list[Any], repeats: int, scale: int, planner: str, model: str | None,
+class DesktopLayout(NamedTuple):
+    """The desktop the tasks run on: its scale, one or two monitors, and the monitor the apps open on."""
+
+    scale: float
+    monitors: str
+    apps_on: str
+
+
+def _run_desktop_tasks(chosen: list[Any], repeats: int, layout: DesktopLayout, planner: str, model: str | None,
                        base_url: str | None, family: str | None, mode: str | None, json_file: Path | None,
                        episodes_dir: Path | None, folder: str) -> None:
     """Desktop tasks on their own virtual desktop under Openbox, each scored by its checker; the table and report."""
@@ -230,7 +248,11 @@ def _run_desktop_tasks(chosen: list[Any], repeats: int, scale: int, planner: str
                              confirm="never")
     settings.episodes_dir = episodes_dir or settings.episodes_dir / folder
     with ExitStack() as stack:
-        session = stack.enter_context(DesktopSession(scale=scale))  # its own display: started before any X client
+        try:  # its own display: started before any X client
+            session = stack.enter_context(DesktopSession(layout.scale, monitors=layout.monitors,
+                                                         apps_on=layout.apps_on))
+        except EvaluationError as exc:
+            raise UsageError(str(exc)) from None
         grounder = build_grounder(settings)
         stop = listen_for_stop(settings, stack)
         agent = build_agent(settings, grounder, build_planner(settings, grounder=grounder), stop, confirmer(True),
@@ -243,12 +265,15 @@ def _run_desktop_tasks(chosen: list[Any], repeats: int, scale: int, planner: str
                       markup=False, highlight=False)
 
         report = evaluate_desktop(agent, session, chosen, repeats, on_episode=show)
-    report.update({"planner": planner, "model": model, "episodes_dir": str(settings.episodes_dir)})
+    report.update({"planner": planner, "model": model, "episodes_dir": str(settings.episodes_dir),
+                   "monitors": layout.monitors, "apps_on": layout.apps_on})
     out.print(f"{'task':<28} {'app':<11} {'success':>8} {'steps':>6} {'s/step':>7}", markup=False)
     for name, row in report["tasks"].items():
         out.print(f"{name:<28} {row['app']:<11} {row['success_rate']:>8.2f} {row['mean_steps']:>6.1f} "
                   f"{row['seconds_per_step']:>7.2f}", markup=False, highlight=False)
-    out.print(f"mean success rate {report['mean_success_rate']:.3f} (scale {scale})", markup=False, highlight=False)
+    where = "" if layout.monitors == "one" else f", two monitors, apps on the {layout.apps_on}"
+    out.print(f"mean success rate {report['mean_success_rate']:.3f} (scale {layout.scale:g}{where})", markup=False,
+              highlight=False)
     write_json(json_file, report)
 
 

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from contextlib import ExitStack
+from collections.abc import Sequence
 from pathlib import Path
 
 from .errors import ScreenError
@@ -37,13 +38,17 @@ def ensure_xauthority() -> None:
 class VirtualDisplay:
     """Xvfb on a free display number (Xvfb picks it via -displayfd). Use as a context manager."""
 
-    def __init__(self, width: int = 1280, height: int = 800, depth: int = 24, screens: int = 1,
-                 sizes: tuple[tuple[int, int], ...] = ()):
-        """`screens` of width x height, or one screen per entry of `sizes`; two or more are joined side by side
-        into one desktop (Xinerama), as two monitors are."""
-        self.width, self.height, self.depth = width, height, depth
-        self.sizes = sizes or ((width, height),) * screens
-        self.screens = len(self.sizes)
+    def __init__(self, width: int = 1280, height: int = 800, depth: int = 24, monitors: Sequence[Box] = ()):
+        """One monitor of width x height, or the `monitors` given (the first is the primary): one X screen as large
+        as all of them together, divided into monitors with RandR 1.5 (`xrandr --setmonitor`), which Qt, mss and
+        window managers (through RandR's Xinerama) read as real monitors. A monitor may stand left of or above the
+        primary, and parts of the screen outside every monitor are shown nowhere, as on a real desk."""
+        self.monitors = tuple(monitors) or (Box(0, 0, width, height),)
+        if min(m.x0 for m in self.monitors) != 0 or min(m.y0 for m in self.monitors) != 0:
+            raise ScreenError("the monitors must start at x = 0 and y = 0 (X has no negative coordinates)")
+        self.width = max(m.x1 for m in self.monitors)
+        self.height = max(m.y1 for m in self.monitors)
+        self.depth = depth
         self.display: str | None = None
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -52,13 +57,11 @@ class VirtualDisplay:
         if xvfb is None:
             raise ScreenError("no display and no Xvfb to start one: install it (apt-get install xvfb) or set DISPLAY")
         read_fd, write_fd = os.pipe()
-        screen_args: list[str] = ["+xinerama"] if self.screens > 1 else []
-        for index, (width, height) in enumerate(self.sizes):
-            screen_args += ["-screen", str(index), f"{width}x{height}x{self.depth}"]
         self._process = subprocess.Popen(
             # -noreset: without it Xvfb resets whenever its last client leaves, refusing connections meanwhile and
             # forgetting root-window properties, so a program started just after another one ended could fail.
-            [xvfb, "-displayfd", str(write_fd), "-nolisten", "tcp", "-noreset", "+extension", "RECORD", *screen_args],
+            [xvfb, "-displayfd", str(write_fd), "-nolisten", "tcp", "-noreset", "+extension", "RECORD",
+             "-screen", "0", f"{self.width}x{self.height}x{self.depth}"],
             pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         os.close(write_fd)
@@ -68,7 +71,24 @@ class VirtualDisplay:
             self.stop()
             raise ScreenError("Xvfb did not start (no display number reported)")
         self.display = f":{number}"
+        if len(self.monitors) > 1:
+            self._divide()
         return self
+
+    def _divide(self) -> None:
+        """Make the monitors: the primary takes Xvfb's one output, the others are monitors without one."""
+        xrandr = shutil.which("xrandr")
+        if xrandr is None:
+            self.stop()
+            raise ScreenError("two or more monitors need xrandr: apt-get install x11-xserver-utils")
+        for index, box in enumerate(self.monitors):
+            name, output = ("*DP-1", "screen") if index == 0 else (f"DP-{index + 1}", "none")
+            millimetres = f"{box.width}/{round(box.width * 0.2646)}x{box.height}/{round(box.height * 0.2646)}"
+            made = subprocess.run([xrandr, "--setmonitor", name, f"{millimetres}+{box.x0}+{box.y0}", output],
+                                  capture_output=True, text=True, env=self.environ(), timeout=10)
+            if made.returncode != 0:
+                self.stop()
+                raise ScreenError(f"xrandr could not make monitor {index + 1}: {made.stderr.strip()[:200]}")
 
     def activate(self) -> None:
         """Point this process (and the children it starts) at the display, before pyautogui/pynput are imported."""

@@ -126,7 +126,7 @@ def evaluate_desktop(agent: Agent, session: DesktopSession, tasks: list[DesktopT
     return summarize(scores, session.scale)
 
 
-def summarize(scores: dict[str, list[DesktopScore]], scale: int) -> dict[str, Any]:
+def summarize(scores: dict[str, list[DesktopScore]], scale: float) -> dict[str, Any]:
     table: dict[str, dict[str, Any]] = {}
     for name, runs in scores.items():
         steps = sum(r.steps for r in runs)

@@ -96,7 +96,9 @@ def main() -> None:
     profile = tempfile.mkdtemp(prefix="deskpilot-form-")
     height = 180 + 40 * (len(spec["controls"]) + 2)
     width = 900 if spec.get("side_list") else 640
-    browser = subprocess.Popen([chromium, *FLAGS, f"--user-data-dir={profile}", "--window-position=60,40",
+    scale = os.environ.get("DESKPILOT_APP_SCALE", "1")  # the desktop's scale factor (the suite's session sets it)
+    browser = subprocess.Popen([chromium, *FLAGS, f"--force-device-scale-factor={scale}",
+                                f"--user-data-dir={profile}", "--window-position=60,40",
                                 f"--window-size={width},{height}", f"--app=http://127.0.0.1:{server.server_port}/"],
                                env={**os.environ, "TMPDIR": profile}, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)

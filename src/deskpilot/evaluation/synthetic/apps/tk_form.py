@@ -12,6 +12,8 @@ def main() -> None:
     state_path = sys.argv[2]
     state = {"pressed": []}
     root = tk.Tk(className="tkform")
+    scale = float(os.environ.get("DESKPILOT_APP_SCALE", "1"))  # the desktop's scale factor (the suite's session)
+    root.tk.call("tk", "scaling", root.tk.call("tk", "scaling") * scale)
     root.title(spec["title"])
     width = 900 if spec.get("side_list") else 640
     root.geometry(f"{width}x{100 + 44 * (len(spec['controls']) + 2)}+60+40")
