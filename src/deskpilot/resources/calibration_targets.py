@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QPointF, Qt, QTimer
-from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QScreen
 from PySide6.QtWidgets import QApplication, QWidget
 
 INSET = 40  # logical pixels between the window's edge and a corner target
@@ -34,9 +34,12 @@ class Targets(QWidget):
                 QPoint(w - INSET, h - INSET)]
 
     def device(self, point: QPointF) -> list[int]:
-        """A global point in the screen's device pixels."""
-        ratio = self.devicePixelRatioF()
-        return [round(point.x() * ratio), round(point.y() * ratio)]
+        """A global point in the screen's device pixels. Qt keeps each screen's top left where it is on the desktop
+        and scales only what lies beyond it, so a monitor right of another is not moved by the scale factor."""
+        screen = self.screen()
+        origin, ratio = screen.geometry().topLeft(), screen.devicePixelRatio()
+        return [round(origin.x() + (point.x() - origin.x()) * ratio),
+                round(origin.y() + (point.y() - origin.y()) * ratio)]
 
     def save(self) -> None:
         targets = [self.device(QPointF(self.mapToGlobal(p))) for p in self.points()]
@@ -56,6 +59,12 @@ class Targets(QWidget):
         self.save()
 
 
+def _device_geometry(screen: QScreen) -> QRect:
+    """Where a screen is in device pixels: its top left, and its logical size times its scale."""
+    geometry, ratio = screen.geometry(), screen.devicePixelRatio()
+    return QRect(geometry.topLeft(), QSize(round(geometry.width() * ratio), round(geometry.height() * ratio)))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--state", type=Path, required=True)
@@ -64,8 +73,10 @@ def main() -> int:
     app = QApplication(sys.argv[:1])
     x, y, w, h = (int(v) for v in args.geometry.split(","))
     window = Targets(args.state)
-    ratio = app.primaryScreen().devicePixelRatio() or 1.0
-    window.setGeometry(round(x / ratio), round(y / ratio), round(w / ratio), round(h / ratio))
+    screen = next((s for s in app.screens() if _device_geometry(s).contains(x, y)), app.primaryScreen())
+    origin, ratio = screen.geometry().topLeft(), screen.devicePixelRatio() or 1.0
+    window.setGeometry(round(origin.x() + (x - origin.x()) / ratio), round(origin.y() + (y - origin.y()) / ratio),
+                       round(w / ratio), round(h / ratio))
     window.show()
     QTimer.singleShot(300, window.save)  # placed and drawn: where the targets are
     return app.exec()
