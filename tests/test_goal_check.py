@@ -222,6 +222,9 @@ def test_the_options_a_task_asks_to_choose(task, choices):
     ("x", "", "", "", False),  # a lone x OCR cannot see
     ("Headless", "", "Headless", "", False),  # emptied (a form clears on submit) or run into its label by OCR
     ("Headless", "", "Headless", "Headlcss", False),  # one character misread at the end
+    ("Ada Lovelace", "", "Ada Lovelace", "eAda Lovelace", False),  # the field's border read as a letter
+    ("Ada Lovelace", "", "Ada Lovelace", "eeAda Lovelace", True),  # two more: not OCR's one slip
+    ("250", "", "250", "2500", True),  # one more in a short value is another value
     ("Zoë Ångström — 東京 ✓", "", "eZoeAngstrom一束京√", "eZoeAngstrom一束京√", False),  # OCR's own reading
     ("250", "1000", "250", "250", False),
 ])

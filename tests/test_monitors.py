@@ -1,6 +1,7 @@
-"""Two monitors on a real X server (RandR monitors of different sizes, the second left of the primary or right of
-it and lower): what the agent sees of each, the corner failsafe on each monitor's own corners, clicks that land on
-both at a fractional Qt scale, and a recording replayed after the monitors were arranged differently."""
+"""Coordinates on a real X server. Two monitors (RandR monitors of different sizes, the second left of the primary
+or right of it and lower): what the agent sees of each, the corner failsafe on each monitor's own corners, clicks
+that land on both at a fractional Qt scale, and a recording replayed after the monitors were arranged differently.
+A fractional scale: the agent on the demo app at Qt scale 1.25."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.errors import EvaluationError, ScreenError
 from deskpilot.core.geometry import Box
 from deskpilot.evaluation.desktop_session import DesktopSession, toolkit_scale
+from deskpilot.resources.demo import DemoApp
 
 LEFT_OF_PRIMARY = (Box(800, 0, 1824, 768), Box(0, 0, 800, 600))  # the primary first; a smaller second on its left
 RIGHT_OF_PRIMARY = (Box(0, 0, 1024, 768), Box(1024, 168, 1824, 768))  # the second on the right, bottoms aligned
@@ -63,6 +65,21 @@ def test_a_layout_is_checked_and_each_toolkit_gets_the_scale():
     assert toolkit_scale(1.5) == {"DESKPILOT_APP_SCALE": "1.5", "QT_SCALE_FACTOR": "1.5",
                                   "QT_AUTO_SCREEN_SCALE_FACTOR": "0", "GDK_SCALE": "1", "GDK_DPI_SCALE": "1.5"}
     assert toolkit_scale(2.0)["GDK_SCALE"] == "2" and toolkit_scale(2.0)["GDK_DPI_SCALE"] == "1"
+
+
+@pytest.mark.parametrize("scale", ["1.25"])  # 1, 1.5 and 2 measured too (docs/guides/evaluate.md)
+def test_the_agent_fills_the_demo_app_at_a_fractional_scale(xdisplay, tmp_path, monkeypatch, scale):
+    monkeypatch.setenv("QT_SCALE_FACTOR", scale)
+    app = DemoApp(tmp_path / "state.json", geometry="10,10,620,390").start()  # 1240x780 device pixels at 2
+    try:
+        task = 'type "Ada Lovelace" into Full name, check "Remember me", select "Blue" from Colour then click "Save"'
+        result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))
+        state = read_state(app.state_file)
+    finally:
+        app.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (state["full_name"], state["remember_me"], state["colour"], state["saved"]) == ("Ada Lovelace", True,
+                                                                                         "Blue", 1)
 
 
 @pytest.mark.display

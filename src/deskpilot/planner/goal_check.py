@@ -103,6 +103,13 @@ def _one_off(shown: str, expected: str) -> bool:
     return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) <= 1
 
 
+def _one_extra(shown: str, expected: str) -> bool:
+    """One character read where there is none (a field's border taken for a letter at a fractional scale), in a
+    value long enough that one more character does not make another short value ("1" and "11")."""
+    a, b = _skeleton(shown), _skeleton(expected)
+    return len(b) >= 4 and len(a) == len(b) + 1 and any(a[:i] + a[i + 1:] == b for i in range(len(a)))
+
+
 def _truncated(shown: str, expected: str) -> bool:
     """Whether a field shows only the start of the value (it took fewer characters than it was given)."""
     a, b = _skeleton(shown), _skeleton(expected)
@@ -137,7 +144,8 @@ class TypedField:
                 f"{_quote(self.name)} shows {_quote(now)}, which does not hold {_quote(self.text)}"
         leftover = bool(self.held.strip()) and text_key(self.held) in text_key(now)
         if not leftover and not _truncated(now, self.text):
-            if self.shown is not None and same_text(self.shown, self.text) and _one_off(now, self.text):
+            if self.shown is not None and same_text(self.shown, self.text) and (
+                    _one_off(now, self.text) or _one_extra(now, self.text)):
                 return None  # read right after the typing, one character off now: OCR's reading, not the app's
             if (self.shown is None or same_text(now, self.shown)) and not self.held.strip():
                 # an empty field, read as it was right after the typing: what OCR makes of the value (accents,
