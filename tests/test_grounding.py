@@ -101,6 +101,20 @@ def test_fuzzy_and_squashed_matches_cope_with_ocr_errors():
     assert match_text("OK", "Cancel") is None
 
 
+@pytest.mark.parametrize("phrase, text, found", [
+    ("File", "/tmp/deskpilot-desktop-6t/pcmanfm-empty-file", False),  # a word in a path is no menu
+    ("docs", "see https://example.org/docs", False),
+    ("Users", "C:\\Users\\me", False),
+    ("12", "11/12/2016", False),
+    ("/home/me/report.txt", "/home/me/report.txt", True),  # the whole path, asked for as a path
+    ("https://example.org/docs", "open https://example.org/docs now", True),
+    ("Yes", "Yes/No", True),  # one slash between words: not a path
+    ("File", "File Edit View", True),
+])
+def test_a_word_inside_a_path_or_an_address_is_no_label(phrase, text, found):
+    assert (match_text(phrase, text) is not None) is found
+
+
 def test_locate_works_on_a_screenshot_file_with_an_offset_monitor(screen_and_boxes, engine):
     screen, boxes = screen_and_boxes
     image = screen.capture().image

@@ -20,6 +20,11 @@ LOOK_ALIKE = 0.82  # the same word but for letters OCR confuses: "guis" read for
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character around a phrase found inside a longer line
 
 
+# A file path or an address (/tmp/a-file, ~/x, C:\x, https://..., a/b/c): a word in it ("empty-file") is no
+# control's label. "Yes/No" is not one.
+PATH = re.compile(r"(?<!\S)(?:[~.]?/|[A-Za-z]:\\|\w+://|\S+[/\\]\S+[/\\])\S*")
+
+
 @dataclass(frozen=True)
 class TextMatch:
     score: float
@@ -52,6 +57,8 @@ def match_text(phrase: str, text: str) -> TextMatch | None:
         return TextMatch(EXACT, 0, len(have))
     if want.lower() == tidy(have).lower():
         return TextMatch(CASELESS, 0, len(have))
+    if not PATH.search(want):
+        have = PATH.sub(lambda path: "\0" * len(path.group()), have)  # same length: spans stay where they were
     want_sq, _ = _squash_with_index(want)
     have_sq, index = _squash_with_index(have)
     if not want_sq or not have_sq:
