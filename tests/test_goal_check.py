@@ -16,6 +16,7 @@ import pytest
 from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
 from openai_server import ChatServer
 
+from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.geometry import Box, Monitor
@@ -284,3 +285,45 @@ def test_a_value_in_a_field_the_task_does_not_name_or_never_said_is_no_success(u
                              task, tmp_path)
     assert read_state(state)["fields"][field] == typed
     assert result.returncode == 1 and said in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("clicked, passed", [("Durian", True), ("Apple", False)])
+def test_an_option_picked_from_a_list_counts_once_its_click_changed_the_screen(clicked, passed):
+    """A list's row, a calendar's day or a menu's item is chosen by its click: the dialog may close after it."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    rows = {name: Element(Box(20, 20 + 30 * i, 200, 44 + 30 * i), "text", name) for i, name in
+            enumerate(("Apple", "Durian"))}
+    ok = Element(Box(220, 100, 280, 124), "button", "OK")
+    screen = [*rows.values(), ok]
+    tracker = GoalTracker(task="Pick Durian from the list, then press OK")
+    tracker.start(screen)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=rows[clicked].center), KeyboardFocus(), screen, screen,
+                   changed=True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=ok.center), KeyboardFocus(), screen, [], changed=True)
+    check = tracker.check([])  # the dialog closed
+    assert check.passed is passed, check
+    assert passed or check.failed == '"Durian" was never chosen and is not on the screen'
+
+
+def test_a_quoted_value_or_a_path_in_a_title_is_no_field_the_task_names():
+    """'save the file as "qt.txt"' names no field called qt.txt, and a window title's path is no field's label."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    editor = Element(Box(0, 100, 800, 500), "input", "")
+    tab = Element(Box(0, 70, 100, 94), "text", "Untitled X")  # the editor's tab: what names its text area
+    other = Element(Box(400, 30, 600, 54), "input", "")
+    other_label = Element(Box(300, 30, 390, 54), "text", "qt.txt X")
+    title = Element(Box(400, 0, 800, 24), "input", "")
+    title_label = Element(Box(300, 0, 390, 24), "text", "/tmp/home/Documents/qt.txt")  # a path: no field's name
+    before = [editor, tab, other, other_label, title, title_label]
+    after = [*before, Element(Box(5, 105, 90, 125), "text", "Qt notes")]
+    tracker = GoalTracker(task='Type "Qt notes" and save the file as "qt.txt" in Documents')
+    tracker.start(before)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=editor.center), KeyboardFocus(), before, before, True)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="Qt notes"), KeyboardFocus(), before, after, True)
+    assert tracker._misplaced(after) is None

@@ -29,8 +29,9 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.core.task_text import NUMBER_WORDS, look_alike
+from deskpilot.core.task_text import NUMBER_WORDS, QUOTED, look_alike
 from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
+from deskpilot.grounding.text_match import PATH
 
 from .field_text import SELECTING_KEYS
 
@@ -209,6 +210,8 @@ class GoalTracker:
     unseen: list[str] = field(default_factory=list)  # typed texts the screen did not change for
     missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
     overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
+    picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
+    # screen: a list's row, a calendar's day, a menu's item
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -237,6 +240,9 @@ class GoalTracker:
                 state = True if toggle.role == "radio" else not toggle.checked
                 self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
             self._list_click(action, hit, before, after, changed)
+            texts = [e for e in hit if e.text and e.role != "dropdown"]
+            if changed and texts:
+                self.picked.append(min(texts, key=lambda e: e.box.area).text)
             label = next((e.text for e in hit if e.text and SUBMITS.match(e.text)), None)
             if label is not None and not any(e.role in PRESSABLE for e in hit) and any(
                     e.role in PRESSABLE and text_key(e.text) == text_key(label) for e in before):
@@ -311,9 +317,11 @@ class GoalTracker:
 
     def _misplaced(self, elements: list[Element]) -> str | None:
         """A value typed into a field the task does not name, while the task names another field of the screen
-        that got nothing: the value went to the wrong place."""
-        said = set(WORD.findall(self.task.lower())) - COMMON_TASK_WORDS
-        labels = {e.box: label_of_field(e.box, elements) or "" for e in elements if e.role in FIELD_ROLES}
+        (in its own words, not in the values it quotes) that got nothing: the value went to the wrong place."""
+        words = QUOTED.sub(" ", self.task.lower())  # a quoted value is not a field's name ('save it as "qt.txt"')
+        said = set(WORD.findall(words)) - COMMON_TASK_WORDS
+        labels = {e.box: label for e in elements if e.role in FIELD_ROLES
+                  and not PATH.search(label := label_of_field(e.box, elements) or "")}  # a title's path: no label
 
         def named(label: str) -> bool:
             return bool(set(WORD.findall(label.lower())) & said)
@@ -381,7 +389,7 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), problem)
             held.append(f"{_quote(choice.name)} shows {_quote(choice.option)}")
         for value in task_choices(self.task):
-            if any(_shows(c.option, value) for c in self.choices):
+            if any(_shows(c.option, value) for c in self.choices) or any(same_text(p, value) for p in self.picked):
                 continue
             # shown by a drop-down, or by a text that was not there at the start (a label of the same words was)
             if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) and (
