@@ -145,3 +145,17 @@ def test_a_dollar_that_names_no_value_is_a_slip_not_text_to_type(call):
         conversation.read(f"Action: {call}", screen)
     assert conversation.read("Action: type(content='$1')", screen)[1].text == "Ada"
     assert conversation.read("Action: type(content='$100 off')", screen)[1].text == "$100 off"
+
+
+@pytest.mark.parametrize("call", ["click(target='$110')", "type(content='$2')"])
+def test_a_value_number_the_task_does_not_have_is_said_in_words(call):
+    """Not "could not find '$110' on the screen": what $N means, and how many values the task gives."""
+    from deskpilot.core.errors import ActionParseError
+
+    conversation = SomText('type "Ada" into Full name')
+    screen = conversation.screen(ELEMENTS)
+    number = call.split("$")[1].split("'")[0]
+    with pytest.raises(ActionParseError, match=rf"names \${number}, the task's value number {number} \(\$N stands "
+                                               r"for the task's N-th value\), but the task gives 1"):
+        conversation.read(f"Action: {call}", screen)
+    assert SomText('type "$120" into Amount').read("Action: type(content='$120')", screen)[1].text == "$120"

@@ -216,7 +216,8 @@ def _last_acting_step(steps):  # noqa: ANN001, ANN202
 @app.command("app")
 def open_app(episodes_dir: Annotated[Optional[Path], typer.Option(help="episodes folder")] = None,
              geometry: Annotated[Optional[str], typer.Option(help="x,y,width,height of the window")] = None) -> None:
-    """Open the desktop app (Run, Episodes, Train). Plain `deskpilot` does this where there is a display."""
+    """Open the desktop app (Run, Record, Episodes, Train, Settings). Plain `deskpilot` does this where there is a
+    display."""
     from deskpilot.core.display import ensure_xauthority, has_display
 
     if not has_display():

@@ -54,7 +54,7 @@ ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a mode
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
           f"with one line: Action: {compact_calls()}. Name a value of the task as '$N' and an element by its "
           "role and rank ('field 2').")
-HANDLE = re.compile(r"^\$(?P<number>\d{1,2})(?::(?P<case>lower|upper))?$")
+HANDLE = re.compile(r"^\$(?P<number>\d+)(?::(?P<case>lower|upper))?$")
 BROKEN_HANDLE = re.compile(r"^\$(?:[^\d\s]\w*|\d+[\]\)'\"]+)?$")  # "$", "$x", "$1]": not a value's handle
 # Roles ranked together: grounding may read a text field that holds text as a dropdown, and a field's rank must
 # not change because something was typed into it.
@@ -273,15 +273,16 @@ class SomText:
 
     def _typed(self, content: str, screen: TextScreen) -> str:
         match = HANDLE.match(content.strip())
-        if not match:
+        if not match or (int(match["number"]) > len(screen.values) and content.strip() in self.task):
             _no_broken_handle(content, screen)
-            return content
+            return content  # text to type, or an amount the task itself says ("$100")
         value = self._value(int(match["number"]), screen)
         return value.lower() if match["case"] == "lower" else value.upper() if match["case"] == "upper" else value
 
     def _value(self, number: int, screen: TextScreen) -> str:
         if not 1 <= number <= len(screen.values):
-            raise ActionParseError(f"there is no value ${number}; the task has {len(screen.values)}")
+            raise ActionParseError(f"the answer names ${number}, the task's value number {number} ($N stands for the "
+                                   f"task's N-th value), but the task gives {len(screen.values)}")
         return screen.values[number - 1]
 
     def _located(self, action: Action, screen: TextScreen) -> Action:
