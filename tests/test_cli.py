@@ -64,3 +64,18 @@ def test_user_errors_are_one_line_and_no_traceback(args, env, message):
     assert result.returncode == 2
     assert result.stderr.startswith(message), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("planner", ["learned", "transformers"])
+def test_a_local_model_planner_without_torch_says_which_planner_and_what_to_install(monkeypatch, planner):
+    import importlib.util
+
+    from deskpilot.core.errors import PlannerError
+    from deskpilot.core.settings import Settings
+    from deskpilot.planner.factory import build_planner
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    with pytest.raises(PlannerError, match=rf"^--planner {planner} runs a model on this machine, which needs torch "
+                                           r"\(not in the plain install\): pip install 'deskpilot\[models\]'"):
+        build_planner(Settings(planner=planner, model="some-model"))

@@ -4,6 +4,7 @@ a local folder."""
 
 from __future__ import annotations
 
+import importlib.util
 import ipaddress
 import os
 from collections.abc import Callable
@@ -51,6 +52,8 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .routing import RoutingPlanner
 
         return RoutingPlanner(offline, lambda: _language_planner(settings, on_text))
+    if settings.planner in ("learned", "transformers"):
+        _local_models_installed(settings.planner)
     if settings.planner == "learned":
         model = settings.model or str(learned_model())
         if not (Path(model) / "config.json").is_file():
@@ -70,6 +73,15 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
     return ModelPlanner(build_backend(settings), chosen, settings.plan_mode, max_images=settings.history_images,
                         token_budget=settings.token_budget, on_text=on_text, example=example,
                         example_screen=example_screen)
+
+
+def _local_models_installed(planner: str) -> None:
+    """A one-line error naming the planner asked for where torch or transformers is not installed."""
+    missing = [name for name in ("torch", "transformers") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise PlannerError(f"--planner {planner} runs a model on this machine, which needs {' and '.join(missing)} "
+                           "(not in the plain install): pip install 'deskpilot[models]', or bash installers/setup.sh "
+                           "--dev")
 
 
 def _language_planner(settings: Settings, on_text: Callable[[str], None] | None) -> Planner | None:
