@@ -5,6 +5,7 @@ app from the UI, pauses and stops it, and never lets the agent see deskpilot's o
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import numpy as np
@@ -110,7 +111,15 @@ def test_a_run_started_from_the_ui_changes_the_demo_app(window, demo_app, qtbot)
     assert finished.args[0] == "success", [view.log.item(i).text() for i in range(view.log.count())]
     state = read_state(demo_app.state_file)
     assert state["full_name"] == "Ada Lovelace" and state["remember_me"] is True and state["saved"]
-    assert view.log.count() == 6 and view.screen.pixmap() is not None  # 5 steps and the outcome
+    lines = [view.log.item(i).text() for i in range(view.log.count())]
+    assert len(lines) == 7, lines  # 5 steps, the goal check, the outcome
+    assert all(re.fullmatch(r"[✓✗?] \d\. .+  \(\d+\.\d s\)", line) for line in lines[:5]), lines
+    assert lines[0].startswith("? 1. click") and lines[1].startswith("✓ 2. type"), lines  # focus: no change
+    assert lines[5].startswith("goal check held: ") and "Ada Lovelace" in lines[5], lines
+    assert view.thought.text().startswith("Step 5: ") and "ctrl+shift+f12" in view.stop_hint.text()
+    shown = view.frame.pixmap()  # the demo app's window (900x560 at 60,40), not the whole 1280x800 screen
+    assert shown is not None and abs(shown.width() / shown.height() - (900 + 24) / (560 + 24 + 30)) < 0.12, \
+        (shown.width(), shown.height())
     qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=5000)
     assert window.episodes_view.episodes.count() == 1, "the Episodes view shows the new run"
 

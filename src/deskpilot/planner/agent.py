@@ -50,11 +50,13 @@ PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while
 
 @dataclass
 class StepReport:
-    """What a listener (CLI log, app view) is told after each step."""
+    """What a listener (CLI log, app view) is told after each step. `changed`: whether the action changed what
+    the screen says (None for a last answer, or a dry run, which act on nothing)."""
 
     step: Step
     observation: Observation
     elements: list[Element]
+    changed: bool | None = None
 
 
 class Agent:
@@ -271,8 +273,8 @@ class Agent:
         after_obs = self._observe(after_image)
         after_elements = self.grounder.parse(after_obs)
         after = writer.add_frame(self._masked(after_obs, after_elements).image)
-        self._goal.follow(executed, focus_then, seen, after_elements,
-                          screen_changed(elements, after_elements, obs, after_obs), selected)
+        changed = screen_changed(elements, after_elements, obs, after_obs)
+        self._goal.follow(executed, focus_then, seen, after_elements, changed, selected)
         self._elements = after_elements  # the latest screen, until the next step reads it again
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
@@ -280,7 +282,7 @@ class Agent:
                     confidence=decision.confidence)
         writer.append(step)
         log.info("step %d: %s", index + 1, action.redacted().describe())
-        self._report(step, shown, shown_elements)
+        self._report(step, shown, shown_elements, None if self.safety.dry_run else changed)
         return step, after_obs, after
 
     def _look_ahead(self, frame: np.ndarray) -> None:
@@ -359,9 +361,9 @@ class Agent:
         points = {name: element.click_point for name, element in found.items() if element is not None}
         return action.with_points(**points), [e for e in found.values() if e is not None], obs, before
 
-    def _report(self, step: Step, obs: Observation, elements: list[Element]) -> None:
+    def _report(self, step: Step, obs: Observation, elements: list[Element], changed: bool | None = None) -> None:
         if self.on_step is not None:
-            self.on_step(StepReport(step, obs, elements))
+            self.on_step(StepReport(step, obs, elements, changed))
 
 
 def _ms(since: float) -> float:

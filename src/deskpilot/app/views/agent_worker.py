@@ -1,6 +1,7 @@
-"""The agent in a worker thread for the app: the window never freezes. Steps come back as Qt signals with the
-annotated screenshot; Pause holds the agent between steps; Stop (button, global hotkey, screen corner) ends it
-before its next action; confirmations the safety policy asks for are answered by the window.
+"""The agent in a worker thread for the app: the window never freezes. Steps come back as Qt signals (ShownStep: the
+window worked on, or the region around the target, with the target ringed; the thought; whether the screen changed;
+the time) and the goal check at the end; Pause holds the agent between steps; Stop (button, global hotkey, screen
+corner) ends it before its next action; confirmations the safety policy asks for are answered by the window.
 
 deskpilot's own window is blanked out of every screenshot the agent sees (MaskedScreen), so grounding never finds
 its text, and the safety check refuses any action pointed at it (a model could still name such coordinates)."""
@@ -10,19 +11,54 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
+from deskpilot.core.actions import ActionKind
 from deskpilot.core.errors import DeskpilotError
-from deskpilot.core.geometry import Box
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Observation
+from deskpilot.core.outcome import RunResult
 from deskpilot.core.hotkeys import stop_hotkey_limit
 from deskpilot.core.safety import Confirmation, EmergencyStop
 from deskpilot.core.screen import Screen
 from deskpilot.core.settings import Settings
+from deskpilot.grounding.action_context import FIELD_ROLES
+from deskpilot.planner.agent import StepReport
 
 log = logging.getLogger(__name__)
 MASK_COLOUR = (32, 33, 36)
+AROUND_TARGET = (960, 600)  # the region shown around a target where the window worked on is not known
+WINDOW_MARGIN = 12  # pixels of desktop shown around the window worked on
+
+
+@dataclass
+class ShownStep:
+    """One step as the Run view shows it. `verdict`: "changed" (the screen changed after the action),
+    "unchanged" (it did not), "unsure" (a last answer, or a dry run, that acted on nothing)."""
+
+    number: int
+    description: str
+    thought: str
+    verdict: str
+    seconds: float
+    picture: np.ndarray  # RGB
+
+
+def working_region(obs: Observation, point: Point | None, excluded: list[Box]) -> Box:
+    """Where the agent works, in screen pixels: the focused window (not deskpilot's own) where it holds the target,
+    else the region around the target, else the whole monitor."""
+    screen = obs.monitor.box
+    window = obs.window.box if obs.window is not None else None
+    if window is not None and window.width >= 160 and window.height >= 100 and not any(
+            window.intersects(box) for box in excluded) and (point is None or window.contains(point.x, point.y)):
+        return window.padded(WINDOW_MARGIN, screen)
+    if point is not None:
+        half_w, half_h = AROUND_TARGET[0] // 2, AROUND_TARGET[1] // 2
+        return Box(point.x - half_w, point.y - half_h, point.x + half_w, point.y + half_h).clipped(screen)
+    return screen
 
 
 class MaskedScreen(Screen):
@@ -45,8 +81,21 @@ class MaskedScreen(Screen):
         return image
 
 
+def step_verdict(report: StepReport) -> str:
+    """"changed", "unchanged", or "unsure": no change to compare (a last answer, a dry run), or a click into a
+    field, whose focus shows only as a caret."""
+    if report.changed is None:
+        return "unsure"
+    if report.changed:
+        return "changed"
+    into_field = report.step.action.kind is ActionKind.CLICK and any(e.role in FIELD_ROLES
+                                                                     for e in report.step.elements)
+    return "unsure" if into_field else "unchanged"
+
+
 class AgentWorker(QThread):
-    step = Signal(int, str, object)  # step number (1-based), description, annotated RGB screenshot
+    step = Signal(object)  # a ShownStep
+    checked = Signal(bool, str)  # the goal check at the end: passed, what held or the first thing that did not
     done = Signal(str, str, str)  # outcome, detail, episode folder
     failed = Signal(str)  # a one-line error before the run could start
     confirm_needed = Signal(object)  # a core.safety.Confirmation; answer with answer()
@@ -93,13 +142,15 @@ class AgentWorker(QThread):
             log.exception("agent run crashed")
             self.failed.emit(f"the agent crashed: {exc}")
             return
+        if result.check is not None:
+            check = result.check
+            self.checked.emit(check.passed, "; ".join(check.held) if check.passed else check.failed or "")
         self.done.emit(result.outcome, result.detail, str(result.episode_dir))
 
-    def _run(self):  # noqa: ANN202 - a RunResult
+    def _run(self) -> RunResult:
         from deskpilot.app.common import build_agent, planner_for
         from deskpilot.grounding.factory import build_grounder
         from deskpilot.grounding.annotate import annotate
-        from deskpilot.planner.agent import StepReport
 
         settings = self.settings
         grounder = build_grounder(settings)
@@ -117,7 +168,11 @@ class AgentWorker(QThread):
         def report(step_report: StepReport) -> None:
             obs, step = step_report.observation, step_report.step
             picture = annotate(obs.image, obs.monitor, step_report.elements, step.action)
-            self.step.emit(step.index + 1, step.action.redacted().describe(), picture)
+            region = obs.monitor.screen_box_to_image(working_region(obs, step.action.point, self.excluded()))
+            verdict = step_verdict(step_report)
+            self.step.emit(ShownStep(step.index + 1, step.action.redacted().describe(), step.thought, verdict,
+                                     step.timing.get("step_ms", 0.0) / 1000,
+                                     picture[max(0, region.y0):region.y1, max(0, region.x0):region.x1].copy()))
             while not self._resume.wait(0.1):  # paused: hold here, between steps
                 pass
 

@@ -1,5 +1,7 @@
-"""The Run view: task box, planner and model, Run / Pause / Stop, the live screen with the elements found and the
-chosen action drawn on it, the step log, and the approval prompt when the safety policy asks."""
+"""The Run view: task box, planner and model, Run / Pause / Stop with the ways to stop said beside them; the window
+being worked on (or the region around the target) large, with the elements found and the target ringed; the
+planner's thought; the step log, each step with its verdict mark and time, the goal check at the end; and the
+approval prompt when the safety policy asks."""
 
 from __future__ import annotations
 
@@ -7,16 +9,20 @@ from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLineEdit, QListWidget, QMessageBox, QPushButton, QSplitter,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMessageBox,
+                               QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
 from deskpilot.core.safety import Confirmation
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
 
-from .agent_worker import AgentWorker
+from .agent_worker import AgentWorker, ShownStep
 from .frame_view import FrameView
+
+VERDICTS = {"changed": ("✓", "the screen changed"), "unchanged": ("✗", "nothing on the screen changed"),
+            "unsure": ("?", "nothing to compare (a last answer, a dry run), or a click into a field, whose focus shows "
+                      "only as a caret")}
 
 
 class RunView(QWidget):
@@ -35,8 +41,13 @@ class RunView(QWidget):
         self.model.setPlaceholderText("model name or folder (model planners)")
         self.run_button, self.pause_button, self.stop_button = QPushButton("Run"), QPushButton("Pause"), \
             QPushButton("Stop")
-        self.screen = FrameView("the screen the agent sees appears here")
+        self.frame = FrameView("the window the agent works on appears here")
+        self.thought = QLabel("")
+        self.thought.setWordWrap(True)
+        self.thought.setTextFormat(Qt.TextFormat.PlainText)  # a model's words are never rich text
+        self.stop_hint = QLabel(f"Stop: {settings.stop_hotkey}, the Stop button, or the mouse into a screen corner")
         self.log = QListWidget()
+        self.log.setWordWrap(True)
         self.worker: AgentWorker | None = None
         self._layout()
         self.task.returnPressed.connect(self.start_run)
@@ -52,13 +63,19 @@ class RunView(QWidget):
         top.addWidget(self.model, 2)
         for button in (self.run_button, self.pause_button, self.stop_button):
             top.addWidget(button)
+        seen = QWidget()
+        seen_column = QVBoxLayout(seen)
+        seen_column.setContentsMargins(0, 0, 0, 0)
+        seen_column.addWidget(self.frame, 1)
+        seen_column.addWidget(self.thought)
         split = QSplitter()
-        split.addWidget(self.screen)
+        split.addWidget(seen)
         split.addWidget(self.log)
         split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(1, 2)
         column = QVBoxLayout(self)
         column.addLayout(top)
+        column.addWidget(self.stop_hint)
         column.addWidget(split, 1)
 
     def use_model(self, folder: str) -> None:
@@ -76,8 +93,11 @@ class RunView(QWidget):
             self.status.emit(str(exc))
             return
         self.log.clear()
+        self.thought.clear()
+        self.stop_hint.setText(f"Stop: {settings.stop_hotkey}, the Stop button, or the mouse into a screen corner")
         self.worker = AgentWorker(task, settings, self.excluded)
         self.worker.step.connect(self._on_step)
+        self.worker.checked.connect(self._on_checked)
         self.worker.done.connect(self._on_done)
         self.worker.failed.connect(self._on_failed)
         self.worker.confirm_needed.connect(self._on_confirm)
@@ -98,10 +118,17 @@ class RunView(QWidget):
         if self.worker is not None:
             self.worker.request_stop()
 
-    def _on_step(self, number: int, description: str, picture) -> None:  # noqa: ANN001 - an RGB array
-        self.log.addItem(f"{number:>3}. {description}")
+    def _on_step(self, shown: ShownStep) -> None:
+        mark, meaning = VERDICTS[shown.verdict]
+        item = QListWidgetItem(f"{mark} {shown.number}. {shown.description}  ({shown.seconds:.1f} s)")
+        item.setToolTip(f"{meaning}" + (f"\nthought: {shown.thought}" if shown.thought else ""))
+        self.log.addItem(item)
         self.log.scrollToBottom()
-        self.screen.show_image(picture)
+        self.thought.setText(f"Step {shown.number}: {shown.thought}" if shown.thought else "")
+        self.frame.show_image(shown.picture)
+
+    def _on_checked(self, passed: bool, said: str) -> None:
+        self.log.addItem(f"goal check {'held' if passed else 'failed'}" + (f": {said}" if said else ""))
 
     def _on_done(self, outcome: str, detail: str, episode: str) -> None:
         self.log.addItem(f"{outcome}: {detail}")
