@@ -163,30 +163,68 @@ def qtbot_button():
     return Qt.MouseButton.LeftButton
 
 
-@pytest.mark.parametrize("approve", [False, True])
-def test_risky_actions_ask_in_a_dialog(window, demo_app, qtbot, approve):
+def answer_the_dialog(answer: str, seen: list) -> None:
+    """Answer deskpilot's confirmation dialog once it shows, noting what it showed."""
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
+    from PySide6.QtWidgets import QApplication
 
-    questions: list[str] = []
+    from deskpilot.app.views.confirm_dialog import ConfirmDialog
 
-    def answer() -> None:
-        box = QApplication.activeModalWidget()
-        if isinstance(box, QMessageBox):
-            questions.append(box.text())
-            box.button(QMessageBox.StandardButton.Yes if approve else QMessageBox.StandardButton.No).click()
-        else:
-            QTimer.singleShot(100, answer)
+    def look() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, ConfirmDialog):
+            QTimer.singleShot(100, look)
+            return
+        picture = dialog.picture.pixmap()
+        seen.append({"action": dialog.action_text.text(), "reason": dialog.reason_text.text(),
+                     "width": dialog.action_text.width(), "picture": picture is not None and not picture.isNull(),
+                     "default": dialog.deny.isDefault(), "always": dialog.always.isEnabled()})
+        {"once": dialog.once, "deny": dialog.deny, "always": dialog.always}[answer].click()
 
+    QTimer.singleShot(100, look)
+
+
+@pytest.mark.parametrize("answer", ["deny", "once"])
+def test_risky_actions_ask_in_a_dialog(window, demo_app, qtbot, answer):
+    seen: list = []
     view = window.run_view
     view.task.setText('click "Delete all"')
-    QTimer.singleShot(100, answer)
+    answer_the_dialog(answer, seen)
     with qtbot.waitSignal(view.run_finished, timeout=120_000) as finished:
         qtbot.mouseClick(view.run_button, qtbot_button())
-    assert questions and "Delete all" in questions[0]
+    assert len(seen) == 1 and seen[0]["action"].startswith("click") and "Delete all" in seen[0]["action"], seen
+    assert "delete" in seen[0]["reason"].lower() and seen[0]["width"] >= 460 and seen[0]["picture"], seen
+    assert seen[0]["default"] and seen[0]["always"], seen  # Deny is the default; a click can be allowed for good
     state = read_state(demo_app.state_file)
-    assert finished.args[0] == ("success" if approve else "refused")
-    assert (state["status"] == "All files deleted") is approve
+    assert finished.args[0] == ("success" if answer == "once" else "refused")
+    assert (state["status"] == "All files deleted") is (answer == "once")
+    if answer == "deny":
+        refusal = [view.log.item(i).text() for i in range(view.log.count())][-1]
+        assert "you denied it" in refusal and "run interactively" not in refusal, refusal
+
+
+def test_always_allow_is_remembered_for_that_control_in_that_app_until_revoked(window, demo_app, qtbot):
+    seen: list = []
+    view, settings = window.run_view, window.settings_view
+    view.task.setText('click "Delete all"')
+    answer_the_dialog("always", seen)
+    with qtbot.waitSignal(view.run_finished, timeout=120_000) as finished:
+        qtbot.mouseClick(view.run_button, qtbot_button())
+    assert finished.args[0] == "success" and len(seen) == 1
+    settings.show_allowances()
+    assert settings.allowed.count() == 1 and "'Delete all'" in settings.allowed.item(0).text()
+    qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=5000)
+    with qtbot.waitSignal(view.run_finished, timeout=120_000) as again:  # not asked again
+        qtbot.mouseClick(view.run_button, qtbot_button())
+    assert again.args[0] == "success" and len(seen) == 1
+    settings.allowed.setCurrentRow(0)
+    settings.revoke_button.click()
+    assert settings.allowed.item(0).text().startswith("(none") and not settings.revoke_button.isEnabled()
+    qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=5000)
+    answer_the_dialog("deny", seen)
+    with qtbot.waitSignal(view.run_finished, timeout=120_000) as revoked:  # asked again
+        qtbot.mouseClick(view.run_button, qtbot_button())
+    assert revoked.args[0] == "refused" and len(seen) == 2
 
 
 def test_cancel_stops_a_training_job(window, qtbot, tmp_path):

@@ -155,7 +155,7 @@ def test_a_value_number_the_task_does_not_have_is_said_in_words(call):
     conversation = SomText('type "Ada" into Full name')
     screen = conversation.screen(ELEMENTS)
     number = call.split("$")[1].split("'")[0]
-    with pytest.raises(ActionParseError, match=rf"names \${number}, the task's value number {number} \(\$N stands "
-                                               r"for the task's N-th value\), but the task gives 1"):
+    with pytest.raises(ActionParseError, match=rf"there is no value \${number}; the task has 1 \(\${number} would be "
+                                               rf"the task's value number {number}\)"):
         conversation.read(f"Action: {call}", screen)
     assert SomText('type "$120" into Amount').read("Action: type(content='$120')", screen)[1].text == "$120"

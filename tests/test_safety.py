@@ -91,6 +91,38 @@ def test_confirmation_gates_the_action():
     assert asked and asked[0].under == "Delete all" and asked[0].crop.shape == (10, 10, 3)
     assert "Delete all" in asked[0].question()
     Safety(confirm=lambda request: True).check(delete, MONITORS, None, context)
+    with pytest.raises(ActionRefused, match="you denied it"):
+        Safety(confirm=lambda request: False).check(delete, MONITORS, None, context)
+    with pytest.raises(ActionRefused, match="nobody was asked; run interactively"):
+        Safety().check(delete, MONITORS, None, context)
+
+
+def test_an_allowance_covers_one_click_on_one_control_in_one_app_and_never_typing(tmp_path):
+    from deskpilot.core.allowances import Allowances, allowance_for
+
+    allowances = Allowances(tmp_path / "allowances.json")
+    asked: list[Confirmation] = []
+    safety = Safety(confirm=lambda request: asked.append(request) or False, allowed=allowances.allows)
+    delete = Action(kind=ActionKind.CLICK, point=Point(100, 100))
+    in_mail = ActionContext(under=("Delete all", "Delete all"), app_at_point="mail")
+    with pytest.raises(ActionRefused):
+        safety.check(delete, MONITORS, None, in_mail)
+    assert asked[0].app == "mail" and asked[0].under == "Delete all"  # read once, though OCR and AT-SPI both said it
+    allowances.add(allowance_for(asked[0]))
+    safety.check(delete, MONITORS, None, in_mail)  # not asked again
+    assert len(asked) == 1
+    for other in (ActionContext(under=("Delete all",), app_at_point="files"),  # another app
+                  ActionContext(under=("Delete account",), app_at_point="mail"),  # another control
+                  ActionContext(under=("Delete all",))):  # an app that cannot be named
+        with pytest.raises(ActionRefused):
+            safety.check(delete, MONITORS, None, other)
+    typed = Confirmation(Action(kind=ActionKind.TYPE, text="rm -rf ~"), "a terminal", "bash", None, "xterm")
+    assert allowance_for(typed) is None  # typing and keys always ask
+    allowances.revoke(allowance_for(asked[0]))
+    with pytest.raises(ActionRefused):
+        safety.check(delete, MONITORS, None, in_mail)
+    (tmp_path / "allowances.json").write_text("{not json")
+    assert allowances.all() == []  # unreadable: every risky action asks again
 
 
 def test_keys_held_with_press_combine_with_later_keys():

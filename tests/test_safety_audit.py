@@ -384,7 +384,9 @@ def test_confirm_crop_is_what_the_click_lands_on():
 
     context = action_context(Action(kind=ActionKind.CLICK, point=Point(640, 400)), Observation(image, MONITOR), [],
                              None, [])
-    assert context.crop.shape == (180, 400, 3) and context.crop[90, 200].tolist() == [255, 255, 255]
+    assert context.crop.shape == (180, 400, 3) and context.crop[85, 195].tolist() == [255, 255, 255]
+    assert context.crop[90, 200].tolist() == [220, 30, 30] and context.crop[90, 209].tolist() == [220, 30, 30]  # ringed
+    assert image[400, 640].tolist() == [255, 255, 255]  # drawn on a copy
 
 
 def test_an_answer_typed_ahead_into_the_terminal_does_not_answer_the_question(demo_app, tmp_path):
@@ -402,12 +404,12 @@ def test_an_answer_typed_ahead_into_the_terminal_does_not_answer_the_question(de
     seen = b""
     deadline = time.monotonic() + 90
     try:
-        while b"Go ahead?" not in seen and time.monotonic() < deadline and process.poll() is None:
+        while b"[y/n]" not in seen and time.monotonic() < deadline and process.poll() is None:  # the question
             try:
                 seen += os.read(main_fd, 4096)
             except OSError:
                 break
-        assert b"Go ahead?" in seen, seen.decode(errors="replace")
+        assert b"ahead?" in seen and b"[y/n]" in seen, seen.decode(errors="replace")  # wrapped at the width
         assert b"what it acts on:" in seen
         time.sleep(0.5)
         assert process.poll() is None  # still waiting: the early "y" did not answer

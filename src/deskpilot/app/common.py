@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from deskpilot.core.plain_text import plain
-from deskpilot.core.safety import Confirmation
+from deskpilot.core.safety import Confirmation, Confirmer
 from deskpilot.core.settings import Settings
 
 out = Console(soft_wrap=True)
@@ -68,6 +68,7 @@ def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  
     and no key is typed while it has the focus."""
     from deskpilot.core.controller import Controller
     from deskpilot.core.display import ProtectedWindow
+    from deskpilot.core.allowances import Allowances
     from deskpilot.core.safety import ConfirmationPolicy, Safety
     from deskpilot.core.screen import Screen
     from deskpilot.planner.agent import Agent
@@ -79,7 +80,7 @@ def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  
         keyboard_no_go = lambda: terminal.name if terminal.has_focus() else None  # noqa: E731
     safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirm,
                     min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go,
-                    keyboard_no_go=keyboard_no_go)
+                    keyboard_no_go=keyboard_no_go, allowed=Allowances().allows)
     return Agent(screen or Screen(settings.monitor, settings.scale), grounder, planner, Controller(stop), safety,
                  settings.episodes_dir, locate_timeout=settings.locate_timeout,
                  settle_timeout=settings.settle_timeout, on_step=on_step,
@@ -130,15 +131,16 @@ def write_png(path: Path, image_rgb) -> None:  # noqa: ANN001
     write_atomic(path, encode_png(image_rgb))
 
 
-def confirmer(yes: bool, crop_file: Optional[Path] = None):  # noqa: ANN201 - a Confirmer
-    """Asks on the terminal. Input typed before the question (a model may have typed "y" and Enter into this very
-    terminal) is thrown away first; the picture of what the action acts on is written to `crop_file`."""
+def confirmer(yes: bool, crop_file: Optional[Path] = None) -> Confirmer | None:
+    """Asks on the terminal (None where there is no terminal to ask on: the action is refused, saying so). Input
+    typed before the question (a model may have typed "y" and Enter into this very terminal) is thrown away first;
+    the picture of what the action acts on is written to `crop_file`."""
+    if yes:
+        return lambda request: True
+    if not sys.stdin.isatty():
+        return None
 
     def ask(request: Confirmation) -> bool:
-        if yes:
-            return True
-        if not sys.stdin.isatty():
-            return False
         from rich.prompt import Confirm
 
         if request.crop is not None and request.crop.size and crop_file is not None:

@@ -92,6 +92,7 @@ def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_on
     with the stop hotkey, Ctrl+C and SIGTERM listened for; returns the RunResult."""
     from deskpilot.core.controller import Controller
     from deskpilot.core.episode import EpisodeWriter
+    from deskpilot.core.allowances import Allowances
     from deskpilot.core.safety import ConfirmationPolicy, Safety
     from deskpilot.core.screen import Screen
     from deskpilot.recorder.replay import Replayer
@@ -101,7 +102,8 @@ def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_on
                                   model="replay", replay_of=recorded.meta.id)
     replayer = Replayer(Screen(settings.monitor, settings.scale), build_grounder(settings), Controller(stop),
                         Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
-                               min_interval=settings.min_action_interval, dry_run=settings.dry_run),
+                               min_interval=settings.min_action_interval, dry_run=settings.dry_run,
+                               allowed=Allowances().allows),
                         writer, speed=speed, settle_timeout=settings.settle_timeout,
                         locate_timeout=settings.locate_timeout, secret=_ask_secret,
                         on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",

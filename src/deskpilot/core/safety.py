@@ -105,6 +105,7 @@ class ActionContext:
     window_controls: tuple[str, ...] = ()
     default_button: str | None = None
     typed_before: str = ""
+    app_at_point: str | None = None  # the class of the window the action's point is on (what an allowance names)
 
     @property
     def in_terminal(self) -> bool:
@@ -119,12 +120,14 @@ class ActionContext:
 
 @dataclass(frozen=True)
 class Confirmation:
-    """A question for a person: may `action` run, given `reason`? `crop` is the screen around its point."""
+    """A question for a person: may `action` run, given `reason`? `crop` is the screen around its point (ringed),
+    `app` the focused window's class (what a standing allowance names)."""
 
     action: Action
     reason: str
     under: str = ""
     crop: np.ndarray | None = field(default=None, compare=False)
+    app: str = ""
 
     def question(self) -> str:
         what = f" on {self.under!r}" if self.under else ""
@@ -363,8 +366,11 @@ class Safety:
 
     def __init__(self, stop: EmergencyStop | None = None, policy: ConfirmationPolicy | None = None,
                  confirm: Confirmer | None = None, min_interval: float = 0.0, dry_run: bool = False,
-                 no_go: Callable[[], list[Box]] | None = None, keyboard_no_go: Callable[[], str | None] | None = None):
+                 no_go: Callable[[], list[Box]] | None = None, keyboard_no_go: Callable[[], str | None] | None = None,
+                 allowed: Callable[[Confirmation], bool] | None = None):
+        """`allowed`: whether a person allowed such an action for good (core.allowances), so it is not asked."""
         self.stop = stop or EmergencyStop()
+        self.allowed = allowed
         self.no_go = no_go
         self.keyboard_no_go = keyboard_no_go  # names the protected window that has the keyboard focus, if one has
         self.policy = policy or ConfirmationPolicy()
@@ -393,13 +399,16 @@ class Safety:
         context = context or ActionContext()
         reason = self.policy.reason(action, context, self.held_keys)
         if reason is not None and not self.dry_run:
-            request = Confirmation(action, reason, " ".join(context.under)[:80], context.crop)
-            approved = self.confirm(request) if self.confirm else False
+            app = context.app_at_point or ""
+            request = Confirmation(action, reason, " ".join(dict.fromkeys(context.under))[:80], context.crop, app)
+            standing = self.allowed is not None and self.allowed(request)
+            approved = standing or (self.confirm(request) if self.confirm else False)
             self.stop.check()  # a stop while the question was open wins over the answer
             if not approved:
-                raise ActionRefused(f"{action.redacted().describe()} needs confirmation ({reason}) and was not "
-                                    "approved; run interactively to be asked, or set the confirmation policy")
-            log.info("confirmed: %s", action.redacted().describe())
+                how = ("you denied it" if self.confirm else
+                       "nobody was asked; run interactively to be asked, or set the confirmation policy")
+                raise ActionRefused(f"{action.redacted().describe()} needs confirmation ({reason}): {how}")
+            log.info("%s: %s", "allowed for good" if standing else "confirmed", action.redacted().describe())
         if action.kind is ActionKind.KEY:
             (self.held_keys.add if action.key_state == "press" else self.held_keys.discard)(action.keys[0])
         wait = self._last_action + self.min_interval - time.monotonic()

@@ -39,6 +39,18 @@ def changed_box(before: np.ndarray, after: np.ndarray) -> Box | None:
     return Box(int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1)
 
 
+def _window_class(window: Any, depth: int = 3) -> str | None:
+    """The WM_CLASS instance name of a window, or of the client a window manager's frame holds."""
+    wm_class = window.get_wm_class()
+    if wm_class:
+        return next((name for name in wm_class if name), None)
+    for child in reversed(window.query_tree().children) if depth else ():
+        found = _window_class(child, depth - 1)
+        if found:
+            return found
+    return None
+
+
 def _process_name(pid: int) -> str:
     """The name of process `pid` (its command's file name), or "" when it cannot be read."""
     try:
@@ -161,6 +173,25 @@ class Screen:
             window = window.query_tree().parent
         title = self._x11_window_title()
         return FocusedWindow(title) if title else None
+
+    def app_at(self, point: Point) -> str | None:
+        """The class of the top-level window showing `point`: the application a click there reaches (None where
+        it cannot be told). What a person's standing allowance names, which the window's own output cannot change."""
+        if not sys.platform.startswith("linux"):
+            return None
+        try:
+            root = self._x11().screen().root
+            for window in reversed(root.query_tree().children):  # the top of the stacking order first
+                attributes = window.get_attributes()
+                if attributes.map_state != 2 or attributes.win_class != 1:  # viewable InputOutput windows
+                    continue
+                geometry = window.get_geometry()
+                if geometry.x <= point.x < geometry.x + geometry.width and \
+                        geometry.y <= point.y < geometry.y + geometry.height:
+                    return _window_class(window)
+        except Exception:  # no display, or a window closed while being read
+            self._local.x11 = None
+        return None
 
     def _x11_window_title(self) -> str | None:
         connection = self._x11()

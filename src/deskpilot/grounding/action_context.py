@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from deskpilot.core.actions import Action, ActionKind
@@ -147,7 +148,11 @@ def _distance(box: Box, point: Point) -> float:
 
 
 def _crop(obs: Observation, point: Point) -> np.ndarray:
+    """The pixels around the point, with the point ringed in red (what a person is asked about)."""
     x, y = (round(v) for v in obs.monitor.screen_to_image(*point))
     height, width = obs.image.shape[:2]
     region = Box(x - CROP[0], y - CROP[1], x + CROP[0], y + CROP[1]).clipped(Box(0, 0, width, height))
-    return obs.image[region.y0:region.y1, region.x0:region.x1].copy()
+    crop = obs.image[region.y0:region.y1, region.x0:region.x1].copy()  # drawn on: never the frame itself
+    cv2.circle(crop, (x - region.x0, y - region.y0), 9, (220, 30, 30), 2)
+    cv2.circle(crop, (x - region.x0, y - region.y0), 2, (220, 30, 30), -1)
+    return crop

@@ -281,8 +281,8 @@ class SomText:
 
     def _value(self, number: int, screen: TextScreen) -> str:
         if not 1 <= number <= len(screen.values):
-            raise ActionParseError(f"the answer names ${number}, the task's value number {number} ($N stands for the "
-                                   f"task's N-th value), but the task gives {len(screen.values)}")
+            raise ActionParseError(f"there is no value ${number}; the task has {len(screen.values)} (${number} would "
+                                   f"be the task's value number {number})")
         return screen.values[number - 1]
 
     def _located(self, action: Action, screen: TextScreen) -> Action:

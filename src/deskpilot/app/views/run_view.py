@@ -8,16 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QMessageBox,
-                               QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
+                               QSplitter, QVBoxLayout, QWidget)
 
+from deskpilot.core.allowances import Allowances
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box
 from deskpilot.core.safety import Confirmation
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
 
 from .agent_worker import AgentWorker, ShownStep
+from .confirm_dialog import ConfirmDialog
 from .frame_view import FrameView
 
 VERDICTS = {"changed": ("✓", "the screen changed"), "unchanged": ("✗", "nothing on the screen changed"),
@@ -147,8 +148,15 @@ class RunView(QWidget):
     def _on_confirm(self, request: Confirmation) -> None:
         if self.worker is None:
             return
-        box = confirmation_box(self, request)
-        self.worker.answer(box.exec() == QMessageBox.StandardButton.Yes)
+        dialog = ConfirmDialog(request, self)
+        dialog.exec()
+        dialog.deleteLater()
+        if dialog.answer == "always" and dialog.allowance is not None:
+            Allowances().add(dialog.allowance)
+            self.status.emit(f"allowed for good: {dialog.allowance.describe()} (revoke it in Settings)")
+        elif dialog.answer == "deny":
+            self.status.emit("denied: the agent does not do it")
+        self.worker.answer(dialog.answer in ("once", "always"))
 
     def _on_thread_finished(self) -> None:
         self.worker = None
@@ -161,17 +169,3 @@ class RunView(QWidget):
         self.stop_button.setEnabled(running)
         for field in (self.task, self.planner, self.model):
             field.setEnabled(not running)
-
-
-def confirmation_box(parent: QWidget, request: Confirmation) -> QMessageBox:
-    """The question as plain text (model words are never read as rich text), with a picture of what the action
-    acts on; No is the default."""
-    box = QMessageBox(QMessageBox.Icon.Question, "Confirm action", request.question(),
-                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, parent)
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setDefaultButton(QMessageBox.StandardButton.No)
-    if request.crop is not None and request.crop.size:
-        crop = request.crop.copy()
-        image = QImage(crop.data, crop.shape[1], crop.shape[0], crop.strides[0], QImage.Format.Format_RGB888)
-        box.setIconPixmap(QPixmap.fromImage(image.copy()))
-    return box

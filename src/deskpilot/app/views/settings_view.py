@@ -1,6 +1,7 @@
 """The Settings view: the same pydantic settings the CLI reads (planner, endpoint, model, safety policy, hotkeys,
 episode folder, the detector), saved to the TOML settings file; the API key goes to the OS keyring, never to a file.
-Below them, `deskpilot doctor`'s report on this machine, checked in a background thread."""
+Then the actions a person allowed for good when asked (core.allowances), each revocable; below them, `deskpilot
+doctor`'s report on this machine, checked in a background thread."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import atexit
 from typing import get_args
 
 from PySide6.QtCore import QThread, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+                               QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
+from deskpilot.core.allowances import Allowances
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.safety import ConfirmMode
 from deskpilot.core.settings import (PLANNERS, ModelDevice, PlanMode, Settings, default_config_file,
@@ -66,12 +68,39 @@ class SettingsView(QWidget):
         self.doctor_report.setReadOnly(True)
         self.doctor_report.setPlaceholderText("what works on this machine (deskpilot doctor)")
         self._doctor: DoctorWorker | None = None
+        self.allowed = QListWidget()
+        self.allowed.setMaximumHeight(90)
+        self.revoke_button = QPushButton("Revoke")
+        self.revoke_button.clicked.connect(self.revoke)
+        self.show_allowances()
         column = QVBoxLayout(self)
         column.addLayout(form)
         column.addWidget(self.save_button)
+        column.addWidget(QLabel("Allowed without asking (chosen with \"Always allow this in this app\")"))
+        allowed_row = QHBoxLayout()
+        allowed_row.addWidget(self.allowed, 1)
+        allowed_row.addWidget(self.revoke_button)
+        column.addLayout(allowed_row)
         column.addWidget(QLabel("This machine"))
         column.addWidget(self.doctor_report, 1)
         column.addWidget(self.doctor_button)
+
+    def show_allowances(self) -> None:
+        self.allowed.clear()
+        self._allowances = Allowances().all()
+        for allowance in self._allowances:
+            self.allowed.addItem(allowance.describe())
+        if not self._allowances:
+            self.allowed.addItem("(none: every risky action asks)")
+        self.revoke_button.setEnabled(bool(self._allowances))
+
+    def revoke(self) -> None:
+        row = self.allowed.currentRow()
+        if 0 <= row < len(self._allowances):
+            allowance = self._allowances[row]
+            Allowances().revoke(allowance)
+            self.status.emit(f"revoked: {allowance.describe()} asks again")
+            self.show_allowances()
 
     def run_doctor(self) -> None:
         """Check the machine in the background; the report replaces the text when it is ready."""
