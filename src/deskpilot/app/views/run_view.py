@@ -73,7 +73,8 @@ class RunView(QWidget):
         split.addWidget(seen)
         split.addWidget(self.log)
         split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 360])  # the window worked on gets most of the room
         column = QVBoxLayout(self)
         column.addLayout(top)
         column.addWidget(self.stop_hint)
