@@ -102,20 +102,22 @@ def test_an_allowance_covers_one_click_on_one_control_in_one_app_and_never_typin
 
     allowances = Allowances(tmp_path / "allowances.json")
     asked: list[Confirmation] = []
-    safety = Safety(confirm=lambda request: asked.append(request) or False, allowed=allowances.allows)
+    apps = {Point(100, 100): "mail", Point(300, 100): "files"}  # the window under each point; elsewhere none
+    safety = Safety(confirm=lambda request: asked.append(request) or False, allowed=allowances.allows,
+                    app_at=apps.get)
     delete = Action(kind=ActionKind.CLICK, point=Point(100, 100))
-    in_mail = ActionContext(under=("Delete all", "Delete all"), app_at_point="mail")
+    in_mail = ActionContext(under=("Delete all", "Delete all"))
     with pytest.raises(ActionRefused):
         safety.check(delete, MONITORS, None, in_mail)
     assert asked[0].app == "mail" and asked[0].under == "Delete all"  # read once, though OCR and AT-SPI both said it
     allowances.add(allowance_for(asked[0]))
     safety.check(delete, MONITORS, None, in_mail)  # not asked again
     assert len(asked) == 1
-    for other in (ActionContext(under=("Delete all",), app_at_point="files"),  # another app
-                  ActionContext(under=("Delete account",), app_at_point="mail"),  # another control
-                  ActionContext(under=("Delete all",))):  # an app that cannot be named
+    for point, other in ((Point(300, 100), in_mail),  # another app
+                         (Point(100, 100), ActionContext(under=("Delete account",))),  # another control
+                         (Point(500, 100), in_mail)):  # an app that cannot be named
         with pytest.raises(ActionRefused):
-            safety.check(delete, MONITORS, None, other)
+            safety.check(delete.model_copy(update={"point": point}), MONITORS, None, other)
     typed = Confirmation(Action(kind=ActionKind.TYPE, text="rm -rf ~"), "a terminal", "bash", None, "xterm")
     assert allowance_for(typed) is None  # typing and keys always ask
     allowances.revoke(allowance_for(asked[0]))

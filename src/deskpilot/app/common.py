@@ -78,10 +78,11 @@ def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  
     if terminal is not None:
         no_go = lambda: [box for box in (terminal.box(),) if box is not None]  # noqa: E731
         keyboard_no_go = lambda: terminal.name if terminal.has_focus() else None  # noqa: E731
+    screen = screen or Screen(settings.monitor, settings.scale)
     safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirm,
                     min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go,
-                    keyboard_no_go=keyboard_no_go, allowed=Allowances().allows)
-    return Agent(screen or Screen(settings.monitor, settings.scale), grounder, planner, Controller(stop), safety,
+                    keyboard_no_go=keyboard_no_go, allowed=Allowances().allows, app_at=screen.app_at)
+    return Agent(screen, grounder, planner, Controller(stop), safety,
                  settings.episodes_dir, locate_timeout=settings.locate_timeout,
                  settle_timeout=settings.settle_timeout, on_step=on_step,
                  decide_timeout=settings.planner_timeout + DECIDE_GRACE_SECONDS)

@@ -100,10 +100,11 @@ def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_on
     stop = listen_for_stop(settings, stack)
     writer = EpisodeWriter.create(settings.episodes_dir, task or f"replay: {recorded.meta.task}", source="agent",
                                   model="replay", replay_of=recorded.meta.id)
-    replayer = Replayer(Screen(settings.monitor, settings.scale), build_grounder(settings), Controller(stop),
+    screen = Screen(settings.monitor, settings.scale)
+    replayer = Replayer(screen, build_grounder(settings), Controller(stop),
                         Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
                                min_interval=settings.min_action_interval, dry_run=settings.dry_run,
-                               allowed=Allowances().allows),
+                               allowed=Allowances().allows, app_at=screen.app_at),
                         writer, speed=speed, settle_timeout=settings.settle_timeout,
                         locate_timeout=settings.locate_timeout, secret=_ask_secret,
                         on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",

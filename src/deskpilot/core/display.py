@@ -11,8 +11,8 @@ import struct
 import subprocess
 import sys
 import tempfile
-from contextlib import ExitStack
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 
 from .errors import ScreenError
@@ -173,17 +173,22 @@ class ProtectedWindow:
 
     def box(self) -> Box | None:
         """Where the window is now (it may have moved), in screen pixels."""
-        shell = xdotool_output("getwindowgeometry", "--shell", str(self.window_id))
-        values = dict(line.split("=", 1) for line in shell.splitlines() if "=" in line)
-        try:
-            x, y, width, height = (int(values[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
-        except (KeyError, ValueError):
-            return None
-        return Box(x, y, x + width, y + height)
+        return window_box(str(self.window_id))
 
     def has_focus(self) -> bool:
         return xdotool_output("getwindowfocus") == str(self.window_id) or \
             xdotool_output("getactivewindow") == str(self.window_id)
+
+
+def window_box(window_id: str) -> Box | None:
+    """Where an X window is now, in screen pixels (None when it is gone or xdotool cannot tell)."""
+    shell = xdotool_output("getwindowgeometry", "--shell", window_id)
+    values = dict(line.split("=", 1) for line in shell.splitlines() if "=" in line)
+    try:
+        x, y, width, height = (int(values[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
+    except (KeyError, ValueError):
+        return None
+    return Box(x, y, x + width, y + height)
 
 
 def xdotool_output(*args: str) -> str:

@@ -105,7 +105,6 @@ class ActionContext:
     window_controls: tuple[str, ...] = ()
     default_button: str | None = None
     typed_before: str = ""
-    app_at_point: str | None = None  # the class of the window the action's point is on (what an allowance names)
 
     @property
     def in_terminal(self) -> bool:
@@ -121,7 +120,7 @@ class ActionContext:
 @dataclass(frozen=True)
 class Confirmation:
     """A question for a person: may `action` run, given `reason`? `crop` is the screen around its point (ringed),
-    `app` the focused window's class (what a standing allowance names)."""
+    `app` the class of the window under that point (what a standing allowance names)."""
 
     action: Action
     reason: str
@@ -367,10 +366,12 @@ class Safety:
     def __init__(self, stop: EmergencyStop | None = None, policy: ConfirmationPolicy | None = None,
                  confirm: Confirmer | None = None, min_interval: float = 0.0, dry_run: bool = False,
                  no_go: Callable[[], list[Box]] | None = None, keyboard_no_go: Callable[[], str | None] | None = None,
-                 allowed: Callable[[Confirmation], bool] | None = None):
-        """`allowed`: whether a person allowed such an action for good (core.allowances), so it is not asked."""
+                 allowed: Callable[[Confirmation], bool] | None = None,
+                 app_at: Callable[[Point], str | None] | None = None):
+        """`allowed`: whether a person allowed such an action for good (core.allowances), so it is not asked;
+        `app_at`: the class of the window under a point (Screen.app_at), looked up only when a person is asked."""
         self.stop = stop or EmergencyStop()
-        self.allowed = allowed
+        self.allowed, self.app_at = allowed, app_at
         self.no_go = no_go
         self.keyboard_no_go = keyboard_no_go  # names the protected window that has the keyboard focus, if one has
         self.policy = policy or ConfirmationPolicy()
@@ -399,7 +400,7 @@ class Safety:
         context = context or ActionContext()
         reason = self.policy.reason(action, context, self.held_keys)
         if reason is not None and not self.dry_run:
-            app = context.app_at_point or ""
+            app = (self.app_at(action.point) or "") if self.app_at and action.point is not None else ""
             request = Confirmation(action, reason, " ".join(dict.fromkeys(context.under))[:80], context.crop, app)
             standing = self.allowed is not None and self.allowed(request)
             approved = standing or (self.confirm(request) if self.confirm else False)

@@ -180,14 +180,15 @@ class Screen:
         if not sys.platform.startswith("linux"):
             return None
         try:
+            from Xlib import X
+
             root = self._x11().screen().root
             for window in reversed(root.query_tree().children):  # the top of the stacking order first
                 attributes = window.get_attributes()
-                if attributes.map_state != 2 or attributes.win_class != 1:  # viewable InputOutput windows
+                if attributes.map_state != X.IsViewable or attributes.win_class != X.InputOutput:
                     continue
-                geometry = window.get_geometry()
-                if geometry.x <= point.x < geometry.x + geometry.width and \
-                        geometry.y <= point.y < geometry.y + geometry.height:
+                g = window.get_geometry()
+                if Box(g.x, g.y, g.x + g.width, g.y + g.height).contains(point.x, point.y):
                     return _window_class(window)
         except Exception:  # no display, or a window closed while being read
             self._local.x11 = None

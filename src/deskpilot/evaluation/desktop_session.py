@@ -20,7 +20,7 @@ from jeepney import DBusAddress, new_method_call
 from jeepney.io.blocking import open_dbus_connection
 
 from deskpilot.core.controller import read_clipboard
-from deskpilot.core.display import VirtualDisplay, end_process, xdotool_output
+from deskpilot.core.display import VirtualDisplay, end_process, window_box, xdotool_output
 from deskpilot.core.errors import EvaluationError
 from deskpilot.core.geometry import Box
 
@@ -94,7 +94,7 @@ class DesktopSession:
         env["DBUS_SESSION_BUS_ADDRESS"] = address
         self._base_env = env
         os.environ["DBUS_SESSION_BUS_ADDRESS"] = address
-        wm_env = self.app_env(runtime / "wm-home")
+        wm_env = self.app_env(runtime / "wm-home")  # makes the folder the window manager's config goes into
         wm = subprocess.Popen([self.window_manager, *self._window_manager_config(runtime / "wm-home")], env=wm_env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         self._stack.callback(end_process, wm)
@@ -168,15 +168,10 @@ class DesktopSession:
         as a person drags a window to the monitor they work on."""
         area = self.apps_monitor
         for window in self.window_ids(window_class):
-            shell = xdotool_output("getwindowgeometry", "--shell", window)
-            values = dict(line.split("=", 1) for line in shell.splitlines() if "=" in line)
-            try:
-                x, y, width, height = (int(values[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
-            except (KeyError, ValueError):
-                continue
-            if not area.contains(x + width / 2, y + height / 2):
-                left = area.x0 + max(0, (area.width - width) // 2)
-                top = area.y0 + max(0, (area.height - height) // 2)
+            box = window_box(window)
+            if box is not None and not area.contains(*box.center):
+                left = area.x0 + max(0, (area.width - box.width) // 2)
+                top = area.y0 + max(0, (area.height - box.height) // 2)
                 log.info("moving %s window %s onto the apps' monitor at (%d, %d)", window_class, window, left, top)
                 xdotool_output("windowmove", window, str(left), str(top))
 

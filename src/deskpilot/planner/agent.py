@@ -250,8 +250,6 @@ class Agent:
         action, executed = self._with_secrets(action)
         seen = elements + [e for e in used if e not in elements]
         context = action_context(executed, obs, seen, self._focus, self._secrets)
-        if executed.point is not None:
-            context = replace(context, app_at_point=self.screen.app_at(executed.point))
         self.safety.check(executed, self.screen.monitors(), self.screen.cursor(), context)
         if executed.secret and executed.kind is ActionKind.TYPE and self._focus.box is not None:
             self._secret_boxes.append(self._focus.box)

@@ -9,8 +9,6 @@ ticked) rather than before it. A step that misses is retried once after looking 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import logging
 import time
 from collections.abc import Callable
@@ -107,8 +105,6 @@ class Replayer:
         done, the elements used and the settled screen after it."""
         action, used = self._relocate(episode, recorded, self._with_secret(recorded), obs)
         context = action_context(action, obs, used, None, [])
-        if action.point is not None:
-            context = replace(context, app_at_point=self.screen.app_at(action.point))
         self.safety.check(action, self.screen.monitors(), self.screen.cursor(), context)
         if not self.safety.dry_run:
             self.controller.execute(action)
