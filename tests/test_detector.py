@@ -20,7 +20,7 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.detector import UI_CLASSES, UiDetector, bundled_model, prepare
-from deskpilot.grounding.onnx_session import providers
+from deskpilot.grounding.onnx_session import open_session
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.training.detector.data import compose, load_rgb, read_dataset
 from deskpilot.training.detector.evaluate import evaluate_screens
@@ -132,9 +132,12 @@ def test_bad_model_files_and_missing_cuda_are_one_line_errors(tmp_path):
 
     if "CUDAExecutionProvider" not in onnxruntime.get_available_providers():
         with pytest.raises(GroundingError, match="no CUDA provider"):
-            providers("cuda")
+            UiDetector(device="cuda")
+        # ONNX Runtime itself starts a CUDA session it cannot run on the CPU, silently: asked for CUDA, that is an error
+        with pytest.raises(GroundingError, match="cannot run on CUDA here"):
+            open_session(bundled_model(), "cuda", what="detector")
     else:
-        assert providers("cuda")[0] == "CUDAExecutionProvider"
+        assert UiDetector(device="cuda").device == "cuda"
     cv2.imwrite(str(tmp_path / "screen.png"), np.full((200, 300, 3), 255, np.uint8))
     result = deskpilot("parse", "--image", str(tmp_path / "screen.png"), env={"DESKPILOT_DETECTOR_MODEL": str(junk)})
     assert result.returncode == 2 and result.stderr.strip().startswith("error: cannot load the detector")

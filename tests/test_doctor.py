@@ -45,7 +45,9 @@ def test_every_check_is_reported_and_x11_features_are_read_from_the_display(xdis
     assert checks["input injection"]["status"] == "ok" and "XTEST" in checks["input injection"]["detail"]
     assert checks["global stop hotkey"]["status"] == "ok" and "RECORD" in checks["global stop hotkey"]["detail"]
     assert "1280x800 at (0, 0)" in checks["monitors"]["detail"]
-    assert "CPUExecutionProvider" in checks["OCR models"]["detail"] and "runs on cpu" in checks["OCR models"]["detail"]
+    ocr = checks["OCR models"]["detail"]
+    assert "CPUExecutionProvider" in ocr and "PP-OCR's recogniser on cpu" in ocr
+    assert "deskpilot's text-line detector on cpu" in ocr
     assert checks["UI-element detector"]["status"] == "ok" and "cpu" in checks["UI-element detector"]["detail"]
     assert checks["episodes folder"]["status"] == "ok"
 

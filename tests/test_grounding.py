@@ -14,7 +14,8 @@ from deskpilot.core.geometry import Box, Monitor
 from deskpilot.core.observation import Observation
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.ocr import OcrEngine, TextLine, content_regions, detection_scale
+from deskpilot.grounding.ocr import OcrEngine, TextLine, detection_scale
+from deskpilot.grounding.regions import content_regions
 from deskpilot.grounding.text_match import match_text
 
 

@@ -149,8 +149,10 @@ def _ocr() -> Check:
                      "file, or set DESKPILOT_TEXT_RECOGNIZER=false / DESKPILOT_TEXT_DETECTOR=false", required=True)
     own = "".join(f" with deskpilot's {what} ({path.name})" for what, path in (
         ("text-line detector", engine.text_detector_path), ("text recogniser first", engine.recognizer_path)) if path)
-    return Check("OCR models", "ok", f"PP-OCR{own} loads on ONNX Runtime {ort.__version__} and runs on "
-                 f"{engine.device} (providers: {', '.join(ort.get_available_providers())})", required=True)
+    where = "; ".join(f"{model} on {choice.describe() if choice else device}"
+                      for model, (device, choice) in engine.devices().items())
+    return Check("OCR models", "ok", f"PP-OCR{own} loads on ONNX Runtime {ort.__version__} "
+                 f"(providers: {', '.join(ort.get_available_providers())}): {where}", required=True)
 
 
 def _detector() -> Check:
@@ -167,8 +169,8 @@ def _detector() -> Check:
         return Check("UI-element detector", "fail", str(exc), "point detector_model at an ONNX file, or set "
                      "DESKPILOT_DETECTOR=false", required=True)
     gpu = importlib.util.find_spec("onnxruntime_gpu") is not None or "CUDAExecutionProvider" in _providers()
-    where = detector.device + ("" if detector.device == "cuda" else
-                               " (onnxruntime-gpu present but no GPU found)" if gpu else "")
+    where = detector.choice.describe() if detector.choice else detector.device + (
+        " (onnxruntime-gpu present but no GPU found)" if gpu and detector.device == "cpu" else "")
     return Check("UI-element detector", "ok", f"{detector.path.name} runs on {where}",
                  "" if gpu else "for CUDA: pip install 'deskpilot[gpu]'", required=True)
 

@@ -75,8 +75,8 @@ class Settings(BaseSettings):
                                                                 "there yet")
     settle_timeout: float = Field(2.0, ge=0, le=60, description="longest wait for the screen to stop changing")
     ocr_threads: int = Field(0, ge=0, le=256, description="ONNX Runtime threads for OCR (0 = all cores)")
-    ocr_device: ModelDevice = Field("auto", description="where OCR runs: auto (CUDA when onnxruntime-gpu sees a "
-                                                          "GPU), cpu or cuda")
+    ocr_device: ModelDevice = Field("auto", description="where OCR's models run: auto (with onnxruntime-gpu and a "
+                                                          "GPU, each where it was measured faster), cpu or cuda")
     detector: bool = Field(True, description="add the UI-element detector's boxes (fields, check boxes, icons, ...) "
                                              "to what OCR finds")
     accessibility: bool = Field(True, description="use the accessibility tree (AT-SPI on Linux) where an app exposes "
@@ -91,8 +91,9 @@ class Settings(BaseSettings):
                                                   "times faster); off: PP-OCR's detector finds them")
     text_detector_model: Path | None = Field(None, description="text-line detector ONNX file (default: the bundled "
                                                                "one)")
-    detector_device: ModelDevice = Field("auto", description="where the detector runs: auto (CUDA when "
-                                                               "onnxruntime-gpu sees a GPU), cpu or cuda")
+    detector_device: ModelDevice = Field("auto", description="where the detector runs: auto (with onnxruntime-gpu "
+                                                               "and a GPU, where it was measured faster), cpu or "
+                                                               "cuda")
 
     @field_validator("stop_hotkey", "record_stop_hotkey", "record_pause_hotkey")
     @classmethod

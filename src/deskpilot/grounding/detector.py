@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -17,7 +18,11 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import ElementRole
 
-from .onnx_session import open_session, session_device
+from .device_choice import sample_screen
+from .onnx_session import open_on_best_device, session_device
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 UI_CLASSES: tuple[ElementRole, ...] = ("button", "input", "checkbox", "radio", "dropdown", "link", "tab", "icon",
                                        "slider", "menu_item", "list_item")
@@ -84,6 +89,15 @@ def decode(scores: np.ndarray, ltrb: np.ndarray, classes: tuple[ElementRole, ...
     return sorted(kept, key=lambda d: reading_order(d.box))
 
 
+def _metadata(path: Path, session: InferenceSession) -> tuple[tuple[ElementRole, ...], float]:
+    """The class names and input scale a detector model carries."""
+    try:
+        meta = session.get_modelmeta().custom_metadata_map
+        return tuple(json.loads(meta["classes"])), float(meta["input_scale"])
+    except (KeyError, ValueError) as exc:  # an ONNX model, but not one of ours
+        raise GroundingError(f"cannot load the detector {path}: it carries no {exc} metadata") from None
+
+
 class UiDetector:
     """The ONNX detector. `model` defaults to the bundled one; `threads` 0 lets ONNX Runtime choose."""
 
@@ -93,14 +107,14 @@ class UiDetector:
         self.threshold = threshold
         if not self.path.is_file():
             raise GroundingError(f"no detector model at {self.path} (train one with `deskpilot detector train`)")
-        self.session = open_session(self.path, device, threads, "detector")
+        self.session, self.choice = open_on_best_device(self.path, device, threads, "detector",
+                                                        self._one_frame)
+        self.classes, self.scale = _metadata(self.path, self.session)
         self._input: np.ndarray | None = None  # the last input, written over by the next of its size
-        try:
-            meta = self.session.get_modelmeta().custom_metadata_map
-            self.classes: tuple[ElementRole, ...] = tuple(json.loads(meta["classes"]))
-            self.scale = float(meta["input_scale"])
-        except (KeyError, ValueError) as exc:  # an ONNX model, but not one of ours
-            raise GroundingError(f"cannot load the detector {self.path}: it carries no {exc} metadata") from None
+
+    def _one_frame(self, session: InferenceSession) -> None:
+        """What one screen asks of the detector (device_choice's workload)."""
+        session.run(None, {"image": prepare(sample_screen().image, _metadata(self.path, session)[1])})
 
     @property
     def device(self) -> str:

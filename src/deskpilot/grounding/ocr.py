@@ -4,7 +4,8 @@ given; PP-OCR's otherwise) only where the frame has content (flat desktop, page 
 skipped), at a resolution chosen from the height of the smallest text seen lately; recognition of axis-aligned
 crops in batches, each crop's result cached by its pixels (text that was on an earlier frame is not read again),
 first by deskpilot's own small recogniser (grounding.text_recognizer) and by PP-OCR's only where that one is unsure;
-per-character boxes from the recogniser's own column positions. CUDA when onnxruntime-gpu sees a GPU."""
+per-character boxes from the recogniser's own column positions. With onnxruntime-gpu and a GPU, each model runs
+where it was measured faster (grounding.device_choice); on the GPU its inputs come in a few fixed sizes."""
 
 from __future__ import annotations
 
@@ -24,17 +25,14 @@ import numpy as np
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, shared_areas
 
-from .changes import merge_boxes
 from .ctc import Reading, greedy_decode
-from .onnx_session import open_session, providers, session_device
+from .device_choice import Choice, sample_screen
+from .onnx_session import open_on_best_device, session_device
+from .regions import DET_PAD, content_regions
 from .text_detector import TextLineDetector
-from .text_recognizer import LineRecognizer
+from .text_recognizer import BATCH, LineRecognizer
 
 DET_MODEL, REC_MODEL = "ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx"
-TILE = 16  # content is found tile by tile
-FLAT_RANGE = 12  # a tile whose channels vary less than this holds no text
-CONTEXT = 8  # pixels of background kept around content given to detection
-DET_PAD = 32  # detection input sides are multiples of this
 DET_BOX_PX = 16  # detection finds text whose boxes are at least this tall at its input scale
 DET_SCALES = (0.5, 0.75)  # shrinking the frame by a little costs boxes' precision for almost no time
 SMALL_LINE_PX, SMALL_LINE_SCALE = 17, 1.5  # text this short is found by deskpilot's text-line detector at 1.5x
@@ -43,7 +41,6 @@ REC_HEIGHT = 48
 # by one: 13.0 ms a line alone, 14.1 in pairs, 18.7 in sixes (2 cores, 300 harvested lines). On a CPU its lines are
 # read side by side, one thread each: one small line uses two cores poorly (the busy full-HD screen's 23 lines:
 # 0.86x of one at a time on both cores; a line alone 6.5 ms instead of 4.5).
-FAST_BATCH = 16  # lines per batch of the small recogniser
 MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
 REC_CACHE_SIZE = 4096
 DUPLICATE_SHARE = 0.6  # a box this much inside a larger one (seen again at a region's edge) is the same text
@@ -79,30 +76,6 @@ def models_dir() -> Path:
     return Path(str(resources.files("rapidocr_onnxruntime") / "models"))
 
 
-def content_regions(image: np.ndarray) -> list[Box]:
-    """Boxes around the parts of the frame that are not flat colour (with CONTEXT pixels of background), merged
-    where they overlap, their corners on the DET_PAD grid so detection sees the pixels as a whole-frame pass
-    would (the network is not translation-invariant below its coarsest stride)."""
-    height, width = image.shape[:2]
-    rows, cols = -(-height // TILE), -(-width // TILE)
-    padded = np.pad(image, ((0, rows * TILE - height), (0, cols * TILE - width), (0, 0)), mode="edge")
-    whole_tile = np.ones((TILE, TILE), np.uint8)  # max and min filters anchored at each tile's corner
-    highest = cv2.dilate(padded, whole_tile, anchor=(0, 0))[::TILE, ::TILE]
-    lowest = cv2.erode(padded, whole_tile, anchor=(0, 0))[::TILE, ::TILE]
-    spread = (highest.astype(np.int16) - lowest).max(axis=-1)
-    mask = cv2.dilate((spread > FLAT_RANGE).astype(np.uint8), np.ones((3, 3), np.uint8))
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    frame = Box(0, 0, width, height)
-    boxes = [_on_grid(Box(int(x) * TILE, int(y) * TILE, int(x + w) * TILE, int(y + h) * TILE).padded(CONTEXT), frame)
-             for x, y, w, h, _ in stats[1:count]]
-    return merge_boxes(boxes)
-
-
-def _on_grid(box: Box, frame: Box) -> Box:
-    return Box(box.x0 - box.x0 % DET_PAD, box.y0 - box.y0 % DET_PAD, box.x1 + -box.x1 % DET_PAD,
-               box.y1 + -box.y1 % DET_PAD).clipped(frame)
-
-
 def detection_scale(box_height: float | None) -> float:
     """How much to shrink the frame for detection so the smallest text seen lately still reads DET_BOX_PX tall."""
     return next((scale for scale in DET_SCALES if box_height and box_height * scale >= DET_BOX_PX), 1.0)
@@ -128,6 +101,8 @@ class OcrEngine:
         self._fast: LineRecognizer | None = None
         self._pool: ThreadPoolExecutor | None = None  # PP-OCR's line readers on a CPU, made by load()
         self._lines: TextLineDetector | None = None
+        self._det_choice: Choice | None = None  # how `auto` chose each PP-OCR model's device, where it measured
+        self._rec_choice: Choice | None = None
         self._alphabet: list[str] = []
         self._cache: OrderedDict[bytes, Reading] = OrderedDict()
         self._box_height: float | None = None  # the smallest text boxes on the last frames read whole
@@ -145,20 +120,25 @@ class OcrEngine:
         except ImportError as exc:
             raise GroundingError(f"cannot load the OCR models: {exc}") from None
         # Each model runs once on a blank input at load, so the first frame does not pay for ONNX Runtime's
-        # first-run set-up (its memory arena grows to what such inputs need).
+        # first-run set-up (its memory arena grows to what such inputs need). Under `auto` each model runs on the
+        # device measured faster for it (grounding.device_choice).
         if self.text_detector_path is not None:
             self._lines = TextLineDetector(self.text_detector_path, self.device_setting, self.threads)
         else:
             from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
 
-            self._det = open_session(models / DET_MODEL, self.device_setting, self.threads, "OCR model",
-                                     simplify=True)
+            self._det, self._det_choice = open_on_best_device(models / DET_MODEL, self.device_setting, self.threads,
+                                                              "PP-OCR text detector", _detect_screen, simplify=True)
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
             self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
-        readers = self._cores() if providers(self.device_setting)[0] == "CPUExecutionProvider" else 1
-        rec = open_session(models / REC_MODEL, self.device_setting, 1 if readers > 1 else self.threads, "OCR model",
-                           simplify=True)
+        readers = self._cores()
         self._pool = ThreadPoolExecutor(readers, thread_name_prefix="ppocr") if readers > 1 else None
+        rec, self._rec_choice = open_on_best_device(models / REC_MODEL, self.device_setting, self.threads,
+                                                    "PP-OCR recogniser", self._read_screen, simplify=True,
+                                                    cpu_threads=1 if readers > 1 else self.threads)
+        if session_device(rec) == "cuda" and self._pool is not None:  # one reader on a GPU, not one per core
+            self._pool.shutdown()
+            self._pool = None
         characters = rec.get_modelmeta().custom_metadata_map.get("character")
         if not characters:
             raise GroundingError(f"cannot load the OCR models: {models / REC_MODEL} carries no character list")
@@ -168,6 +148,11 @@ class OcrEngine:
             self._fast = LineRecognizer(self.recognizer_path, self.device_setting, self.threads)
         rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
 
+    def _read_screen(self, session: Any) -> None:
+        """What one screen asks of PP-OCR's recogniser (device_choice's workload): a third of its lines (those the
+        small recogniser is unsure of), read as this engine reads them on that device."""
+        self._read_lines(session, sample_screen().line_crops()[::3])
+
     def _cores(self) -> int:
         """The threads to read with: `threads`, else the cores this process may run on."""
         if self.threads:
@@ -176,8 +161,22 @@ class OcrEngine:
 
     @property
     def device(self) -> str:
+        """Where PP-OCR's recogniser runs (the OCR models' devices one by one: `devices`)."""
         self.load()
         return session_device(self._rec)
+
+    def devices(self) -> dict[str, tuple[str, Choice | None]]:
+        """Each loaded model's device, with the measurements `auto` chose it by (None: not measured)."""
+        self.load()
+        found: dict[str, tuple[str, Choice | None]] = {}
+        if self._lines is not None:
+            found["deskpilot's text-line detector"] = (self._lines.device, self._lines.choice)
+        else:
+            found["PP-OCR's text detector"] = (session_device(self._det), self._det_choice)
+        if self._fast is not None:
+            found["deskpilot's text recogniser"] = (self._fast.device, self._fast.choice)
+        found["PP-OCR's recogniser"] = (session_device(self._rec), self._rec_choice)
+        return found
 
     def forget_text_size(self) -> None:
         """Detect at full size again until new text is seen: small text beside tall text can be missed shrunk."""
@@ -261,8 +260,8 @@ class OcrEngine:
         todo = [i for i, r in enumerate(readings) if r is None]
         todo.sort(key=lambda i: crops[i].shape[1] / max(1, crops[i].shape[0]))
         if self._fast is not None:
-            for start in range(0, len(todo), FAST_BATCH):
-                batch = todo[start:start + FAST_BATCH]
+            for start in range(0, len(todo), BATCH):
+                batch = todo[start:start + BATCH]
                 for i, reading in zip(batch, self._fast.read([crops[i] for i in batch])):
                     # One glyph alone is as often an icon (a radio button's ring, an arrow) as a letter.
                     if reading.certainty >= self._fast.accept and len(reading.text.strip()) >= MIN_FAST_TEXT:
@@ -270,11 +269,8 @@ class OcrEngine:
                         self.crops_read_fast += 1
             todo = [i for i in todo if readings[i] is None]
         todo.reverse()  # the longest lines first, so no reader is left with a long one at the end
-        crops_left = [crops[i] for i in todo]
-        read = self._pool.map(self._read_line, crops_left) if self._pool and len(todo) > 1 else \
-            map(self._read_line, crops_left)
-        for i, reading in zip(todo, read):
-            readings[i] = reading
+        for i, columns in zip(todo, self._read_lines(self._rec, [crops[i] for i in todo])):
+            readings[i] = greedy_decode(columns, self._alphabet, 1.0)
         self.crops_recognised += len(todo)
         done = [reading for reading in readings if reading is not None]  # every crop is read by now
         for key, reading in zip(keys, done):
@@ -284,13 +280,30 @@ class OcrEngine:
             self._cache.popitem(last=False)
         return done
 
-    def _read_line(self, crop: np.ndarray) -> Reading:
-        """PP-OCR's reading of one BGR line crop."""
-        width = max(8, int(np.ceil(REC_HEIGHT * crop.shape[1] / max(1, crop.shape[0]))))
-        resized = cv2.resize(crop, (width, REC_HEIGHT)).astype(np.float32) / 255.0
-        tensor = ((resized - 0.5) / 0.5).transpose(2, 0, 1)[None]
-        probabilities = self._rec.run(None, {self._rec.get_inputs()[0].name: tensor})[0]
-        return greedy_decode(probabilities[0], self._alphabet, 1.0)
+    def _read_lines(self, session: Any, crops: list[np.ndarray]) -> list[np.ndarray]:
+        """PP-OCR's per-column character probabilities of BGR line crops, a line at a time; on a CPU lines side by
+        side on the readers' threads."""
+        name = session.get_inputs()[0].name
+
+        def one(crop: np.ndarray) -> np.ndarray:
+            width = max(8, int(np.ceil(REC_HEIGHT * crop.shape[1] / max(1, crop.shape[0]))))
+            resized = cv2.resize(crop, (width, REC_HEIGHT)).astype(np.float32) / 255.0
+            columns: np.ndarray = session.run(None, {name: ((resized - 0.5) / 0.5).transpose(2, 0, 1)[None]})[0][0]
+            return columns
+
+        pooled = self._pool is not None and len(crops) > 1 and session_device(session) == "cpu"
+        return list(self._pool.map(one, crops)) if pooled and self._pool else [one(crop) for crop in crops]
+
+
+def _detect_screen(session: Any) -> None:
+    """What one screen asks of PP-OCR's text detector (device_choice's workload): its content regions."""
+    image = sample_screen().image
+    for region in content_regions(image):
+        crop = np.ascontiguousarray(image[region.y0:region.y1, region.x0:region.x1, ::-1])
+        planes = np.zeros((1, 3, crop.shape[0] + -crop.shape[0] % DET_PAD, crop.shape[1] + -crop.shape[1] % DET_PAD),
+                          np.float32)
+        planes[0, :, :crop.shape[0], :crop.shape[1]] = ((crop / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
+        session.run(None, {session.get_inputs()[0].name: planes})
 
 
 def _bounds(quad: np.ndarray, frame: Box) -> Box:

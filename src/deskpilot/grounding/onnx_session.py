@@ -1,5 +1,6 @@
-"""ONNX Runtime sessions for grounding's models (OCR and the UI detector): the execution providers a device setting
-means (CUDA only where onnxruntime-gpu really has it), threads, one-line errors for files that are not models, and
+"""ONNX Runtime sessions for grounding's models (OCR and the UI detector): the execution providers for the CPU or
+CUDA (cuDNN's heuristic algorithm choice; a CUDA session that fell back to the CPU is an error), the choice between
+them under `auto` (grounding.device_choice), threads, one-line errors for files that are not models, and
 the cache of rewritten graphs (onnx_graph's rewrite of PP-OCR's recogniser costs ~0.3 s a process, import included;
 its result is kept on disk, keyed by the source file and the rewriting code, so only the first process pays)."""
 
@@ -7,9 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import logging
 import os
 from importlib import metadata
+from collections.abc import Callable
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import TYPE_CHECKING
@@ -17,6 +20,7 @@ from typing import TYPE_CHECKING
 from deskpilot.core.errors import GroundingError
 
 from . import onnx_graph
+from .device_choice import Choice, resolve, timed_ms
 
 if TYPE_CHECKING:
     from onnxruntime import InferenceSession
@@ -77,23 +81,23 @@ def _code_bytes(code: CodeType) -> bytes:
     return b"".join(parts)
 
 
-def providers(device: str = "auto") -> list[str]:
-    """ONNX Runtime execution providers for `device` (auto | cpu | cuda); CUDA only where it is really there."""
-    import onnxruntime as ort
-
-    available = ort.get_available_providers()
-    if device == "cuda" and "CUDAExecutionProvider" not in available:
-        raise GroundingError("CUDA was asked for, but onnxruntime has no CUDA provider here (install "
-                             "onnxruntime-gpu on a machine with an NVIDIA GPU)")
-    if device in ("auto", "cuda") and "CUDAExecutionProvider" in available:
-        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+# cuDNN's exhaustive search tries every convolution algorithm on each new input shape: seconds per screen for
+# grounding's many small runs of varying sizes (37-51x slower than the CPU on an H100 machine); its heuristic picks
+# at once. Copies on the default stream keep a run's input and output in order without extra synchronisation.
+CUDA_OPTIONS = {"cudnn_conv_algo_search": "HEURISTIC", "do_copy_in_default_stream": "1"}
+def providers(device: str) -> list[str | tuple[str, dict[str, str]]]:
+    """ONNX Runtime execution providers for `device` (cpu | cuda, as device_choice resolved it)."""
+    if device == "cuda":
+        return [("CUDAExecutionProvider", CUDA_OPTIONS), "CPUExecutionProvider"]
     return ["CPUExecutionProvider"]
 
 
-def open_session(path: Path, device: str = "auto", threads: int = 0, what: str = "model",
+def open_session(path: Path, device: str = "cpu", threads: int = 0, what: str = "model",
                  simplify: bool = False) -> InferenceSession:
-    """An inference session on `path` with all graph optimisations; `threads` 0 lets ONNX Runtime choose;
-    `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's models; cached)."""
+    """An inference session on `path` on `device` (cpu | cuda) with all graph optimisations; `threads` 0 lets ONNX
+    Runtime choose; `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's
+    models; cached). A CUDA session that ONNX Runtime could only start on the CPU (no GPU, no driver or no cuDNN)
+    is an error: the caller asked for CUDA."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -104,20 +108,65 @@ def open_session(path: Path, device: str = "auto", threads: int = 0, what: str =
     # time and made a busy full-HD parse slower, not faster.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3  # warnings about unused initialisers are not the user's business
+    if device == "cuda":
+        _preload_cuda_libraries(ort)
+        # ONNX Runtime's process-wide logger warns on every CUDA convolution whose input shape changed and whose
+        # cuDNN plan fell back ("running in Fallback mode. May be extremely slow"): thousands of lines a screen on
+        # a terminal. What that costs is measured by device_choice and shown by `deskpilot doctor` instead.
+        ort.set_default_logger_severity(3)
     chosen = providers(device)
     try:
         source = rewritten(path) if simplify else str(path)
         try:
-            return ort.InferenceSession(source, options, providers=chosen)
+            session = ort.InferenceSession(source, options, providers=chosen)
         except Exception:
             if not simplify or isinstance(source, bytes):
                 raise
             Path(source).unlink(missing_ok=True)  # a cached rewrite damaged on disk: make it again
-            return ort.InferenceSession(rewritten(path), options, providers=chosen)
+            session = ort.InferenceSession(rewritten(path), options, providers=chosen)
     except Exception as exc:  # not an ONNX file, a truncated one, or a broken install
         raise GroundingError(f"cannot load the {what} {path}: {str(exc).splitlines()[0]}") from None
+    if device == "cuda" and session_device(session) != "cuda":
+        raise GroundingError(f"the {what} cannot run on CUDA here: ONNX Runtime started it on the CPU (no NVIDIA GPU, "
+                             "driver or cuDNN found); set the device to cpu or auto")
+    return session
+
+
+def _preload_cuda_libraries(ort: ModuleType) -> None:
+    """CUDA and cuDNN from NVIDIA's pip packages where they are installed (onnxruntime-gpu does not find them by
+    itself); libraries the system has are used otherwise."""
+    preload = getattr(ort, "preload_dlls", None)
+    if preload is None:
+        return
+    said = io.StringIO()  # it prints its warnings: they belong in the log, not in a command's output
+    with contextlib.suppress(Exception), contextlib.redirect_stdout(said):
+        preload()
+    if said.getvalue().strip():
+        log.debug("onnxruntime.preload_dlls: %s", said.getvalue().strip())
 
 
 def session_device(session: InferenceSession) -> str:
     """'cuda' when the session runs on the GPU, else 'cpu'."""
     return "cuda" if session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"
+
+
+def open_on_best_device(path: Path, setting: str, threads: int, what: str,
+                        workload: Callable[[InferenceSession], object], simplify: bool = False,
+                        cpu_threads: int | None = None) -> tuple[InferenceSession, Choice | None]:
+    """A session on the device `setting` names (auto | cpu | cuda); under `auto` with CUDA offered, the one
+    device_choice measured faster for `workload(session)`: what one screen asks of this model. `cpu_threads`
+    replaces `threads` on the CPU. The session measured on the chosen device is the one returned."""
+    sessions: dict[str, InferenceSession] = {}
+
+    def session_on(device: str) -> InferenceSession:
+        if device not in sessions:
+            count = cpu_threads if device == "cpu" and cpu_threads is not None else threads
+            sessions[device] = open_session(path, device, count, what, simplify)
+        return sessions[device]
+
+    def measure(device: str) -> float:
+        session = session_on(device)
+        return timed_ms(lambda: workload(session))
+
+    device, choice = resolve(setting, path, what, measure)
+    return session_on(device), choice

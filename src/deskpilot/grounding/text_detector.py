@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -19,7 +20,12 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
 
 from .detector import STRIDE, prepare
-from .onnx_session import open_session, session_device
+from .device_choice import sample_screen
+from .regions import content_regions
+from .onnx_session import open_on_best_device, session_device
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 CORE_SHARE = 0.5  # of a line's height, around its middle
 END_SHARE = 0.25  # of a line's height, left out of the core at each end
@@ -89,7 +95,8 @@ class TextLineDetector:
         if not path.is_file():
             raise GroundingError(f"no text-line detector model at {path} (train one with `deskpilot recognizer "
                                  "train-detector`, or turn text_detector off)")
-        self._session = open_session(path, device, threads, "text-line detector")
+        self._session, self.choice = open_on_best_device(path, device, threads, "text-line detector",
+                                                         self._one_screen)
         meta = self._session.get_modelmeta().custom_metadata_map
         if meta.get("kind") != KIND:
             raise GroundingError(f"cannot load the text-line detector {path}: it is not one (its metadata says "
@@ -100,6 +107,14 @@ class TextLineDetector:
             raise GroundingError(f"cannot load the text-line detector {path}: its metadata lacks {exc}") from None
         self._session.run(None, {"image": np.zeros((1, 3, 256, 256), np.float32)})  # first-run set-up
         self._input: np.ndarray | None = None  # the last input, written over by the next of its size
+
+    @staticmethod
+    def _one_screen(session: InferenceSession) -> None:
+        """What one screen asks of the detector (device_choice's workload): its content regions, seen at 1.5x as
+        text of a size not seen yet is."""
+        image = sample_screen().image
+        for region in content_regions(image):
+            session.run(None, {"image": prepare(image[region.y0:region.y1, region.x0:region.x1], 1.5)})
 
     @property
     def device(self) -> str:

@@ -12,6 +12,7 @@ import json
 import math
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -19,11 +20,16 @@ import numpy as np
 from deskpilot.core.errors import GroundingError
 
 from .ctc import Reading, greedy_decode_batch
-from .onnx_session import open_session, session_device
+from .device_choice import sample_screen
+from .onnx_session import open_on_best_device, session_device
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
 
 LINE_HEIGHT = 32
 COLUMN_STRIDE = 4  # input pixels per output column
 BUNDLED = "text_recognizer.onnx"
+BATCH = 16  # lines per run (grounding.ocr gives them in batches of similar width)
 
 
 def bundled_model() -> Path:
@@ -77,7 +83,7 @@ class LineRecognizer:
         if not path.is_file():
             raise GroundingError(f"no text recogniser model at {path} (train one with `deskpilot recognizer train`, "
                                  "or turn text_recognizer off)")
-        self._session = open_session(path, device, threads, "text recogniser")
+        self._session, self.choice = open_on_best_device(path, device, threads, "text recogniser", self._one_screen)
         meta = self._session.get_modelmeta().custom_metadata_map
         try:
             self.alphabet = ["", *json.loads(meta["alphabet"])]  # CTC blank first
@@ -86,6 +92,14 @@ class LineRecognizer:
             raise GroundingError(f"cannot load the text recogniser {path}: its metadata lacks {exc}") from None
         self._input = self._session.get_inputs()[0].name
         self._session.run(None, {self._input: np.zeros((4, 1, LINE_HEIGHT, 256), np.float32)})  # first-run set-up
+
+    @staticmethod
+    def _one_screen(session: InferenceSession) -> None:
+        """What one screen asks of the recogniser (device_choice's workload): its lines in batches of BATCH, lines
+        of similar width together."""
+        lines = sorted((normalise_line(crop) for crop in sample_screen().line_crops()), key=lambda line: line.shape[1])
+        for start in range(0, len(lines), BATCH):
+            session.run(None, {session.get_inputs()[0].name: line_batch(lines[start:start + BATCH])[0]})
 
     @property
     def device(self) -> str:
