@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from conftest import read_state
 from tiny_models import build_tiny_llava
 
@@ -18,6 +19,7 @@ from deskpilot.core.episode import EpisodeWriter, Step, read_episode
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.settings import load_settings
 from deskpilot.core.verdict import Verdict
+from deskpilot.resources.demo import DemoApp
 
 
 def labelled_episodes(root, count: int = 2) -> list:
@@ -52,32 +54,66 @@ def window(xdisplay, qtbot, tmp_path, monkeypatch):
     return main
 
 
-def test_episodes_view_labels_deletes_and_exports(window, qtbot, tmp_path):
+def test_episodes_view_sorts_filters_labels_deletes_with_undo_and_exports(window, qtbot, tmp_path):
     first, second = labelled_episodes(tmp_path / "episodes")
+    third = labelled_episodes(tmp_path / "more", count=1)[0]
+    third.rename(tmp_path / "episodes" / third.name)  # a third episode
+    writer = EpisodeWriter.create(tmp_path / "episodes", "open the report")
+    writer.finish("failed", "the file was not there")
+    window.resize(1280, 800)
     view = window.episodes_view
+    window.tabs.setCurrentWidget(view)
     view.refresh()
-    assert view.episodes.count() == 2 and "fill the form 1" in view.episodes.item(0).text()  # newest first
-    view.episodes.setCurrentRow(1)
+    cell = lambda row, column: view.rows.index(row, column).data()  # noqa: E731
+    assert view.rows.rowCount() == 4 and view.count.text() == "4 episodes"
+    assert [view.model.headerData(i, Qt.Orientation.Horizontal) for i in range(6)] == \
+        ["Date", "Task", "Planner", "Outcome", "Steps", "Duration"]
+    assert cell(0, 1) == "open the report" and cell(0, 3) == "failed" and cell(0, 4) == "0"  # newest first
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d", cell(0, 0)) and cell(0, 5).endswith(" s")
+    view.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)  # by steps, as numbers
+    assert [cell(row, 4) for row in range(4)] == ["2", "2", "2", "0"]
+    view.filter.setText("FORM 1")  # any column, any case
+    assert view.rows.rowCount() == 1 and cell(0, 1) == "fill the form 1" and view.count.text() == "1 of 4 episodes"
+    view.filter.setText("")
+    view.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    assert cell(0, 1) == "fill the form 0" and view.path_at(0) == first
+    view.table.selectRow(0)
     assert view.steps.count() == 2 and view.steps.item(0).text().startswith("✓ 1. click")
     view.steps.setCurrentRow(1)
     assert view.before.pixmap() is not None and not view.before.pixmap().isNull()
-    view.episodes.setCurrentRow(0)  # the episode whose steps carry every verifier's verdict
-    view.steps.setCurrentRow(0)
-    assert "every verifier: env: unknown · heuristic: bad" in view.detail.text()
-    view.episodes.setCurrentRow(1)
-    view.steps.setCurrentRow(1)
+    assert view.before.width() >= 400 and view.before.height() >= 300, (view.before.width(), view.before.height())
     qtbot.mouseClick(view.bad, qtbot_button())
     steps = read_episode(first).steps
     assert steps[1].verification == Verdict("bad", "set by a person", 0.0, "human")
     assert steps[0].verification.verifier == "human" and steps[0].verification.reason == "test"
     assert view.steps.item(1).text().startswith("✗ 2. type")
+    view.table.selectRow(1)
+    view.steps.setCurrentRow(0)  # the episode whose steps carry every verifier's verdict
+    assert "every verifier: env: unknown · heuristic: bad" in view.detail.text()
+    view.replay_requested.disconnect()  # the signal alone here: the Run view replays for real in the run test
+    with qtbot.waitSignal(view.replay_requested) as asked:
+        view.steps.setCurrentRow(1)
+        view.replay.click()
+    assert asked.args == [str(second), 1]
     view.export_to(tmp_path / "dataset")
     from datasets import load_from_disk
 
-    assert len(load_from_disk(str(tmp_path / "dataset"))) == 4
-    view.episodes.setCurrentRow(0)
+    assert len(load_from_disk(str(tmp_path / "dataset"))) == 6
+    view.table.selectRow(1)
+    view.delete_current()  # undoable: the folder waits in the trash
+    assert not second.exists() and view.rows.rowCount() == 3 and view.undo.isVisible()
+    assert "fill the form 1" in view.undo_note.text()
+    view.undo.click()
+    assert second.is_dir() and view.rows.rowCount() == 4 and not view.undo.isVisible()
+    view.table.selectRow(2)
+    doomed = view.episode.directory
     view.delete_current()
-    assert not second.exists() and view.episodes.count() == 1
+    view.table.selectRow(0)
+    view.delete_current()  # the next delete empties the trash of the one before
+    assert not doomed.exists() and not (tmp_path / "episodes" / ".deleted" / doomed.name).exists()
+    assert view.rows.rowCount() == 2
+    window.close()  # the app's end empties the trash
+    assert not (tmp_path / "episodes" / ".deleted").exists() or not any((tmp_path / "episodes" / ".deleted").iterdir())
 
 
 def test_train_view_runs_a_real_training_job_and_hands_the_model_to_the_run_view(window, qtbot, tmp_path):
@@ -121,7 +157,26 @@ def test_a_run_started_from_the_ui_changes_the_demo_app(window, demo_app, qtbot)
     assert shown is not None and abs(shown.width() / shown.height() - (900 + 24) / (560 + 24 + 30)) < 0.12, \
         (shown.width(), shown.height())
     qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=5000)
-    assert window.episodes_view.episodes.count() == 1, "the Episodes view shows the new run"
+    episodes = window.episodes_view
+    assert episodes.rows.rowCount() == 1, "the Episodes view shows the new run"
+    # Replay from here: on a fresh demo app, the run's steps from "Remember me" on (not the name typed before it)
+    demo_app.stop()
+    fresh = DemoApp(demo_app.state_file.with_name("fresh-state.json")).start()
+    try:
+        window.tabs.setCurrentWidget(episodes)
+        episodes.table.selectRow(0)
+        remember = next(i for i in range(episodes.steps.count()) if "Remember me" in episodes.steps.item(i).text())
+        episodes.steps.setCurrentRow(remember)
+        with qtbot.waitSignal(view.run_finished, timeout=120_000) as replayed:
+            episodes.replay.click()
+            assert window.tabs.currentWidget() is view and view.task.text().startswith("replay: ")
+        lines = [view.log.item(i).text() for i in range(view.log.count())]
+        assert replayed.args[0] == "success", lines
+        state = read_state(fresh.state_file)
+    finally:
+        fresh.stop()
+    assert state["remember_me"] is True and state["saved"] and not state["full_name"], state
+    assert lines[0].startswith(f"✓ {remember + 1}. click") and "Remember me" in lines[0], lines
 
 
 def test_pause_holds_the_agent_and_stop_ends_it(window, demo_app, qtbot):

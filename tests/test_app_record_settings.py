@@ -53,7 +53,7 @@ def test_record_view_records_actions_outside_its_own_window(window, demo_app, qt
     assert episode.steps[1].action.text == "Ada"
     qtbot.waitUntil(lambda: view.actions.count() == 2, timeout=5000)  # the last step's signal may still be queued
     assert "type" in view.actions.item(1).text()
-    assert window.episodes_view.episodes.count() == 1
+    assert window.episodes_view.rows.rowCount() == 1
 
 
 def test_settings_view_saves_the_shared_file_and_keeps_the_key_in_the_keyring(window, tmp_path):

@@ -148,6 +148,24 @@ def test_replay_after_the_window_moved_reproduces_the_final_state(recording, dem
     assert replayed.meta.model == "replay" and replayed.meta.extra["replay_of"] == episode.meta.id
 
 
+def test_replay_from_a_step_does_the_steps_from_there_only(recording, demo_app, tmp_path):
+    episode, recorded_state = recording
+    demo_app.stop()
+    fresh = DemoApp(tmp_path / "fresh-state.json").start()
+    try:
+        result = deskpilot("replay", str(episode.directory), "--from", "4", "--episodes-dir", str(tmp_path / "replays"))
+        state = read_state(fresh.state_file)
+    finally:
+        fresh.stop()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert not state["full_name"] and not state["remember_me"]  # steps 1-3 were not replayed
+    assert state["opened"] == recorded_state["opened"] and state["saved"] == recorded_state["saved"]
+    replayed = read_episode(list_episodes(tmp_path / "replays")[0])
+    assert len(replayed.steps) == 3 and "from step 4" in replayed.meta.detail
+    too_far = deskpilot("replay", str(episode.directory), "--from", "9")
+    assert too_far.returncode == 2 and "has 6 step(s)" in too_far.stderr, too_far.stderr
+
+
 def test_replay_stops_at_a_step_that_does_not_take_effect(recording, demo_app, tmp_path):
     episode, _ = recording
     demo_app.stop()

@@ -65,7 +65,9 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
            yes: Annotated[bool, typer.Option("--yes", help="approve every confirmation without asking")] = False,
            set_values: Annotated[Optional[list[str]], typer.Option(
                "--set", help="NAME=VALUE: type or choose another value in the field the recording names so "
-                             "(repeat for more)")] = None) -> None:
+                             "(repeat for more)")] = None,
+           start: Annotated[int, typer.Option("--from", min=1, help="start at this step (1 = the first)")] = 1) \
+        -> None:
     """Replay a recorded episode, finding each target again on the live screen (with other values: --set)."""
     from deskpilot.core.display import ensure_xauthority, has_display
     from deskpilot.core.episode import read_episode
@@ -75,11 +77,13 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
     recorded, by_text_only = with_values(read_episode(episode), parse_assignments(set_values or []))
     if speed <= 0:
         raise UsageError("--speed must be above 0")
+    if start > len(recorded.steps):
+        raise UsageError(f"--from {start}: {episode.name} has {len(recorded.steps)} step(s)")
     if not has_display():
         raise ScreenError("replay needs a display (DISPLAY is not set)")
     ensure_xauthority()
     with ExitStack() as stack:
-        result = replay_recording(recorded, settings, yes, stack, by_text_only, speed)
+        result = replay_recording(recorded, settings, yes, stack, by_text_only, speed, start=start - 1)
     out.print(f"{result.outcome}: {result.detail}", style="green" if result.ok else "red", markup=False)
     out.print(f"episode: {result.episode_dir}", markup=False)
     if not result.ok:
@@ -87,9 +91,9 @@ def replay(episode: Annotated[Path, typer.Argument(help="an episode folder")],
 
 
 def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_only: set[int],  # noqa: ANN001, ANN201
-                     speed: float = 1.0, task: str | None = None):
-    """Replay `recorded` on the live screen as a new episode (its task `task`, else "replay: <recorded task>"),
-    with the stop hotkey, Ctrl+C and SIGTERM listened for; returns the RunResult."""
+                     speed: float = 1.0, task: str | None = None, start: int = 0):
+    """Replay `recorded` on the live screen from its step at index `start` as a new episode (its task `task`, else
+    "replay: <recorded task>"), with the stop hotkey, Ctrl+C and SIGTERM listened for; returns the RunResult."""
     from deskpilot.core.controller import Controller
     from deskpilot.core.episode import EpisodeWriter
     from deskpilot.core.allowances import Allowances
@@ -109,7 +113,7 @@ def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_on
                         locate_timeout=settings.locate_timeout, secret=_ask_secret,
                         on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
                                                     markup=False, highlight=False), by_text_only=by_text_only)
-    return replayer.replay(recorded)
+    return replayer.replay(recorded, start)
 
 
 def _ask_secret(step):  # noqa: ANN001, ANN202

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMainWindow, QStyle, QSystemTrayIcon, QTabWidget
 
+from deskpilot.core.episode import empty_trash
 from deskpilot.core.geometry import Box
 from deskpilot.core.settings import Settings, default_config_file
 
@@ -39,6 +41,7 @@ class MainWindow(QMainWindow):
         self.record_view.recorded.connect(lambda *_: self.episodes_view.refresh())
         self.settings_view.saved.connect(self._apply_settings)
         self.train_view.use_model.connect(self._use_model)
+        self.episodes_view.replay_requested.connect(self._replay)
         self._region = Box(0, 0, 0, 0)
         self.tray = self._tray()
         if not default_config_file().is_file():  # first start: say what works on this machine
@@ -66,6 +69,14 @@ class MainWindow(QMainWindow):
         self.run_view.planner.setCurrentText(settings.planner)
         self.run_view.model.setText(settings.model or "")
 
+    def _replay(self, episode: str, start: int) -> None:
+        self.tabs.setCurrentWidget(self.run_view)
+        self.run_view.start_replay(Path(episode), start)
+
+    def closeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt's name
+        empty_trash(self.settings.episodes_dir)  # an episode deleted in this session is gone for good now
+        super().closeEvent(event)
+
     def _use_model(self, folder: str) -> None:
         self.run_view.use_model(folder)
         self.tabs.setCurrentWidget(self.run_view)
@@ -92,5 +103,6 @@ def run_app(settings: Settings, geometry: tuple[int, int, int, int] | None = Non
         window.resize(1200, 760)
     window.show()
     app.processEvents()
-    window.statusBar().showMessage(f"ready in {(time.perf_counter() - started) * 1000:.0f} ms")
+    if not window.statusBar().currentMessage():  # the first start's hint stays
+        window.statusBar().showMessage(f"ready in {(time.perf_counter() - started) * 1000:.0f} ms")
     return app.exec()

@@ -41,6 +41,7 @@ from .verdict import EnvironmentRun, GoalCheck, Verdict
 log = logging.getLogger(__name__)
 
 EPISODE_FILE = "episode.json"
+TRASH = ".deleted"  # deleted episodes wait here, beside the others, until the trash is emptied
 STEPS_FILE = "steps.jsonl"
 LABELS_FILE = "labels.jsonl"
 CORRUPT_STEPS_FILE = "steps.corrupt.jsonl"  # lines `episodes repair` took out, kept for the record
@@ -543,6 +544,44 @@ def delete_episode(directory: Path | str) -> None:
         shutil.rmtree(directory)
     except OSError as exc:
         raise EpisodeError(f"cannot delete {directory}: {exc.strerror}") from None
+
+
+def move_to_trash(directory: Path | str) -> Path:
+    """Set an episode folder aside in its folder's TRASH folder, from where restore_from_trash brings it back (an
+    earlier one of the same name there is removed); refused while a live process is still writing it."""
+    import shutil
+
+    directory = Path(directory)
+    if is_being_written(directory):
+        raise EpisodeError(f"{directory.name} is still being written; stop its run first")
+    aside = directory.parent / TRASH / directory.name
+    try:
+        aside.parent.mkdir(exist_ok=True)
+        if aside.exists():
+            shutil.rmtree(aside)
+        directory.rename(aside)
+    except OSError as exc:
+        raise EpisodeError(f"cannot delete {directory}: {exc.strerror}") from None
+    return aside
+
+
+def restore_from_trash(aside: Path) -> Path:
+    """An episode folder moved_to_trash back where it was."""
+    home = aside.parent.parent / aside.name
+    if home.exists():
+        raise EpisodeError(f"cannot restore {aside.name}: {home} exists again")
+    try:
+        aside.rename(home)
+    except OSError as exc:
+        raise EpisodeError(f"cannot restore {aside.name}: {exc.strerror}") from None
+    return home
+
+
+def empty_trash(root: Path | str) -> None:
+    """Remove for good what was moved to the trash under `root`."""
+    import shutil
+
+    shutil.rmtree(Path(root) / TRASH, ignore_errors=True)
 
 
 @dataclass

@@ -53,14 +53,14 @@ class Replayer:
         self.on_step = on_step
         self.by_text_only = by_text_only or set()  # steps whose target has another value now: never by old pixels
 
-    def replay(self, episode: Episode) -> RunResult:
+    def replay(self, episode: Episode, start: int = 0) -> RunResult:
+        """Replay the episode's steps from the one at index `start` (0: all of them)."""
+        todo = [step for step in episode.steps if step.index >= start and not step.action.is_terminal]
         steps: list[Step] = []
-        outcome, detail = "success", f"replayed {len(episode.steps)} step(s)"
+        outcome, detail = "success", f"replayed {len(todo)} step(s)" + (f" from step {start + 1}" if start else "")
         previous_at = None
         try:
-            for recorded in episode.steps:
-                if recorded.action.is_terminal:
-                    continue
+            for recorded in todo:
                 at = recorded.timing.get("at_s")
                 if previous_at is not None and at is not None:
                     self.safety.stop.sleep(min(MAX_GAP_SECONDS, max(0.0, at - previous_at)) / self.speed * 0.25)

@@ -1,7 +1,8 @@
-"""The agent in a worker thread for the app: the window never freezes. Steps come back as Qt signals (ShownStep: the
-window worked on, or the region around the target, with the target ringed; the thought; whether the screen changed;
-the time) and the goal check at the end; Pause holds the agent between steps; Stop (button, global hotkey, screen
-corner) ends it before its next action; confirmations the safety policy asks for are answered by the window.
+"""The agent, or a replay of a recorded episode, in a worker thread for the app: the window never freezes. Steps
+come back as Qt signals (ShownStep: the window worked on, or the region around the target, with the target ringed;
+the thought; whether the screen changed; the time) and the goal check at the end; Pause holds the agent between
+steps; Stop (button, global hotkey, screen corner) ends it before its next action; confirmations the safety policy
+asks for are answered by the window.
 
 deskpilot's own window is blanked out of every screenshot the agent sees (MaskedScreen), so grounding never finds
 its text, and the safety check refuses any action pointed at it (a model could still name such coordinates)."""
@@ -10,13 +11,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QThread, Signal
 
 from deskpilot.core.actions import ActionKind
+from deskpilot.core.episode import Step
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Observation
@@ -155,15 +159,7 @@ class AgentWorker(QThread):
         settings = self.settings
         grounder = build_grounder(settings)
         planner = planner_for(settings, self.task, grounder)
-        limit = stop_hotkey_limit()
-        if limit:
-            self.notice.emit(limit)
-        try:
-            listener = self.stop.listen(settings.stop_hotkey)
-        except Exception as exc:  # noqa: BLE001 - no keyboard hook here: the button and the corners still stop it
-            log.warning("stop hotkey unavailable: %s", exc)
-            self.notice.emit(f"no global stop hotkey ({exc}): stop with the Stop button or a screen corner")
-            listener = None
+        listener = self._listen_for_stop()
 
         def report(step_report: StepReport) -> None:
             obs, step = step_report.observation, step_report.step
@@ -173,8 +169,7 @@ class AgentWorker(QThread):
             self.step.emit(ShownStep(step.index + 1, step.action.redacted().describe(), step.thought, verdict,
                                      step.timing.get("step_ms", 0.0) / 1000,
                                      picture[max(0, region.y0):region.y1, max(0, region.x0):region.x1].copy()))
-            while not self._resume.wait(0.1):  # paused: hold here, between steps
-                pass
+            self._hold_while_paused()
 
         agent = build_agent(settings, grounder, planner, self.stop, self._confirm, report,
                             screen=MaskedScreen(self.excluded, settings.monitor, settings.scale), no_go=self.excluded)
@@ -184,8 +179,72 @@ class AgentWorker(QThread):
             if listener is not None:
                 listener.close()
 
+    def _listen_for_stop(self):  # noqa: ANN202 - a pynput listener or None
+        limit = stop_hotkey_limit()
+        if limit:
+            self.notice.emit(limit)
+        try:
+            return self.stop.listen(self.settings.stop_hotkey)
+        except Exception as exc:  # noqa: BLE001 - no keyboard hook here: the button and the corners still stop it
+            log.warning("stop hotkey unavailable: %s", exc)
+            self.notice.emit(f"no global stop hotkey ({exc}): stop with the Stop button or a screen corner")
+            return None
+
+    def _hold_while_paused(self) -> None:
+        while not self._resume.wait(0.1):  # paused: hold here, between steps
+            pass
+
     def _confirm(self, request: Confirmation) -> bool:
         self._answer.clear()
         self.confirm_needed.emit(request)
         self._answer.wait()
         return self._approved and not self.stop.triggered
+
+
+class ReplayWorker(AgentWorker):
+    """A recorded episode replayed from its step at index `start`, each target found again on the live screen, with
+    the same stop, pause, confirmations and step pictures as an agent run."""
+
+    def __init__(self, episode: Path, start: int, settings: Settings, excluded: Callable[[], list[Box]]):
+        super().__init__(f"replay of {episode.name} from step {start + 1}", settings, excluded)
+        self.episode, self.start_at = episode, start
+
+    def _run(self) -> RunResult:
+        from deskpilot.core.allowances import Allowances
+        from deskpilot.core.controller import Controller
+        from deskpilot.core.episode import EpisodeWriter, read_episode
+        from deskpilot.core.safety import ConfirmationPolicy, Safety
+        from deskpilot.grounding.factory import build_grounder
+        from deskpilot.recorder.replay import Replayer
+
+        settings = self.settings
+        recorded = read_episode(self.episode)
+        screen = MaskedScreen(self.excluded, settings.monitor, settings.scale)
+        safety = Safety(self.stop, ConfirmationPolicy(settings.confirm), confirm=self._confirm,
+                        min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=self.excluded,
+                        allowed=Allowances().allows, app_at=screen.app_at)
+        writer = EpisodeWriter.create(settings.episodes_dir, f"replay: {recorded.meta.task}", source="agent",
+                                      model="replay", replay_of=recorded.meta.id)
+        listener = self._listen_for_stop()
+        started = time.perf_counter()
+
+        def report(step: Step) -> None:
+            nonlocal started
+            written = read_episode(writer.directory)
+            before = written.frame(step.before)
+            after = written.frame(step.after) if step.after else before
+            verdict = "unsure" if np.array_equal(before, after) else "changed"
+            number = self.start_at + step.index + 1  # the recorded step's number
+            self.step.emit(ShownStep(number, step.action.redacted().describe(), step.thought, verdict,
+                                     time.perf_counter() - started, after))
+            started = time.perf_counter()
+            self._hold_while_paused()
+
+        replayer = Replayer(screen, build_grounder(settings), Controller(self.stop), safety, writer,
+                            settle_timeout=settings.settle_timeout, locate_timeout=settings.locate_timeout,
+                            on_step=report)
+        try:
+            return replayer.replay(recorded, self.start_at)
+        finally:
+            if listener is not None:
+                listener.close()

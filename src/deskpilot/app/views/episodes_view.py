@@ -1,107 +1,192 @@
-"""The Episodes view: browse agent runs and demonstrations, step through before/after frames with the action
-marked, label a step good or bad (a person's verdict), delete an episode, export to a Hugging Face dataset."""
+"""The Episodes view: agent runs and demonstrations in a sortable, filterable table (date, task, planner, outcome,
+steps, duration); an episode's steps with their verdict marks; the chosen step's before and after frames large, the
+action drawn on the before frame; a person's good/bad per step; "replay from here" (on the Run view); delete with
+undo (the folder waits in the trash until the next delete or the app's end); export to a Hugging Face dataset."""
 
 from __future__ import annotations
 
+import time
 from html import escape
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox,
-                               QPushButton, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QListWidget, QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from deskpilot.core.episode import Episode, delete_episode, label_steps, list_episodes, read_episode
+from deskpilot.core.episode import (Episode, EpisodeMeta, empty_trash, label_steps, list_episodes, move_to_trash,
+                                    read_episode, restore_from_trash)
 from deskpilot.core.errors import DeskpilotError
 from deskpilot.grounding.annotate import annotate
 
 from .frame_view import FrameView
 
 LABEL_MARKS = {"good": "✓", "bad": "✗", "unknown": "?"}
+COLUMNS = ("Date", "Task", "Planner", "Outcome", "Steps", "Duration")
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what a column sorts by (time, number) where its text would mislead
+PATH_ROLE = Qt.ItemDataRole.UserRole
+
+
+def episode_row(path: Path, meta: EpisodeMeta, steps: int) -> list[QStandardItem]:
+    """The table's cells for one episode, each sorting by its value (dates by time, steps and durations by number)."""
+    seconds = (meta.finished - meta.started) if meta.finished else None
+    planner = "demonstration" if meta.source == "demonstration" else meta.model or "offline"
+    cells = [(time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.started)), meta.started), (meta.task, meta.task),
+             (planner, planner), (meta.outcome, meta.outcome), (str(steps), steps),
+             (f"{seconds:.1f} s" if seconds is not None else "—", seconds if seconds is not None else -1.0)]
+    row = []
+    for text, value in cells:
+        item = QStandardItem(text)
+        item.setData(value, SORT_ROLE)
+        item.setData(str(path), PATH_ROLE)
+        item.setToolTip(text)
+        item.setEditable(False)
+        row.append(item)
+    return row
 
 
 class EpisodesView(QWidget):
     status = Signal(str)
+    replay_requested = Signal(str, int)  # an episode folder, the index of the step to replay from
 
     def __init__(self, root: Path, parent: QWidget | None = None):
         super().__init__(parent)
         self.root = root
+        empty_trash(root)  # what an earlier session deleted is gone for good now
         self.episode: Episode | None = None
-        self.episodes = QListWidget()
+        self.trashed: tuple[Path, str] | None = None  # the last deleted episode (where it waits, its task)
+        self.model = QStandardItemModel(0, len(COLUMNS))
+        self.model.setHorizontalHeaderLabels(COLUMNS)
+        self.rows = QSortFilterProxyModel()
+        self.rows.setSourceModel(self.model)
+        self.rows.setSortRole(SORT_ROLE)
+        self.rows.setFilterKeyColumn(-1)  # the filter matches any column
+        self.rows.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.table = QTableView()
+        self.table.setModel(self.rows)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("filter: words of the task, a planner, an outcome…")
+        self.filter.setClearButtonEnabled(True)
+        self.count = QLabel()
         self.steps = QListWidget()
         self.before, self.after = FrameView("before"), FrameView("after")
         self.detail = QLabel()
         self.detail.setWordWrap(True)
         self.good, self.bad = QPushButton("✓ Good"), QPushButton("✗ Bad")
+        self.replay = QPushButton("Replay from here")
+        self.replay.setToolTip("replay this episode from the chosen step on the live screen (shown on the Run view)")
         self.delete, self.export, self.refresh_button = QPushButton("Delete"), QPushButton("Export…"), \
             QPushButton("Refresh")
+        self.undo_note, self.undo = QLabel(), QPushButton("Undo")
         self._layout()
-        self.episodes.currentRowChanged.connect(self._open_episode)
+        self.filter.textChanged.connect(self._filter)
+        self.table.selectionModel().currentRowChanged.connect(lambda current, _: self._open(current.row()))
         self.steps.currentRowChanged.connect(self._show_step)
         self.good.clicked.connect(lambda: self.set_label("good"))
         self.bad.clicked.connect(lambda: self.set_label("bad"))
-        self.delete.clicked.connect(self._delete)
+        self.replay.clicked.connect(self._replay)
+        self.delete.clicked.connect(self.delete_current)
+        self.undo.clicked.connect(self.undo_delete)
         self.export.clicked.connect(self._export)
         self.refresh_button.clicked.connect(self.refresh)
         self.refresh()
 
     def _layout(self) -> None:
-        left = QWidget()
-        column = QVBoxLayout(left)
-        column.addWidget(QLabel("Episodes"))
-        column.addWidget(self.episodes, 3)
-        column.addWidget(QLabel("Steps"))
-        column.addWidget(self.steps, 4)
-        buttons = QHBoxLayout()
-        for button in (self.refresh_button, self.delete, self.export):
-            buttons.addWidget(button)
-        column.addLayout(buttons)
-        right = QWidget()
-        frames = QVBoxLayout(right)
-        pair = QSplitter(Qt.Orientation.Horizontal)
-        pair.addWidget(self.before)
-        pair.addWidget(self.after)
-        frames.addWidget(pair, 1)
-        frames.addWidget(self.detail)
-        labels = QHBoxLayout()
-        labels.addStretch(1)
-        labels.addWidget(self.good)
-        labels.addWidget(self.bad)
-        frames.addLayout(labels)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(left)
-        split.addWidget(right)
-        split.setStretchFactor(1, 3)
-        QVBoxLayout(self).addWidget(split)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.DescendingOrder)  # the newest first, until a person sorts
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.count)
+        for button in (self.refresh_button, self.export):
+            top.addWidget(button)
+        undo_bar = QHBoxLayout()
+        undo_bar.addWidget(self.undo_note, 1)
+        undo_bar.addWidget(self.undo)
+        frames = QSplitter(Qt.Orientation.Horizontal)
+        frames.addWidget(self.before)
+        frames.addWidget(self.after)
+        shown = QWidget()
+        shown_column = QVBoxLayout(shown)
+        shown_column.setContentsMargins(0, 0, 0, 0)
+        shown_column.addWidget(frames, 1)
+        shown_column.addWidget(self.detail)
+        actions = QHBoxLayout()
+        for button in (self.good, self.bad, self.replay):
+            actions.addWidget(button)
+        actions.addStretch(1)
+        actions.addWidget(self.delete)
+        shown_column.addLayout(actions)
+        steps = QWidget()
+        steps_column = QVBoxLayout(steps)
+        steps_column.setContentsMargins(0, 0, 0, 0)
+        steps_column.addWidget(QLabel("Steps"))
+        steps_column.addWidget(self.steps, 1)
+        below = QSplitter(Qt.Orientation.Horizontal)
+        below.addWidget(steps)
+        below.addWidget(shown)
+        below.setSizes([300, 960])  # the frames get most of the width
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(below)
+        split.setSizes([220, 560])  # and most of the height
+        column = QVBoxLayout(self)
+        column.addLayout(top)
+        column.addLayout(undo_bar)
+        column.addWidget(split, 1)
+        self._show_undo(False)
 
     def refresh(self) -> None:
-        self.episodes.clear()
-        for path in reversed(list_episodes(self.root)):
+        """Read the episodes folder again (the table keeps its sort order and filter)."""
+        self.model.removeRows(0, self.model.rowCount())
+        for path in list_episodes(self.root):
             try:
-                meta = read_episode(path).meta
+                episode = read_episode(path)
             except DeskpilotError as exc:
                 self.status.emit(str(exc))
                 continue
-            item = QListWidgetItem(f"{'demo' if meta.source == 'demonstration' else 'agent'} · {meta.task}  "
-                                   f"[{meta.outcome}]")
-            item.setData(Qt.ItemDataRole.UserRole, str(path))
-            self.episodes.addItem(item)
-        if self.episodes.count():
-            self.episodes.setCurrentRow(0)
-        else:
-            self._open_episode(-1)
+            self.model.appendRow(episode_row(path, episode.meta, len(episode.steps)))
+        self._counted()
+        self._select_first()
 
-    def _open_episode(self, row: int) -> None:
+    def _filter(self, text: str) -> None:
+        self.rows.setFilterFixedString(text.strip())
+        self._counted()
+        self._select_first()
+
+    def _counted(self) -> None:
+        shown, total = self.rows.rowCount(), self.model.rowCount()
+        self.count.setText(f"{shown} of {total} episodes" if shown != total else f"{total} episodes")
+
+    def _select_first(self) -> None:
+        if self.rows.rowCount():
+            self.table.selectRow(0)
+            self._open(0)
+        else:
+            self._open(-1)
+
+    def path_at(self, row: int) -> Path:
+        """The episode folder of the table's row `row` as shown (sorted and filtered)."""
+        return Path(self.rows.index(row, 0).data(PATH_ROLE))
+
+    def _open(self, row: int) -> None:
         self.steps.clear()
         self.episode = None
         if row >= 0:
-            try:  # it may have been damaged or removed since the list was read
-                self.episode = read_episode(self.episodes.item(row).data(Qt.ItemDataRole.UserRole))
+            try:  # it may have been damaged or removed since the table was read
+                self.episode = read_episode(self.path_at(row))
             except DeskpilotError as exc:
                 self.status.emit(str(exc))
             for step in self.episode.steps if self.episode else []:
                 self.steps.addItem(self._step_text(step))
         has_steps = bool(self.episode and self.episode.steps)
-        for button in (self.good, self.bad):
+        for button in (self.good, self.bad, self.replay):
             button.setEnabled(has_steps)
         self.delete.setEnabled(self.episode is not None)
         if has_steps:
@@ -121,9 +206,12 @@ class EpisodesView(QWidget):
             self.detail.setText("")
             return
         step = self.episode.steps[row]
-        before = self.episode.frame(step.before)
-        self.before.show_image(annotate(before, step.monitor_for(before), step.elements, step.action))
-        self.after.show_image(self.episode.frame(step.after) if step.after else None)
+        try:
+            before = self.episode.frame(step.before)
+            self.before.show_image(annotate(before, step.monitor_for(before), step.elements, step.action))
+            self.after.show_image(self.episode.frame(step.after) if step.after else None)
+        except DeskpilotError as exc:  # a frame lost or damaged: the rest of the episode still shows
+            self.status.emit(str(exc))
         verdict = step.verification
         every = " · ".join(f"{name}: {label}" for name, label in ((verdict.checks or {}) if verdict else {}).items())
         said = (f"<i>{escape(verdict.label)}</i> {escape(verdict.reason)} ({escape(verdict.verifier)})" if verdict
@@ -150,22 +238,44 @@ class EpisodesView(QWidget):
         self._show_step(row)
         self.status.emit(f"step {row + 1} labelled {label}")
 
-    def _delete(self) -> None:
-        if self.episode is None:
-            return
-        answer = QMessageBox.question(self, "Delete episode", f"Delete “{self.episode.meta.task}” and its frames?")
-        if answer == QMessageBox.StandardButton.Yes:
-            self.delete_current()
+    def _replay(self) -> None:
+        row = self.steps.currentRow()
+        if self.episode is not None and row >= 0:
+            self.replay_requested.emit(str(self.episode.directory), self.episode.steps[row].index)
 
     def delete_current(self) -> None:
-        if self.episode is not None:
-            try:
-                delete_episode(self.episode.directory)
-            except DeskpilotError as exc:
-                self.status.emit(str(exc))
-                return
-            self.status.emit(f"deleted {self.episode.directory.name}")
-            self.refresh()
+        """Delete the chosen episode, undoably: it waits in the trash until the next delete (or the app's end)."""
+        if self.episode is None:
+            return
+        empty_trash(self.root)
+        try:
+            aside = move_to_trash(self.episode.directory)
+        except DeskpilotError as exc:
+            self.status.emit(str(exc))
+            return
+        self.trashed = (aside, self.episode.meta.task)
+        self.undo_note.setText(f"Deleted “{self.episode.meta.task}”.")
+        self._show_undo(True)
+        self.status.emit(f"deleted {aside.name} (Undo brings it back)")
+        self.refresh()
+
+    def undo_delete(self) -> None:
+        if self.trashed is None:
+            return
+        aside, task = self.trashed
+        try:
+            restore_from_trash(aside)
+        except DeskpilotError as exc:
+            self.status.emit(str(exc))
+            return
+        self.trashed = None
+        self._show_undo(False)
+        self.status.emit(f"restored “{task}”")
+        self.refresh()
+
+    def _show_undo(self, shown: bool) -> None:
+        self.undo_note.setVisible(shown)
+        self.undo.setVisible(shown)
 
     def _export(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Export to a Hugging Face dataset folder")

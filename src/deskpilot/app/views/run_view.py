@@ -1,11 +1,13 @@
 """The Run view: task box, planner and model, Run / Pause / Stop with the ways to stop said beside them; the window
 being worked on (or the region around the target) large, with the elements found and the target ringed; the
 planner's thought; the step log, each step with its verdict mark and time, the goal check at the end; and the
-approval prompt when the safety policy asks."""
+approval prompt when the safety policy asks. A replay started from the Episodes view ("replay from here") is shown
+here the same way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
@@ -17,7 +19,7 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.safety import Confirmation
 from deskpilot.core.settings import PLANNERS, Settings, load_settings
 
-from .agent_worker import AgentWorker, ShownStep
+from .agent_worker import AgentWorker, ReplayWorker, ShownStep
 from .confirm_dialog import ConfirmDialog
 from .frame_view import FrameView
 
@@ -94,10 +96,22 @@ class RunView(QWidget):
         except DeskpilotError as exc:
             self.status.emit(str(exc))
             return
+        self._start(AgentWorker(task, settings, self.excluded))
+
+    def start_replay(self, episode: Path, start: int) -> None:
+        """Replay a recorded episode from its step at index `start`, shown here as a run is."""
+        if self.worker is not None:
+            self.status.emit("a run is in progress: stop it first")
+            return
+        self.task.setText(f"replay: {episode.name} from step {start + 1}")
+        self._start(ReplayWorker(episode, start, self.settings, self.excluded))
+
+    def _start(self, worker: AgentWorker) -> None:
+        settings = worker.settings
         self.log.clear()
         self.thought.clear()
         self.stop_hint.setText(f"Stop: {settings.stop_hotkey}, the Stop button, or the mouse into a screen corner")
-        self.worker = AgentWorker(task, settings, self.excluded)
+        self.worker = worker
         self.worker.step.connect(self._on_step)
         self.worker.checked.connect(self._on_checked)
         self.worker.done.connect(self._on_done)
