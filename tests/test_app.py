@@ -121,17 +121,31 @@ def test_train_view_runs_a_real_training_job_and_hands_the_model_to_the_run_view
     model = build_tiny_llava(tmp_path / "tiny")
     view = window.train_view
     window.tabs.setCurrentWidget(view)
+    view.model.setText("")
+    assert not view.start.isEnabled() and "choose the base model folder" in view.problems.text()
+    view.model.setText(str(tmp_path))  # a folder, but no model in it
+    assert "holds no model (no config.json)" in view.problems.text() and not view.start.isEnabled()
+    view.held_out.setText(str(tmp_path / "nowhere"))
+    assert "no episodes in the held-out folder" in view.problems.text()
+    view.held_out.setText(str(tmp_path / "episodes"))
     view.model.setText(str(model))
     view.out.setText(str(tmp_path / "runs" / "kto"))
     view.max_steps.setValue(3)
+    assert view.problems.text() == "" and view.start.isEnabled()
     with qtbot.waitSignal(view.finished, timeout=180_000) as finished:
         qtbot.mouseClick(view.start, qtbot_button())
         assert not view.start.isEnabled() and view.cancel.isEnabled()
     assert finished.args == [0], view.log.toPlainText()[-2000:]
     assert view.progress.value() == 3 and view.progress.maximum() == 3
     assert "loss" in view.plot.curves and len(view.plot.curves["loss"]) == 3
-    assert "3 steps in" in view.log.toPlainText()
-    assert view.use.isEnabled()
+    output = view.log.toPlainText()
+    assert "3 steps in" in output and "\x1b" not in output and "{'" not in output, output[-2000:]
+    assert view.progress.format() == "%v / %m steps"
+    assert view.use.isEnabled() and view.compare.isEnabled()
+    qtbot.mouseClick(view.compare, qtbot_button())  # the base model and the new one on the held-out episodes
+    qtbot.waitUntil(lambda: "new model" in view.comparison.text(), timeout=240_000)
+    assert "held-out steps" in view.comparison.text() and "action type" in view.comparison.text()
+    assert "failed" not in view.log.toPlainText()[-500:], view.log.toPlainText()[-1000:]
     qtbot.mouseClick(view.use, qtbot_button())
     assert window.tabs.currentWidget() is window.run_view
     assert window.run_view.planner.currentText() == "transformers"

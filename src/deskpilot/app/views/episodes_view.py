@@ -1,7 +1,8 @@
 """The Episodes view: agent runs and demonstrations in a sortable, filterable table (date, task, planner, outcome,
-steps, duration); an episode's steps with their verdict marks; the chosen step's before and after frames large, the
-action drawn on the before frame; a person's good/bad per step; "replay from here" (on the Run view); delete with
-undo (the folder waits in the trash until the next delete or the app's end); export to a Hugging Face dataset."""
+steps, duration); an episode's steps with their verdict marks; the chosen step's before and after frames large
+(the part around its target, so the control can be read), the action drawn on the before frame; a person's
+good/bad per step; "replay from here" (on the Run view); delete with undo (the folder waits in the trash until the
+next delete or the app's end); export to a Hugging Face dataset."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
 from deskpilot.core.episode import (Episode, EpisodeMeta, empty_trash, label_steps, list_episodes, move_to_trash,
                                     read_episode, restore_from_trash)
 from deskpilot.core.errors import DeskpilotError
+from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.grounding.annotate import annotate
 
 from .frame_view import FrameView
@@ -25,6 +27,7 @@ LABEL_MARKS = {"good": "✓", "bad": "✗", "unknown": "?"}
 COLUMNS = ("Date", "Task", "Planner", "Outcome", "Steps", "Duration")
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # what a column sorts by (time, number) where its text would mislead
 PATH_ROLE = Qt.ItemDataRole.UserRole
+AROUND_TARGET = (800, 500)  # image pixels of a step's frames shown around its target
 
 
 def episode_row(path: Path, meta: EpisodeMeta, steps: int) -> list[QStandardItem]:
@@ -43,6 +46,20 @@ def episode_row(path: Path, meta: EpisodeMeta, steps: int) -> list[QStandardItem
         item.setEditable(False)
         row.append(item)
     return row
+
+
+def around_target(shape: tuple[int, ...], monitor: Monitor, point: Point | None) -> Box:
+    """The part of a frame (image pixels) shown for a step: AROUND_TARGET around the action's point, so the control
+    acted on can be read; the whole frame for an action without one."""
+    height, width = shape[:2]
+    frame = Box(0, 0, width, height)
+    if point is None:
+        return frame
+    x, y = monitor.screen_to_image(point.x, point.y)
+    half_w, half_h = AROUND_TARGET[0] // 2, AROUND_TARGET[1] // 2
+    x0 = min(max(0, round(x) - half_w), max(0, width - AROUND_TARGET[0]))
+    y0 = min(max(0, round(y) - half_h), max(0, height - AROUND_TARGET[1]))
+    return Box(x0, y0, x0 + AROUND_TARGET[0], y0 + AROUND_TARGET[1]).clipped(frame)
 
 
 class EpisodesView(QWidget):
@@ -69,6 +86,7 @@ class EpisodesView(QWidget):
         self.filter.setClearButtonEnabled(True)
         self.count = QLabel()
         self.steps = QListWidget()
+        self.steps.setWordWrap(True)
         self.before, self.after = FrameView("before"), FrameView("after")
         self.detail = QLabel()
         self.detail.setWordWrap(True)
@@ -208,8 +226,12 @@ class EpisodesView(QWidget):
         step = self.episode.steps[row]
         try:
             before = self.episode.frame(step.before)
-            self.before.show_image(annotate(before, step.monitor_for(before), step.elements, step.action))
-            self.after.show_image(self.episode.frame(step.after) if step.after else None)
+            monitor = step.monitor_for(before)
+            shown = around_target(before.shape, monitor, step.action.point)
+            marked = annotate(before, monitor, step.elements, step.action)
+            self.before.show_image(marked[shown.y0:shown.y1, shown.x0:shown.x1])
+            after = self.episode.frame(step.after) if step.after else None
+            self.after.show_image(after[shown.y0:shown.y1, shown.x0:shown.x1] if after is not None else None)
         except DeskpilotError as exc:  # a frame lost or damaged: the rest of the episode still shows
             self.status.emit(str(exc))
         verdict = step.verification

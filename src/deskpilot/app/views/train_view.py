@@ -1,19 +1,25 @@
-"""The Train view: choose data, base model and method, start `deskpilot train` in a separate process, watch its
-progress and loss/reward curves live (read from the run's metrics.csv, the same file the CLI writes), cancel it,
-and use the result as the planner. With rounds, it runs `deskpilot improve` instead (collect with the model, label,
-train, score on held-out seeds, again) and draws each round's held-out success beside the current round's loss."""
+"""The Train view: choose data, base model and method (folders picked or typed, checked before Start: what is
+missing is said beside the button), start `deskpilot train` in a separate process, watch its progress with the time
+left and its loss/reward curves live (read from the run's metrics.csv, the same file the CLI writes) and a readable
+log, cancel it, compare the new model with the base on held-out episodes (`deskpilot eval steps` for each), and use
+the result as the planner. With rounds, it runs `deskpilot improve` instead (collect with the model, label, train,
+score on held-out seeds, again) and draws each round's held-out success beside the current round's loss."""
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import sys
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QProcess, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtCore import QProcess, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPlainTextEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from deskpilot.app.job_options import field_default, field_help
+from deskpilot.core.episode import list_episodes
 from deskpilot.evaluation.miniwob.tasks import DEFAULT_TASKS
 from deskpilot.evaluation.rounds import RoundsConfig
 from deskpilot.training.jobs import TrainRequest
@@ -22,6 +28,40 @@ from deskpilot.training.metrics import read_metrics
 POLL_MS = 500
 CURVES = ("loss", "reward")
 SUCCESS_CURVE = "held-out success"
+ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]")  # terminal colours and cursor moves
+PROGRESS_BAR = re.compile(r"\d+%\|.*\||it/s\]|s/it\]")  # tqdm's bars: the progress bar above shows progress
+COMPARED = ("parsed", "action_type", "click_in_box", "text_match", "exact")  # eval steps' figures compared
+
+
+def readable(line: str) -> str | None:
+    """A line of the training process's output as a person should read it: no terminal escapes, no progress bars
+    (None), and the trainer's logged dicts ({'loss': 0.69, 'epoch': 0.5}) as "loss 0.69 · epoch 0.5"."""
+    text = ESCAPES.sub("", line).strip()
+    if not text or PROGRESS_BAR.search(text):
+        return None
+    if text.startswith("{") and text.endswith("}"):
+        try:
+            logged = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+        if isinstance(logged, dict):
+            return " · ".join(f"{key} {_number(value)}" for key, value in logged.items())
+    return text
+
+
+def _number(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def duration(seconds: float) -> str:
+    """'about 40 s', 'about 3 min', 'about 1 h 20 min'."""
+    if seconds < 60:
+        return f"about {max(1, round(seconds))} s"
+    if seconds < 3600:
+        return f"about {round(seconds / 60)} min"
+    return f"about {int(seconds // 3600)} h {round(seconds % 3600 / 60)} min"
 
 
 class TrainView(QWidget):
@@ -63,7 +103,16 @@ class TrainView(QWidget):
         self.labeller.addItems(["env+heuristic", "rollout", "branch"])
         self.labeller.setCurrentText(field_default(RoundsConfig, "label"))
         self.labeller.setToolTip(field_help(RoundsConfig, "label"))
+        self.held_out = QLineEdit()
+        self.held_out.setPlaceholderText("episodes the model never trained on, to compare it with the base model")
         self.start, self.cancel, self.use = QPushButton("Start"), QPushButton("Cancel"), QPushButton("Use as planner")
+        self.compare = QPushButton("Compare with the base model")
+        self.compare.setToolTip("`deskpilot eval steps` for the base model and the new one on the held-out episodes")
+        self.problems = QLabel()  # what must be fixed before Start, beside it
+        self.problems.setStyleSheet("color: #b3261e")
+        self.problems.setWordWrap(True)
+        self.comparison = QLabel()
+        self.comparison.setTextFormat(Qt.TextFormat.RichText)
         self.progress = QProgressBar()
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
@@ -71,6 +120,10 @@ class TrainView(QWidget):
         self.plot = _Plot()
         self._layout()
         self.process: QProcess | None = None
+        self.started_at = 0.0
+        self.evaluations: list[tuple[str, str]] = []  # (name, model) still to evaluate for the comparison
+        self.scores: dict[str, dict] = {}  # name -> eval steps' report
+        self.evaluating: QProcess | None = None  # the comparison's `eval steps` running now
         self.timer = QTimer(self)
         self.timer.setInterval(POLL_MS)
         self.timer.timeout.connect(self.poll)
@@ -78,32 +131,93 @@ class TrainView(QWidget):
         self.start.clicked.connect(self.start_training)
         self.cancel.clicked.connect(self.cancel_training)
         self.use.clicked.connect(lambda: self.use_model.emit(self.result_model()))
+        self.compare.clicked.connect(self.start_comparison)
+        for field in (self.model, self.data, self.out, self.tasks, self.held_out):
+            field.textChanged.connect(self.check_inputs)
+        self.rounds.valueChanged.connect(self.check_inputs)
         self._set_running(False)
         self.use.setEnabled(False)
+        self.compare.setEnabled(False)
 
     def _layout(self) -> None:
         form = QFormLayout()
         form.addRow("Method", self.method)
-        form.addRow("Base model", self.model)
+        form.addRow("Base model", self._with_picker(self.model, "Base model folder"))
         form.addRow("Prompt mode", self.mode)
         form.addRow("", self.full)
-        form.addRow("Episodes", self.data)
-        form.addRow("Output folder", self.out)
+        form.addRow("Episodes", self._with_picker(self.data, "Episodes to train on"))
+        form.addRow("Output folder", self._with_picker(self.out, "Where the new model goes"))
         form.addRow("Max steps", self.max_steps)
         form.addRow("Rounds", self.rounds)
         form.addRow("Round tasks", self.tasks)
         form.addRow("Round labels", self.labeller)
+        form.addRow("Held-out episodes", self._with_picker(self.held_out, "Episodes to compare the models on"))
         buttons = QHBoxLayout()
-        for button in (self.start, self.cancel, self.use):
+        for button in (self.start, self.cancel, self.use, self.compare):
             buttons.addWidget(button)
-        buttons.addStretch(1)
+        buttons.addWidget(self.problems, 1)
         column = QVBoxLayout(self)
         column.addLayout(form)
         column.addLayout(buttons)
         column.addWidget(self.progress)
+        column.addWidget(self.comparison)
         column.addWidget(self.plot.widget, 3)
         column.addWidget(QLabel("Output"))
         column.addWidget(self.log, 1)
+
+    def _with_picker(self, field: QLineEdit, title: str) -> QWidget:
+        """The field with a Browse… button beside it that picks a folder into it."""
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(field, 1)
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(lambda: self._pick(field, title))
+        line.addWidget(browse)
+        field.setProperty("picker", browse)
+        return row
+
+    def _pick(self, field: QLineEdit, title: str) -> None:
+        folder = QFileDialog.getExistingDirectory(self, title, field.text().strip() or str(Path.home()))
+        if folder:
+            field.setText(folder)
+
+    def input_problems(self) -> list[str]:
+        """What stops a run from starting, each said so a person can fix it."""
+        problems = []
+        model = Path(self.model.text().strip()).expanduser()
+        if not self.model.text().strip():
+            problems.append("choose the base model folder")
+        elif not model.is_dir():
+            problems.append(f"no base model folder at {model}")
+        elif not any((model / name).is_file() for name in ("config.json", "adapter_config.json")):
+            problems.append(f"{model} holds no model (no config.json): make one with `deskpilot model init`")
+        if self.rounds.value():
+            if not self.tasks.text().strip():
+                problems.append("rounds need the MiniWoB tasks to collect on")
+        else:
+            data = Path(self.data.text().strip()).expanduser()
+            if not data.is_dir():
+                problems.append(f"no episodes folder at {data}")
+            elif not list_episodes(data):
+                problems.append(f"{data} holds no episodes: run or record some first")
+        out = Path(self.out.text().strip()).expanduser()
+        if not self.out.text().strip():
+            problems.append("choose an output folder")
+        elif out.exists() and not out.is_dir():
+            problems.append(f"{out} is a file, not a folder")
+        held_out = self.held_out.text().strip()
+        if held_out and not list_episodes(Path(held_out).expanduser()):
+            problems.append(f"no episodes in the held-out folder {held_out}")
+        return problems
+
+    def check_inputs(self) -> bool:
+        """Say what must be fixed beside Start, which stays off until nothing is; True when the inputs hold."""
+        problems = self.input_problems()
+        self.problems.setText("; ".join(problems))
+        running = self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
+        self.start.setEnabled(not problems and not running)
+        return not problems
 
     def command(self) -> list[str]:
         if self.rounds.value():
@@ -122,18 +236,19 @@ class TrainView(QWidget):
         return args
 
     def start_training(self) -> None:
-        if not self.model.text().strip():
-            self.status.emit("choose a base model folder first")
-            return
-        if self.rounds.value() and not self.tasks.text().strip():
-            self.status.emit("rounds need the MiniWoB tasks to collect on")
+        if not self.check_inputs():
+            self.status.emit(f"cannot start: {self.problems.text()}")
             return
         self.log.clear()
         self.plot.clear()
+        self.comparison.clear()
+        self.compare.setEnabled(False)
+        self.started_at = time.monotonic()
         steps = self.max_steps.value()
         # 0..0 = busy indicator when the length is unknown; rounds count as the progress
         self.progress.setRange(0, self.rounds.value() if self.rounds.value() else steps)
         self.progress.setValue(0)
+        self.progress.setFormat("%v / %m rounds" if self.rounds.value() else "%v / %m steps")
         if not self.rounds.value():
             (Path(self.out.text().strip()) / "metrics.csv").unlink(missing_ok=True)
         self.process = QProcess(self)
@@ -162,7 +277,17 @@ class TrainView(QWidget):
         steps = [step for values in series.values() for step, _ in values]
         if steps and self.progress.maximum():
             self.progress.setValue(min(max(steps), self.progress.maximum()))
+            self._say_time_left()
         self.plot.draw({name: values for name, values in series.items() if name in CURVES})
+
+    def _say_time_left(self) -> None:
+        done, total = self.progress.value(), self.progress.maximum()
+        unit = "rounds" if self.rounds.value() else "steps"
+        if 0 < done < total:
+            left = (time.monotonic() - self.started_at) / done * (total - done)
+            self.progress.setFormat(f"%v / %m {unit} · {duration(left)} left")
+        else:
+            self.progress.setFormat(f"%v / %m {unit}")
 
     def _poll_rounds(self, out: Path) -> None:
         """Held-out success by round (rounds.json) beside the loss of the round training now (or last)."""
@@ -174,6 +299,7 @@ class TrainView(QWidget):
         if records:
             curves[SUCCESS_CURVE] = [(r["round"], r["mean_success"]) for r in records]
             self.progress.setValue(min(max(r["round"] for r in records), self.progress.maximum()))
+            self._say_time_left()
         self.plot.draw(curves)
 
     def result_model(self) -> str:
@@ -188,8 +314,9 @@ class TrainView(QWidget):
         if self.process is not None:
             text = bytes(self.process.readAllStandardOutput().data()).decode(errors="replace")
             for line in text.replace("\r", "\n").splitlines():
-                if line.strip() and "it/s]" not in line and "s/it]" not in line:
-                    self.log.appendPlainText(line)
+                shown = readable(line)
+                if shown:
+                    self.log.appendPlainText(shown)
 
     def _finished(self, code: int, _status: QProcess.ExitStatus) -> None:
         self.timer.stop()
@@ -197,17 +324,77 @@ class TrainView(QWidget):
         self._set_running(False)
         ok = code == 0
         self.use.setEnabled(ok)
+        self.compare.setEnabled(ok)
         if ok and self.progress.maximum():
             self.progress.setValue(self.progress.maximum())
+        self._say_time_left()
+        self.process = None
+        self.check_inputs()
         self.status.emit("training finished" if ok else f"training ended with exit code {code}")
         self.finished.emit(code)
 
+    def start_comparison(self) -> None:
+        """`deskpilot eval steps` on the held-out episodes for the base model, then for the new one; the table
+        comes when both are in."""
+        held_out = self.held_out.text().strip()
+        if not held_out or not list_episodes(Path(held_out).expanduser()):
+            self.problems.setText("choose the held-out episodes folder to compare on")
+            return
+        self.scores = {}
+        self.evaluations = [("base", self.model.text().strip()), ("new", self.result_model())]
+        self.compare.setEnabled(False)
+        self.comparison.setText("comparing on the held-out episodes…")
+        self._evaluate_next()
+
+    def _evaluate_next(self) -> None:
+        name, model = self.evaluations.pop(0)
+        process = QProcess(self)
+        process.finished.connect(lambda code, _status: self._evaluated(name, process, code))
+        process.start(sys.executable, ["-m", "deskpilot.app", "eval", "steps", "--model", model, "--data",
+                                       self.held_out.text().strip(), "--mode", self.mode.currentText(), "--json"])
+        self.evaluating = process
+
+    def _evaluated(self, name: str, process: QProcess, code: int) -> None:
+        said = bytes(process.readAllStandardOutput().data()).decode(errors="replace").strip().splitlines()
+        try:
+            self.scores[name] = json.loads(said[-1]) if code == 0 and said else {}
+        except ValueError:
+            self.scores[name] = {}
+        if not self.scores[name]:
+            error = bytes(process.readAllStandardError().data()).decode(errors="replace").strip().splitlines()
+            self.log.appendPlainText(f"eval steps for the {name} model failed: {(error or ['no output'])[-1]}")
+        if self.evaluations:
+            self._evaluate_next()
+            return
+        self.comparison.setText(comparison_table(self.scores))
+        self.compare.setEnabled(True)
+        self.status.emit("comparison done")
+
     def _set_running(self, running: bool) -> None:
-        self.start.setEnabled(not running)
         self.cancel.setEnabled(running)
         for field in (self.method, self.model, self.mode, self.full, self.data, self.out, self.max_steps,
-                      self.rounds, self.tasks):
+                      self.rounds, self.tasks, self.held_out):
             field.setEnabled(not running)
+            picker = field.property("picker")
+            if picker is not None:
+                picker.setEnabled(not running)
+        if running:
+            self.start.setEnabled(False)
+        else:
+            self.check_inputs()
+
+
+def comparison_table(scores: dict[str, dict]) -> str:
+    """The base and the new model's held-out step accuracy side by side (rich text)."""
+    def cell(name: str, metric: str) -> str:
+        value = (scores.get(name) or {}).get("metrics", {}).get(metric)
+        return "—" if value is None else f"{value:.3f}"
+
+    steps = next((report["steps"] for report in scores.values() if report), 0)
+    rows = "".join(f"<tr><td>{metric.replace('_', ' ')}</td><td align='right'>{cell('base', metric)}</td>"
+                   f"<td align='right'>{cell('new', metric)}</td></tr>" for metric in COMPARED)
+    return (f"<b>On {steps} held-out steps</b><table cellspacing='6'><tr><th></th><th>base model</th>"
+            f"<th>new model</th></tr>{rows}</table>")
 
 
 def _rounds_document(out: Path) -> dict:
