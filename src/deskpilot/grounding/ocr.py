@@ -5,7 +5,7 @@ skipped), at a resolution chosen from the height of the smallest text seen latel
 crops in batches, each crop's result cached by its pixels (text that was on an earlier frame is not read again),
 first by deskpilot's own small recogniser (grounding.text_recognizer) and by PP-OCR's only where that one is unsure;
 per-character boxes from the recogniser's own column positions. With onnxruntime-gpu and a GPU, each model runs
-where it was measured faster (grounding.device_choice); on the GPU its inputs come in a few fixed sizes."""
+where it was measured faster (grounding.device_choice)."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ import hashlib
 import io
 import logging
 import os
-from importlib import metadata
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import TYPE_CHECKING
@@ -82,9 +82,12 @@ def _code_bytes(code: CodeType) -> bytes:
 
 
 # cuDNN's exhaustive search tries every convolution algorithm on each new input shape: seconds per screen for
-# grounding's many small runs of varying sizes (37-51x slower than the CPU on an H100 machine); its heuristic picks
-# at once. Copies on the default stream keep a run's input and output in order without extra synchronisation.
+# grounding's many small runs of varying sizes (a busy full-HD parse 37-51x the CPU's time on an H100 machine, 20x
+# on an H200); its heuristic picks at once. Copies on the default stream keep a run's input and output in order
+# without extra synchronisation.
 CUDA_OPTIONS = {"cudnn_conv_algo_search": "HEURISTIC", "do_copy_in_default_stream": "1"}
+
+
 def providers(device: str) -> list[str | tuple[str, dict[str, str]]]:
     """ONNX Runtime execution providers for `device` (cpu | cuda, as device_choice resolved it)."""
     if device == "cuda":
