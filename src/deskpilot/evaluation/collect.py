@@ -5,13 +5,19 @@ by the environment and, where the environment cannot tell (a failed episode), by
 
 A re-run into the same folder only adds the (task, seed, policy) episodes that are not there yet, so collection
 can span several sittings; a worker that dies loses at most its episode in flight, which the next run redoes.
-The same workers also run continuations: a recorded episode's first steps re-enacted, then the model (rollouts.py)."""
+The same workers also run continuations: a recorded episode's first steps re-enacted, then the model (rollouts.py).
+
+With `ray` set, the workers are Ray actors instead of local processes — on a local Ray instance or on a cluster —
+each still owning its display and browser; an actor that dies is restarted once and its episode in flight retried."""
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
+import os
 import queue
 import random
+import re
 import signal
 import sys
 import threading
@@ -29,6 +35,8 @@ from deskpilot.core.errors import DeskpilotError, EvaluationError
 
 from .miniwob.tasks import COLLECT_TASKS
 
+log = logging.getLogger(__name__)
+ESCAPES = re.compile(r"\x1b\[[0-9;]*m")  # the colours Ray puts in its messages
 ROLLOUT_KEY = "rollout"  # episode.json `extra` key of a continuation of another episode's steps (rollouts.py)
 POLICIES = ("offline", "explore", "model")
 WORKER_POLL_SECONDS = 0.5
@@ -75,6 +83,9 @@ class CollectConfig:
     frames: FramePolicy = field(default="all", metadata={
         "help": "frames kept on disk: all | ends | none (default: all)", "cli": (Optional[str], frame_policy)})
     scale: float = field(default=2.0, metadata={"help": "Chromium's device scale factor"})
+    ray: str | None = field(default=None, metadata={
+        "help": "run the workers as Ray actors: auto (the cluster RAY_ADDRESS names, else a local one) or a "
+                "cluster's address (host:port, ray://host:10001); deskpilot must be installed on its machines"})
     settings: dict[str, Any] = field(default_factory=dict)  # further settings for each worker's agent
 
     @property
@@ -100,7 +111,7 @@ class CollectSummary:
     episodes: int = 0
     steps: int = 0
     successes: int = 0
-    labels: Counter = field(default_factory=Counter)
+    labels: Counter[str] = field(default_factory=Counter)
     skipped: int = 0  # already in the folder from an earlier run
     removed: int = 0  # unfinished episodes of a crashed run, removed to be collected again
     failed_workers: list[str] = field(default_factory=list)
@@ -177,6 +188,8 @@ def run_jobs(config: CollectConfig, jobs: list[tuple[Any, ...]], summary: Collec
         on_start(len(jobs))
     if not jobs:
         return summary
+    if config.ray:
+        return run_jobs_on_ray(config, jobs, summary, on_episode)
     started = time.perf_counter()
     context = multiprocessing.get_context("spawn")  # each worker imports X clients only after its DISPLAY is set
     job_queue: Any = context.Queue()
@@ -226,6 +239,90 @@ def run_jobs(config: CollectConfig, jobs: list[tuple[Any, ...]], summary: Collec
             process.join(timeout=15)
             if process.is_alive():
                 process.kill()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+class WorkerActor:
+    """A Worker as a Ray actor: its display and browser made when the actor starts, closed with `close`."""
+
+    def __init__(self, config: CollectConfig, number: int):
+        self.worker = Worker(config, number).__enter__()
+
+    def collect(self, job: tuple[Any, ...]) -> dict[str, Any]:
+        return asdict(self.worker.collect(*job))
+
+    def close(self) -> None:
+        self.worker.__exit__(None, None, None)
+
+
+def run_jobs_on_ray(config: CollectConfig, jobs: list[tuple[Any, ...]], summary: CollectSummary,
+                    on_episode: Callable[[Collected], None] | None = None) -> CollectSummary:
+    """`run_jobs` with Ray actors for workers (config.ray: auto, or a cluster's address). Each actor takes its next
+    job when it hands back an episode; one that dies is restarted once by Ray and its job retried, and one that
+    dies again, or whose job raises, takes no more jobs (its episode in flight is removed by the next run)."""
+    try:
+        import ray
+        from ray.exceptions import RayActorError, RayTaskError
+    except ImportError:
+        raise EvaluationError("--ray needs Ray: pip install 'deskpilot[scale]'") from None
+    started = time.perf_counter()
+    count = max(1, min(config.workers, len(jobs)))
+    owned = not ray.is_initialized()
+    if owned:
+        logging.getLogger("ray").setLevel(logging.ERROR)  # its start-up notes are not the user's business
+        try:
+            if config.ray == "auto" and not os.environ.get("RAY_ADDRESS"):
+                # A local instance gets a CPU per worker even on a smaller machine (a worker mostly waits on its
+                # page) and a small object store: episodes go to disk, only their summaries come back.
+                ray.init(num_cpus=max(count, os.cpu_count() or 1), object_store_memory=200 * 2 ** 20,
+                         include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            else:
+                ray.init(address=None if config.ray == "auto" else config.ray, include_dashboard=False,
+                         log_to_driver=False, logging_level=logging.ERROR)
+        except Exception as exc:  # noqa: BLE001 - Ray's own errors: no cluster at that address, a bad address
+            raise EvaluationError(f"cannot start or reach Ray at {config.ray}: {(str(exc).splitlines() or [''])[0]}") \
+                from None
+    remote: Any = ray.remote(num_cpus=1, max_restarts=1, max_task_retries=1)(WorkerActor)
+    actors: list[Any] = [remote.remote(config, number) for number in range(count)]
+    pending = list(jobs)
+    running: dict[Any, tuple[Any, int]] = {}  # an episode in flight -> (its actor, the worker's number)
+
+    def hand_out(actor: Any, number: int) -> None:
+        if pending:
+            running[actor.collect.remote(pending.pop(0))] = (actor, number)
+
+    try:
+        for number, actor in enumerate(actors):
+            hand_out(actor, number)
+        while running:
+            [ready], _ = ray.wait(list(running), num_returns=1)
+            actor, number = running.pop(ready)
+            try:
+                episode = Collected(**ray.get(ready))
+            except RayActorError as exc:  # its last line says why (the error its creation raised, or how it ended)
+                said = [line.strip() for line in str(exc).splitlines() if line.strip()]
+                summary.failed_workers.append(f"worker {number} died: {ESCAPES.sub('', said[-1]) if said else exc}")
+                continue
+            except RayTaskError as exc:
+                cause = exc.cause if exc.cause is not None else exc
+                summary.failed_workers.append(f"worker {number}: {(str(cause).splitlines() or [''])[0]}")
+                continue
+            summary.add(episode)
+            if on_episode is not None:
+                on_episode(episode)
+            hand_out(actor, number)
+        if pending:
+            summary.failed_workers.append(f"{len(pending)} episode(s) not collected: no worker was left")
+    finally:
+        for actor in actors:  # each closes its browser and display; an actor already gone is skipped
+            try:
+                ray.get(actor.close.remote(), timeout=30)
+            except Exception:  # noqa: BLE001 - dead or stuck: ending it is all that is left
+                log.debug("a Ray worker did not close", exc_info=True)
+            ray.kill(actor)
+        if owned:
+            ray.shutdown()
     summary.seconds = time.perf_counter() - started
     return summary
 
