@@ -74,3 +74,20 @@ def test_a_ray_worker_killed_mid_run_loses_at_most_its_episode(xdisplay, tmp_pat
     again = deskpilot(*command[3:-2], timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "0 episodes" in again.stdout and len(list_episodes(out)) == 4, again.stdout
+
+
+def test_the_playing_labellers_and_improve_take_their_workers_to_ray_too(tmp_path):
+    """`label --verifier rollout|branch --ray` and `improve --ray` hand the address to every collection they run."""
+    from deskpilot.evaluation import labellers  # noqa: F401 - offers rollout and branch to the registry
+    from deskpilot.labelling.registry import VerifierOptions, make
+
+    policy = tmp_path / "policy"
+    policy.mkdir()
+    (policy / "config.json").write_text("{}")  # a model folder, as far as the labellers check
+    for name in ("rollout", "branch"):
+        labeller = make(name, VerifierOptions(model=str(policy), out=tmp_path / name, workers=2, ray="auto"))
+        made = labeller.config.collect_config(("click-button",))  # type: ignore[attr-defined]
+        assert made.ray == "auto" and made.workers == 2
+    for command in ("improve", "label"):
+        shown = deskpilot(command, "--help", env={"COLUMNS": "200"})
+        assert "--ray" in shown.stdout, shown.stdout

@@ -38,6 +38,8 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
                                                                "policy's sampling temperature (default 0.7 for "
                                                                "rollout, 0 (greedy) for branch)")] = None,
           workers: Annotated[int, typer.Option(min=1, max=64, help="rollout, branch: parallel workers")] = 1,
+          ray: Annotated[Optional[str], typer.Option(help="rollout, branch: the workers as Ray actors: auto or a "
+                                                          "cluster's address (as for collect miniwob --ray)")] = None,
           rollouts_dir: Annotated[Optional[Path], typer.Option(help="rollout, branch: folder of the continuations "
                                                                     "(a re-run resumes; default: beside the "
                                                                     "episodes' folder, named ...-rollouts or "
@@ -64,7 +66,7 @@ def label(episodes: Annotated[list[Path], typer.Argument(help="episode folders")
     person: Label | None = "good" if set_label == "good" else "bad" if set_label == "bad" else None
     chosen_verifier = make(verifier, VerifierOptions(
         set_label=person, step=None if step is None else step - 1, planner=planner, model=model, base_url=base_url,
-        rollouts=rollouts, answers=answers, temperature=temperature, workers=workers, out=folder))
+        rollouts=rollouts, answers=answers, temperature=temperature, workers=workers, ray=ray, out=folder))
     read = [read_episode(path) for path in episodes]
     for path, episode in zip(episodes, read):
         if step is not None and not 1 <= step <= len(episode.steps):

@@ -45,10 +45,11 @@ class BranchConfig:
     workers: int = 1
     base_url: str | None = None
     max_actions: int = 6  # longer failed episodes stay unlabelled: their screens would cost too many branches
+    ray: str | None = None  # the workers as Ray actors (auto, or a cluster's address); None: local processes
 
     def collect_config(self, tasks: tuple[str, ...]) -> CollectConfig:
         return CollectConfig(tasks, 0, self.out, policy="model", model=self.model, base_url=self.base_url,
-                             temperature=self.temperature, workers=self.workers, frames="none")
+                             temperature=self.temperature, workers=self.workers, frames="none", ray=self.ray)
 
 
 @dataclass

@@ -22,7 +22,7 @@ def _rollout(options: VerifierOptions) -> Verifier:
     assert options.out is not None
     return RolloutLabeller(RolloutConfig(model, options.out, options.rollouts,
                                          0.7 if options.temperature is None else options.temperature,
-                                         options.workers, options.base_url))
+                                         options.workers, options.base_url, ray=options.ray))
 
 
 def _branch(options: VerifierOptions) -> Verifier:
@@ -31,7 +31,7 @@ def _branch(options: VerifierOptions) -> Verifier:
     model, _ = _played(options, "branch")
     assert options.out is not None
     return BranchLabeller(BranchConfig(model, options.out, options.answers, options.temperature or 0.0,
-                                       options.workers, options.base_url))
+                                       options.workers, options.base_url, ray=options.ray))
 
 
 register("rollout", _rollout)

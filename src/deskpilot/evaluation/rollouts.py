@@ -47,10 +47,11 @@ class RolloutConfig:
     workers: int = 1
     base_url: str | None = None
     max_actions: int = 10  # longer failed episodes stay unlabelled: their prefixes would cost too many continuations
+    ray: str | None = None  # the workers as Ray actors (auto, or a cluster's address); None: local processes
 
     def collect_config(self, tasks: tuple[str, ...]) -> CollectConfig:
         return CollectConfig(tasks, 0, self.out, policy="model", model=self.model, base_url=self.base_url,
-                             temperature=self.temperature, workers=self.workers, frames="none")
+                             temperature=self.temperature, workers=self.workers, frames="none", ray=self.ray)
 
 
 def replayable_actions(episode: Episode, max_actions: int) -> list[Action] | None:

@@ -58,6 +58,9 @@ class RoundsConfig:
     method: str = field(default="kto", metadata={"help": "kto | grpo | sft"})
     episodes_per_round: int = field(default=20, metadata={"help": "episodes per task and round", "typer": {"min": 1}})
     workers: int = field(default=1, metadata={"help": "parallel collection workers", "typer": {"min": 1, "max": 64}})
+    ray: str | None = field(default=None, metadata={
+        "help": "run the collection workers (and the rollout or branch labellers') as Ray actors: auto or a "
+                "cluster's address, as for `collect miniwob --ray`"})
     eval_tasks: tuple[str, ...] = field(default=(), metadata={"help": "tasks to score (default: --tasks)",
                                                               "cli": (Optional[str], comma_separated)})
     eval_episodes: int = field(default=5, metadata={"help": "held-out episodes per task and round",
@@ -239,7 +242,8 @@ class Rounds:
         collect = CollectConfig(config.tasks, config.episodes_per_round, folder,
                                 seed=config.round_seeds(number).start, policy="model",
                                 model=model, epsilon=config.epsilon, temperature=config.temperature,
-                                workers=config.workers, frames="none")
+                                workers=config.workers, frames="none",
+                                ray=config.ray)
         self._raise_failures(collect_miniwob(collect), f"round {number}'s collection")
         focused = self._focus(model, number, folder, collect.policy_name)
         if config.label != COLLECTION_LABELS:
@@ -261,7 +265,8 @@ class Rounds:
             self.on_stage(number, f"focus on {len(mixed)} task(s)")
             more = CollectConfig(tuple(mixed), config.focus, folder, seed=config.focus_seed(number), policy="model",
                                  model=model, epsilon=config.epsilon,
-                                 temperature=config.temperature, workers=config.workers, frames="none")
+                                 temperature=config.temperature, workers=config.workers, frames="none",
+                                 ray=config.ray)
             self._raise_failures(collect_miniwob(more), f"round {number}'s focused collection")
         return mixed
 
@@ -274,7 +279,8 @@ class Rounds:
         episodes = [read_episode(directory) for directory in list_episodes(folder)]
         verifier = make(config.label, VerifierOptions(
             model=model, out=folder.parent / "rollouts", rollouts=config.rollouts, answers=config.answers,
-            temperature=config.temperature if config.label == "rollout" else None, workers=config.workers))
+            temperature=config.temperature if config.label == "rollout" else None, workers=config.workers,
+            ray=config.ray))
         verdicts = verifier.label(episodes)
         for episode in episodes:
             chosen = {step.index: verdict
@@ -307,7 +313,8 @@ class Rounds:
         config = self.config
         self.on_stage(record.round, "eval")
         scored = CollectConfig(config.scored_tasks, config.eval_episodes, folder / "eval", seed=config.eval_seed,
-                               policy="model", model=record.model, workers=config.workers, frames="none")
+                               policy="model", model=record.model, workers=config.workers, frames="none",
+                               ray=config.ray)
         self._raise_failures(collect_miniwob(scored), f"round {record.round}'s evaluation")
         found = outcomes(folder / "eval", scored.policy_name)
         per_task: dict[str, list[bool]] = {}

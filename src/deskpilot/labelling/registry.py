@@ -38,6 +38,7 @@ class VerifierOptions:
     answers: int = 3  # branch: the model's likeliest answers played on each screen
     temperature: float | None = None  # rollout, branch: the policy's sampling temperature
     workers: int = 1  # rollout, branch: parallel workers
+    ray: str | None = None  # rollout, branch: the workers as Ray actors (auto, or a cluster's address)
     out: Path | None = None  # rollout, branch: the folder the played episodes go to
 
 
