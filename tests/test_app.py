@@ -19,6 +19,7 @@ from deskpilot.core.episode import EpisodeWriter, Step, read_episode
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.settings import load_settings
 from deskpilot.core.verdict import Verdict
+from deskpilot.core.secrets import REDACTED
 from deskpilot.resources.demo import DemoApp
 
 
@@ -152,7 +153,7 @@ def test_train_view_runs_a_real_training_job_and_hands_the_model_to_the_run_view
     assert window.run_view.model.text() == str(tmp_path / "runs" / "kto")
 
 
-def test_a_run_started_from_the_ui_changes_the_demo_app(window, demo_app, qtbot):
+def test_a_run_started_from_the_ui_changes_the_demo_app(window, demo_app, qtbot, monkeypatch):
     view = window.run_view
     view.task.setText('type "Ada Lovelace" into Full name, check "Remember me" then click "Save"')
     with qtbot.waitSignal(view.run_finished, timeout=120_000) as finished:
@@ -191,6 +192,25 @@ def test_a_run_started_from_the_ui_changes_the_demo_app(window, demo_app, qtbot)
         fresh.stop()
     assert state["remember_me"] is True and state["saved"] and not state["full_name"], state
     assert lines[0].startswith(f"✓ {remember + 1}. click") and "Remember me" in lines[0], lines
+    # A secret the recording left out is asked in the window, typed, and written nowhere
+    qtbot.waitUntil(lambda: view.run_button.isEnabled(), timeout=5000)
+    recorded = episodes.path_at(episodes.rows.rowCount() - 1)
+    steps = (recorded / "steps.jsonl").read_text()
+    (recorded / "steps.jsonl").write_text(steps.replace('"Ada Lovelace"', f'"{REDACTED}"', 1))
+    asked: list[str] = []
+    monkeypatch.setattr("deskpilot.app.views.run_view.QInputDialog.getText",
+                        lambda parent, title, prompt, mode: (asked.append(prompt), ("s3cret pass", True))[1])
+    secret_app = DemoApp(demo_app.state_file.with_name("secret-state.json")).start()
+    try:
+        with qtbot.waitSignal(view.run_finished, timeout=120_000) as replayed:
+            view.start_replay(recorded, 0)
+        state = read_state(secret_app.state_file)
+    finally:
+        secret_app.stop()
+    assert replayed.args[0] == "success", [view.log.item(i).text() for i in range(view.log.count())]
+    assert state["full_name"] == "s3cret pass" and asked and "typed a secret" in asked[0]
+    written = read_episode(replayed.args[1])
+    assert all("s3cret" not in str(step.action.text) for step in written.steps)
 
 
 def test_pause_holds_the_agent_and_stop_ends_it(window, demo_app, qtbot):

@@ -118,9 +118,9 @@ class Replayer:
             return action
         text = self.secret(recorded) if self.secret else None
         if not text:
-            raise ActionRefused(f"step {recorded.index + 1} typed a secret that was not recorded; replay "
-                                "interactively to type it yourself")
-        return action.model_copy(update={"text": text})
+            raise ActionRefused(f"step {recorded.index + 1} typed a secret that was not recorded, and none was "
+                                "given (replay at a terminal or from the app to type it yourself)")
+        return action.model_copy(update={"text": text, "secret": True})  # typed, then stored redacted again
 
     def _relocate(self, episode: Episode, recorded: Step, action: Action,
                   obs: Observation) -> tuple[Action, list[Element]]:
@@ -143,13 +143,24 @@ class Replayer:
 
     def _find(self, frame: np.ndarray, recorded: Step, point: Point, obs: Observation,
               use_text: bool = True) -> tuple[Point, list[Element]]:
-        """Where the recorded point is now: by the element it was on or beside, else by its pixels."""
+        """Where the recorded point is now: by the element it was on or beside, else by the description the step
+        named its target with (an agent's run: 'Full name field', a field whose own text is empty), else by its
+        pixels."""
         texts = [e for e in recorded.elements if e.text] if use_text else []
         live = self.grounder.parse(obs) if texts else []
         for element in texts:
             found = _same_element(element, live)
             if found is not None:
                 return _same_place(point, element.box, found.box), [found]
+        target = recorded.action.target if use_text and recorded.index not in self.by_text_only else None
+        if target:
+            try:
+                described = self.grounder.locate(obs, target)
+            except GroundingError:  # a description locate cannot read: the pixels may still find it
+                described = None
+            if described is not None:
+                anchor = texts[0].box if texts else described.box
+                return _same_place(point, anchor, described.box), [described]
         if recorded.index in self.by_text_only:
             raise GroundingError(f"step {recorded.index + 1}: could not find '{texts[0].text if texts else '?'}' "
                                  "on the screen")

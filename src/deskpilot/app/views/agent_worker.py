@@ -203,11 +203,27 @@ class AgentWorker(QThread):
 
 class ReplayWorker(AgentWorker):
     """A recorded episode replayed from its step at index `start`, each target found again on the live screen, with
-    the same stop, pause, confirmations and step pictures as an agent run."""
+    the same stop, pause, confirmations and step pictures as an agent run; a secret the recording left out is asked
+    of the person in the window (`secret_needed`, answered with `give_secret`)."""
+
+    secret_needed = Signal(str)  # what to ask for; answer with give_secret()
 
     def __init__(self, episode: Path, start: int, settings: Settings, excluded: Callable[[], list[Box]]):
         super().__init__(f"replay of {episode.name} from step {start + 1}", settings, excluded)
         self.episode, self.start_at = episode, start
+        self._secret: str | None = None
+
+    def give_secret(self, text: str | None) -> None:
+        self._secret = text
+        self._answer.set()
+
+    def _ask_secret(self, step: Step) -> str | None:
+        self._answer.clear()
+        self.secret_needed.emit(f"Step {step.index + 1} typed a secret, which the recording does not keep. Type it "
+                                "now (it is typed into the field, never written anywhere):")
+        self._answer.wait()
+        secret, self._secret = self._secret, None
+        return secret if not self.stop.triggered else None
 
     def _run(self) -> RunResult:
         from deskpilot.core.allowances import Allowances
@@ -242,7 +258,7 @@ class ReplayWorker(AgentWorker):
 
         replayer = Replayer(screen, build_grounder(settings), Controller(self.stop), safety, writer,
                             settle_timeout=settings.settle_timeout, locate_timeout=settings.locate_timeout,
-                            on_step=report)
+                            secret=self._ask_secret, on_step=report)
         try:
             return replayer.replay(recorded, self.start_at)
         finally:

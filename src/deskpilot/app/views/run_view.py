@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPushButton,
-                               QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+                               QPushButton, QSplitter, QVBoxLayout, QWidget)
 
 from deskpilot.core.allowances import Allowances
 from deskpilot.core.errors import DeskpilotError
@@ -104,7 +104,9 @@ class RunView(QWidget):
             self.status.emit("a run is in progress: stop it first")
             return
         self.task.setText(f"replay: {episode.name} from step {start + 1}")
-        self._start(ReplayWorker(episode, start, self.settings, self.excluded))
+        worker = ReplayWorker(episode, start, self.settings, self.excluded)
+        worker.secret_needed.connect(self._on_secret)  # a slot of this view: asked in the window's thread
+        self._start(worker)
 
     def _start(self, worker: AgentWorker) -> None:
         settings = worker.settings
@@ -172,6 +174,11 @@ class RunView(QWidget):
         elif dialog.answer == "deny":
             self.status.emit("denied: the agent does not do it")
         self.worker.answer(dialog.answer in ("once", "always"))
+
+    def _on_secret(self, prompt: str) -> None:
+        text, given = QInputDialog.getText(self, "A secret to type", prompt, QLineEdit.EchoMode.Password)
+        if isinstance(self.worker, ReplayWorker):
+            self.worker.give_secret(text if given and text else None)
 
     def _on_thread_finished(self) -> None:
         self.worker = None
