@@ -6,7 +6,6 @@ a machine without CUDA nothing is measured and everything runs on the CPU."""
 from __future__ import annotations
 
 import json
-import os
 
 import onnxruntime
 import pytest
@@ -61,7 +60,7 @@ def test_the_faster_device_is_chosen_once_and_remembered_until_the_machine_or_mo
     assert len(json.loads(cache.read_text())) == 4
 
 
-def test_a_gpu_that_cannot_run_the_model_and_a_broken_cache_leave_the_cpu(cache, tmp_path):
+def test_a_gpu_that_cannot_run_the_model_and_a_broken_cache_leave_the_cpu(cache, tmp_path, monkeypatch):
     model = tmp_path / "model.onnx"
     model.write_bytes(b"weights")
     cache.parent.mkdir(parents=True)
@@ -70,12 +69,12 @@ def test_a_gpu_that_cannot_run_the_model_and_a_broken_cache_leave_the_cpu(cache,
     assert choice.device == "cpu" and choice.cuda_ms is None and "cuda unavailable" in choice.describe()
     cache.write_text(json.dumps({"x": "y"}))
     assert choose(model, "detector", Workload(cpu=5.0, cuda=1.0), machine="another").device == "cuda"
-    os.chmod(cache.parent, 0o500)  # a cache that cannot be written: measured, used, not kept
-    try:
-        if not os.access(cache.parent, os.W_OK):  # root writes anyway
-            assert choose(model, "detector", Workload(cpu=5.0, cuda=1.0), machine="third").device == "cuda"
-    finally:
-        os.chmod(cache.parent, 0o700)
+    blocked = tmp_path / "blocked"  # a cache that cannot be written (a file where its folder goes): measured, used
+    blocked.mkdir()
+    (blocked / "deskpilot").write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    assert choose(model, "detector", Workload(cpu=5.0, cuda=1.0), machine="third").device == "cuda"
+    assert (blocked / "deskpilot").read_text() == "not a folder"
 
 
 def test_the_machine_signature_names_the_processors_and_the_package():
