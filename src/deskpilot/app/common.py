@@ -126,7 +126,8 @@ def listen_for_stop(settings: Settings, stack: ExitStack):  # noqa: ANN201 - the
 
 
 def write_png(path: Path, image_rgb) -> None:  # noqa: ANN001
-    from deskpilot.core.episode import encode_png, write_atomic
+    from deskpilot.core.episode import encode_png
+    from deskpilot.core.files import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, encode_png(image_rgb))

@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import secrets
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -33,6 +32,7 @@ import numpy as np
 
 from .actions import Action
 from .errors import DeskpilotError, EpisodeError
+from .files import write_atomic
 from .geometry import Monitor
 from .observation import Element
 from .secrets import scrub, task_secrets
@@ -191,35 +191,6 @@ def new_episode_id() -> str:
     """Sortable by creation time (to the millisecond), unique by a random suffix."""
     now = time.time()
     return time.strftime("%Y%m%d-%H%M%S", time.localtime(now)) + f"{int(now * 1000) % 1000:03d}-" + secrets.token_hex(3)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so readers see the old file or the new one, never a half-written one."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make a rename in `directory` survive a power cut (a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 @contextmanager

@@ -148,7 +148,7 @@ def save_settings(values: dict[str, Any]) -> Settings:
     else:  # Python 3.10
         import tomli as tomllib
 
-    from .episode import write_atomic
+    from .files import write_atomic
 
     values = {k: v for k, v in values.items() if k != "api_key"}
     settings = load_settings(**values)

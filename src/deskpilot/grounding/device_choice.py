@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.errors import GroundingError
+from deskpilot.core.files import cache_dir, write_atomic
 from deskpilot.core.geometry import Box
 
 log = logging.getLogger(__name__)
@@ -113,8 +114,7 @@ class Choice:
 
 
 def cache_file() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "deskpilot" / "devices.json"
+    return cache_dir() / "devices.json"
 
 
 def cuda_listed() -> bool:
@@ -232,12 +232,8 @@ def _remember(key: str, choice: Choice) -> None:
     path = cache_file()
     data = _cached()
     data[key] = asdict(choice)
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(json.dumps(data, indent=1))
-        os.replace(partial, path)
+        write_atomic(path, json.dumps(data, indent=1).encode())
     except OSError as exc:
         log.debug("device choice not cached: %s", exc)
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)

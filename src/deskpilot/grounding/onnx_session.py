@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import io
 import logging
-import os
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
@@ -18,6 +17,7 @@ from types import CodeType, ModuleType
 from typing import TYPE_CHECKING
 
 from deskpilot.core.errors import GroundingError
+from deskpilot.core.files import cache_dir, write_atomic
 
 from . import onnx_graph
 from .device_choice import Choice, resolve, timed_ms
@@ -30,8 +30,7 @@ log = logging.getLogger(__name__)
 
 def rewrite_cache_dir() -> Path:
     """Where rewritten graphs are kept: $XDG_CACHE_HOME/deskpilot/onnx (~/.cache/deskpilot/onnx)."""
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "deskpilot" / "onnx"
+    return cache_dir() / "onnx"
 
 
 def rewritten(path: Path) -> str | bytes:
@@ -45,15 +44,11 @@ def rewritten(path: Path) -> str | bytes:
     if cached.is_file():
         return str(cached)
     model = onnx_graph.simplified(path)
-    partial = cached.with_name(f"{cached.name}.{os.getpid()}.partial")
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(model)
-        os.replace(partial, cached)
+        write_atomic(cached, model)
     except OSError as exc:
         log.debug("rewritten graph of %s not cached: %s", path, exc)
-        with contextlib.suppress(OSError):
-            partial.unlink(missing_ok=True)
         return model
     return str(cached)
 

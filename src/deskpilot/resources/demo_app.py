@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from deskpilot.core.episode import write_atomic
+from deskpilot.core.files import write_atomic
 from PySide6.QtWidgets import (QApplication, QButtonGroup, QCheckBox, QComboBox, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QMainWindow, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget)

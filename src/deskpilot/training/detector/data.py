@@ -18,7 +18,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from deskpilot.core.episode import encode_png, read_image, write_atomic
+from deskpilot.core.episode import encode_png, read_image
+from deskpilot.core.files import write_atomic
 from deskpilot.core.errors import TrainingError
 from deskpilot.core.geometry import Box
 from deskpilot.grounding.detector import UI_CLASSES
