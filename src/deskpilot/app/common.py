@@ -68,8 +68,6 @@ def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  
     and no key is typed while it has the focus."""
     from deskpilot.core.controller import Controller
     from deskpilot.core.display import ProtectedWindow
-    from deskpilot.core.allowances import Allowances
-    from deskpilot.core.safety import ConfirmationPolicy, Safety
     from deskpilot.core.screen import Screen
     from deskpilot.planner.agent import Agent
 
@@ -79,13 +77,42 @@ def build_agent(settings: Settings, grounder, planner, stop, confirm, on_step,  
         no_go = lambda: [box for box in (terminal.box(),) if box is not None]  # noqa: E731
         keyboard_no_go = lambda: terminal.name if terminal.has_focus() else None  # noqa: E731
     screen = screen or Screen(settings.monitor, settings.scale)
-    safety = Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirm,
-                    min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go,
-                    keyboard_no_go=keyboard_no_go, allowed=Allowances().allows, app_at=screen.app_at)
-    return Agent(screen, grounder, planner, Controller(stop), safety,
+    return Agent(screen, grounder, planner, Controller(stop),
+                 safety_for(settings, stop, confirm, screen, no_go, keyboard_no_go),
                  settings.episodes_dir, locate_timeout=settings.locate_timeout,
                  settle_timeout=settings.settle_timeout, on_step=on_step,
                  decide_timeout=settings.planner_timeout + DECIDE_GRACE_SECONDS)
+
+
+def build_replayer(settings: Settings, recorded, stop, confirm, on_step, secret,  # noqa: ANN001, ANN201
+                   screen=None, no_go=None, by_text_only: set[int] | None = None, speed: float = 1.0,
+                   task: str | None = None):
+    """A Replayer of the episode `recorded`, writing a new episode (its task `task`, else "replay: <recorded
+    task>") with the safety checks the settings say; `secret` asks for a secret the recording left out."""
+    from deskpilot.core.controller import Controller
+    from deskpilot.core.episode import EpisodeWriter
+    from deskpilot.core.screen import Screen
+    from deskpilot.grounding.factory import build_grounder
+    from deskpilot.recorder.replay import Replayer
+
+    writer = EpisodeWriter.create(settings.episodes_dir, task or f"replay: {recorded.meta.task}", source="agent",
+                                  model="replay", replay_of=recorded.meta.id)
+    screen = screen or Screen(settings.monitor, settings.scale)
+    safety = safety_for(settings, stop, confirm, screen, no_go)
+    return Replayer(screen, build_grounder(settings), Controller(stop), safety, writer, speed=speed,
+                    settle_timeout=settings.settle_timeout, locate_timeout=settings.locate_timeout, secret=secret,
+                    on_step=on_step, by_text_only=by_text_only)
+
+
+def safety_for(settings: Settings, stop, confirm, screen, no_go=None, keyboard_no_go=None):  # noqa: ANN001, ANN201
+    """The safety checks the settings say (policy, rate limit, dry run), the person's standing allowances and the
+    no-go regions, for actions on `screen`."""
+    from deskpilot.core.allowances import Allowances
+    from deskpilot.core.safety import ConfirmationPolicy, Safety
+
+    return Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirm,
+                  min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=no_go,
+                  keyboard_no_go=keyboard_no_go, allowed=Allowances().allows, app_at=screen.app_at)
 
 
 def recorder_for(settings: Settings, writer, screen, on_step, ocr: bool = True,  # noqa: ANN001, ANN201

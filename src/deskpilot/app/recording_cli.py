@@ -11,8 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from deskpilot.app.common import STOP_SIGNALS, confirmer, err, listen_for_stop, out, recorder_for
-from deskpilot.grounding.factory import build_grounder
+from deskpilot.app.common import STOP_SIGNALS, build_replayer, confirmer, err, listen_for_stop, out, recorder_for
 from deskpilot.core.errors import ScreenError, UsageError
 from deskpilot.core.settings import load_settings
 
@@ -94,25 +93,11 @@ def replay_recording(recorded, settings, yes: bool, stack: ExitStack, by_text_on
                      speed: float = 1.0, task: str | None = None, start: int = 0):
     """Replay `recorded` on the live screen from its step at index `start` as a new episode (its task `task`, else
     "replay: <recorded task>"), with the stop hotkey, Ctrl+C and SIGTERM listened for; returns the RunResult."""
-    from deskpilot.core.controller import Controller
-    from deskpilot.core.episode import EpisodeWriter
-    from deskpilot.core.allowances import Allowances
-    from deskpilot.core.safety import ConfirmationPolicy, Safety
-    from deskpilot.core.screen import Screen
-    from deskpilot.recorder.replay import Replayer
-
     stop = listen_for_stop(settings, stack)
-    writer = EpisodeWriter.create(settings.episodes_dir, task or f"replay: {recorded.meta.task}", source="agent",
-                                  model="replay", replay_of=recorded.meta.id)
-    screen = Screen(settings.monitor, settings.scale)
-    replayer = Replayer(screen, build_grounder(settings), Controller(stop),
-                        Safety(stop, ConfirmationPolicy(settings.confirm), confirm=confirmer(yes),
-                               min_interval=settings.min_action_interval, dry_run=settings.dry_run,
-                               allowed=Allowances().allows, app_at=screen.app_at),
-                        writer, speed=speed, settle_timeout=settings.settle_timeout,
-                        locate_timeout=settings.locate_timeout, secret=_ask_secret,
-                        on_step=lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
-                                                    markup=False, highlight=False), by_text_only=by_text_only)
+    replayer = build_replayer(settings, recorded, stop, confirmer(yes),
+                              lambda s: out.print(f"{s.index + 1:>3}. {s.action.redacted().describe()}",
+                                                  markup=False, highlight=False),
+                              _ask_secret, by_text_only=by_text_only, speed=speed, task=task)
     return replayer.replay(recorded, start)
 
 

@@ -226,39 +226,30 @@ class ReplayWorker(AgentWorker):
         return secret if not self.stop.triggered else None
 
     def _run(self) -> RunResult:
-        from deskpilot.core.allowances import Allowances
-        from deskpilot.core.controller import Controller
-        from deskpilot.core.episode import EpisodeWriter, read_episode
-        from deskpilot.core.safety import ConfirmationPolicy, Safety
-        from deskpilot.grounding.factory import build_grounder
-        from deskpilot.recorder.replay import Replayer
+        from deskpilot.app.common import build_replayer
+        from deskpilot.core.episode import read_episode, read_image
 
         settings = self.settings
         recorded = read_episode(self.episode)
-        screen = MaskedScreen(self.excluded, settings.monitor, settings.scale)
-        safety = Safety(self.stop, ConfirmationPolicy(settings.confirm), confirm=self._confirm,
-                        min_interval=settings.min_action_interval, dry_run=settings.dry_run, no_go=self.excluded,
-                        allowed=Allowances().allows, app_at=screen.app_at)
-        writer = EpisodeWriter.create(settings.episodes_dir, f"replay: {recorded.meta.task}", source="agent",
-                                      model="replay", replay_of=recorded.meta.id)
-        listener = self._listen_for_stop()
         started = time.perf_counter()
 
         def report(step: Step) -> None:
             nonlocal started
-            written = read_episode(writer.directory)
-            before = written.frame(step.before)
-            after = written.frame(step.after) if step.after else before
-            verdict = "unsure" if np.array_equal(before, after) else "changed"
-            number = self.start_at + step.index + 1  # the recorded step's number
-            self.step.emit(ShownStep(number, step.action.redacted().describe(), step.thought, verdict,
-                                     time.perf_counter() - started, after))
+            before = read_image(replayer.writer.directory / step.before)
+            after = read_image(replayer.writer.directory / step.after) if step.after else None
+            shown = after if after is not None else before
+            if shown is not None:  # the frames were just written; one unreadable only costs its picture
+                verdict = "changed" if after is not None and not np.array_equal(before, after) else "unsure"
+                number = self.start_at + step.index + 1  # the recorded step's number
+                self.step.emit(ShownStep(number, step.action.redacted().describe(), step.thought, verdict,
+                                         time.perf_counter() - started, shown))
             started = time.perf_counter()
             self._hold_while_paused()
 
-        replayer = Replayer(screen, build_grounder(settings), Controller(self.stop), safety, writer,
-                            settle_timeout=settings.settle_timeout, locate_timeout=settings.locate_timeout,
-                            secret=self._ask_secret, on_step=report)
+        replayer = build_replayer(settings, recorded, self.stop, self._confirm, report, self._ask_secret,
+                                  screen=MaskedScreen(self.excluded, settings.monitor, settings.scale),
+                                  no_go=self.excluded)
+        listener = self._listen_for_stop()
         try:
             return replayer.replay(recorded, self.start_at)
         finally:
