@@ -159,8 +159,10 @@ class Replayer:
             except GroundingError:  # a description locate cannot read: the pixels may still find it
                 described = None
             if described is not None:
-                anchor = texts[0].box if texts else described.box
-                return _same_place(point, anchor, described.box), [described]
+                # The recorded element of the same kind is the one found (its place carries over); one of another
+                # kind (a label beside a field) says nothing of where in the field found: its middle, then.
+                same = next((e for e in texts if e.role == described.role), None)
+                return (_same_place(point, same.box, described.box) if same else described.center), [described]
         if recorded.index in self.by_text_only:
             raise GroundingError(f"step {recorded.index + 1}: could not find '{texts[0].text if texts else '?'}' "
                                  "on the screen")
