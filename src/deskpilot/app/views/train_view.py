@@ -182,10 +182,15 @@ class TrainView(QWidget):
         if folder:
             field.setText(folder)
 
+    @staticmethod
+    def _path(field: QLineEdit) -> Path:
+        """A folder field's path as the checks and the commands both read it (~ expanded)."""
+        return Path(field.text().strip()).expanduser()
+
     def input_problems(self) -> list[str]:
         """What stops a run from starting, each said so a person can fix it."""
         problems = []
-        model = Path(self.model.text().strip()).expanduser()
+        model = self._path(self.model)
         if not self.model.text().strip():
             problems.append("choose the base model folder")
         elif not model.is_dir():
@@ -196,18 +201,18 @@ class TrainView(QWidget):
             if not self.tasks.text().strip():
                 problems.append("rounds need the MiniWoB tasks to collect on")
         else:
-            data = Path(self.data.text().strip()).expanduser()
+            data = self._path(self.data)
             if not data.is_dir():
                 problems.append(f"no episodes folder at {data}")
             elif not list_episodes(data):
                 problems.append(f"{data} holds no episodes: run or record some first")
-        out = Path(self.out.text().strip()).expanduser()
+        out = self._path(self.out)
         if not self.out.text().strip():
             problems.append("choose an output folder")
         elif out.exists() and not out.is_dir():
             problems.append(f"{out} is a file, not a folder")
         held_out = self.held_out.text().strip()
-        if held_out and not list_episodes(Path(held_out).expanduser()):
+        if held_out and not list_episodes(self._path(self.held_out)):
             problems.append(f"no episodes in the held-out folder {held_out}")
         return problems
 
@@ -222,11 +227,12 @@ class TrainView(QWidget):
     def command(self) -> list[str]:
         if self.rounds.value():
             args = ["-m", "deskpilot.app", "improve", "--method", self.method.currentText(), "--model",
-                    self.model.text().strip(), "--tasks", self.tasks.text().strip(), "--rounds",
-                    str(self.rounds.value()), "--label", self.labeller.currentText(), "--out", self.out.text().strip()]
+                    str(self._path(self.model)), "--tasks", self.tasks.text().strip(), "--rounds",
+                    str(self.rounds.value()), "--label", self.labeller.currentText(), "--out",
+                    str(self._path(self.out))]
         else:
-            args = ["-m", "deskpilot.app", "train", self.method.currentText(), "--model", self.model.text().strip(),
-                    "--data", self.data.text().strip(), "--out", self.out.text().strip()]
+            args = ["-m", "deskpilot.app", "train", self.method.currentText(), "--model", str(self._path(self.model)),
+                    "--data", str(self._path(self.data)), "--out", str(self._path(self.out))]
             if self.mode.currentText() != "native":
                 args += ["--mode", self.mode.currentText()]
         if self.max_steps.value():
@@ -250,7 +256,7 @@ class TrainView(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat("%v / %m rounds" if self.rounds.value() else "%v / %m steps")
         if not self.rounds.value():
-            (Path(self.out.text().strip()) / "metrics.csv").unlink(missing_ok=True)
+            (self._path(self.out) / "metrics.csv").unlink(missing_ok=True)
         self.process = QProcess(self)
         self.process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
         self.process.readyReadStandardOutput.connect(self._read_output)
@@ -269,7 +275,7 @@ class TrainView(QWidget):
             self.status.emit("training cancelled")
 
     def poll(self) -> None:
-        out = Path(self.out.text().strip())
+        out = self._path(self.out)
         if self.rounds.value():
             self._poll_rounds(out)
             return
@@ -305,7 +311,7 @@ class TrainView(QWidget):
     def result_model(self) -> str:
         """The model to use after a run: the output folder, or the model `deskpilot improve` chose (the start unless
         a round beat it beyond the noise)."""
-        out = Path(self.out.text().strip())
+        out = self._path(self.out)
         if not self.rounds.value():
             return str(out)
         return _rounds_document(out).get("best_model") or str(out)
@@ -336,12 +342,11 @@ class TrainView(QWidget):
     def start_comparison(self) -> None:
         """`deskpilot eval steps` on the held-out episodes for the base model, then for the new one; the table
         comes when both are in."""
-        held_out = self.held_out.text().strip()
-        if not held_out or not list_episodes(Path(held_out).expanduser()):
+        if not self.held_out.text().strip() or not list_episodes(self._path(self.held_out)):
             self.problems.setText("choose the held-out episodes folder to compare on")
             return
         self.scores = {}
-        self.evaluations = [("base", self.model.text().strip()), ("new", self.result_model())]
+        self.evaluations = [("base", str(self._path(self.model))), ("new", self.result_model())]
         self.compare.setEnabled(False)
         self.comparison.setText("comparing on the held-out episodes…")
         self._evaluate_next()
@@ -351,7 +356,7 @@ class TrainView(QWidget):
         process = QProcess(self)
         process.finished.connect(lambda code, _status: self._evaluated(name, process, code))
         process.start(sys.executable, ["-m", "deskpilot.app", "eval", "steps", "--model", model, "--data",
-                                       self.held_out.text().strip(), "--mode", self.mode.currentText(), "--json"])
+                                       str(self._path(self.held_out)), "--mode", self.mode.currentText(), "--json"])
         self.evaluating = process
 
     def _evaluated(self, name: str, process: QProcess, code: int) -> None:
