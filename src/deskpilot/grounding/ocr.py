@@ -240,11 +240,7 @@ class OcrEngine:
                 crop = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
                                   interpolation=cv2.INTER_AREA)
             height, width = crop.shape[:2]
-            background = tuple(int(v) for v in np.median(np.concatenate([crop[0], crop[-1]]), axis=0))
-            padded = cv2.copyMakeBorder(crop, 0, -height % DET_PAD, 0, -width % DET_PAD,  # sides up to a multiple
-                                        cv2.BORDER_CONSTANT, value=background)
-            tensor = ((padded.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
-            prediction = self._det.run(None, {self._det.get_inputs()[0].name: tensor})[0]
+            prediction = self._det.run(None, {self._det.get_inputs()[0].name: _det_input(crop)})[0]
             found, _ = self._boxes(prediction[:, :, :height, :width], (height, width))
             boxes += [_bounds(q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32), frame)
                       for q in found]
@@ -295,15 +291,23 @@ class OcrEngine:
         return list(self._pool.map(one, crops)) if pooled and self._pool else [one(crop) for crop in crops]
 
 
+def _det_input(crop: np.ndarray) -> np.ndarray:
+    """A BGR crop as PP-OCR's text detector takes it: its sides padded up to a multiple of DET_PAD with its
+    background, in [-1, 1], NCHW."""
+    height, width = crop.shape[:2]
+    background = tuple(int(v) for v in np.median(np.concatenate([crop[0], crop[-1]]), axis=0))
+    padded = cv2.copyMakeBorder(crop, 0, -height % DET_PAD, 0, -width % DET_PAD, cv2.BORDER_CONSTANT,
+                                value=background)
+    tensor: np.ndarray = ((padded.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
+    return tensor
+
+
 def _detect_screen(session: Any) -> None:
     """What one screen asks of PP-OCR's text detector (device_choice's workload): its content regions."""
     image = sample_screen().image
     for region in content_regions(image):
         crop = np.ascontiguousarray(image[region.y0:region.y1, region.x0:region.x1, ::-1])
-        planes = np.zeros((1, 3, crop.shape[0] + -crop.shape[0] % DET_PAD, crop.shape[1] + -crop.shape[1] % DET_PAD),
-                          np.float32)
-        planes[0, :, :crop.shape[0], :crop.shape[1]] = ((crop / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)
-        session.run(None, {session.get_inputs()[0].name: planes})
+        session.run(None, {session.get_inputs()[0].name: _det_input(crop)})
 
 
 def _bounds(quad: np.ndarray, frame: Box) -> Box:
