@@ -270,7 +270,6 @@ def run_jobs_on_ray(config: CollectConfig, jobs: list[tuple[Any, ...]], summary:
     count = max(1, min(config.workers, len(jobs)))
     owned = not ray.is_initialized()
     if owned:
-        logging.getLogger("ray").setLevel(logging.ERROR)  # its start-up notes are not the user's business
         try:
             if config.ray == "auto" and not os.environ.get("RAY_ADDRESS"):
                 # A local instance gets a CPU per worker even on a smaller machine (a worker mostly waits on its
