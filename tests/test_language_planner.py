@@ -11,6 +11,7 @@ import pytest
 from conftest import deskpilot
 
 from deskpilot.core.actions import ActionKind
+from deskpilot.core.episode import Step
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.geometry import Box, Monitor
 from deskpilot.core.observation import Element, Observation
@@ -133,6 +134,86 @@ def test_the_shipped_language_planner_reads_everyday_words_on_a_form_it_never_sa
     assert "som-text" in planner.name and decision.action.kind is ActionKind.CLICK, decision
     assert Box(100, 100, 120, 120).contains(*decision.action.point), decision
     assert decision.confidence is not None and decision.confidence >= Settings().min_confidence
+
+
+DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(140, 95, 400, 125), "input", ""),
+             Element(Box(40, 150, 120, 170), "text", "Email"), Element(Box(140, 145, 400, 175), "input", ""),
+             Element(Box(40, 200, 120, 220), "text", "Colour"), Element(Box(140, 195, 400, 225), "dropdown", "Red"),
+             Element(Box(40, 250, 60, 270), "checkbox", "Subscribe to newsletter", checked=False),
+             Element(Box(40, 300, 60, 320), "radio", "", checked=False),
+             Element(Box(66, 300, 120, 320), "text", "Small"),
+             Element(Box(40, 350, 400, 370), "text", "Quarterly report HELLO World"),
+             Element(Box(40, 400, 120, 430), "button", "Save")]
+
+
+@pytest.mark.parametrize(("task", "typed", "why"), [
+    ("Sign me up for the newsletter", "me", "gives no value of the task"),
+    ("Sign me up for the newsletter", "newsletter", "names a control"),
+    ("The size should be small", "small", "names a control"),
+    ("Switch the colour over to blue", "colour", "names a control"),
+    ("Set my email to mia@home.net and keep me logged in", "msi@home", "the task does not say"),
+    ("Set my email to mia@home.net and keep me logged in", "mia@home.net", None),
+    ("Write Katherine Johnson where it asks for the full name", "Katherine Johnson", None),
+    ('Type "Save" into the email box', "Save", None),  # quoted: the person's own value, even a button's name
+    ("What is 3 + 5? Put the answer in the box", "8", None),  # worked out from the task's numbers
+    ("Copy the text below into the full name field in lowercase", "hello world", None),  # the screen's content
+    ("Sign in with my password {{password}}", "{{password}}", None),
+])
+def test_the_planner_types_only_what_the_task_or_the_screen_gives(task, typed, why):
+    from deskpilot.core.actions import Action
+
+    conversation = SomText(task)
+    screen = conversation.screen(DEMO_FORM)
+    reason = conversation.invented(Action(kind=ActionKind.TYPE, text=typed), screen)
+    assert (reason is None) if why is None else why in (reason or ""), reason
+
+
+def test_an_answer_typing_an_invented_text_is_asked_not_typed():
+    """The shipped planner typed "me" into a name field for "Sign me up for the newsletter": such an answer is
+    turned into a question to the user, nothing typed."""
+    class Replies:  # a chat backend with fixed replies (the ChatBackend protocol)
+        name = "fixed"
+
+        def __init__(self, *replies: str) -> None:
+            self.replies = list(replies)
+
+        def complete(self, messages, on_text=None):  # noqa: ANN001, ANN201
+            return self.replies.pop(0)
+
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='me')"))
+    first = planner.decide(TASK, [], SCREEN, DEMO_FORM)
+    assert first.action.kind is ActionKind.CLICK
+    second = planner.decide(TASK, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    assert second.action.kind is ActionKind.CALL_USER and "'me'" in (second.action.text or ""), second
+
+
+def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the_last_one(sure_model):
+    """At the next step of an episode only what the prompt does not share with the previous one is computed
+    again, and the answers and their probabilities are those of a fresh start."""
+
+    folder, _ = sure_model
+    first = SomText(TASK)
+    steps = [first.messages(first.screen(ELEMENTS))]
+    first.remember(REPLY)
+    moved = [Element(Box(100, 100, 120, 120), "checkbox", "Subscribe to newsletter", checked=True), ELEMENTS[1]]
+    steps.append(first.messages(first.screen(moved)))
+    reused = TransformersBackend(str(folder), max_new_tokens=24)
+    computed: list[int] = []
+    reused.model.register_forward_pre_hook(lambda _, args, kwargs: computed.append(kwargs["input_ids"].shape[1]),
+                                           with_kwargs=True)
+    for number, messages in enumerate(steps):
+        computed.clear()
+        reply = reused.complete(messages)
+        fresh = TransformersBackend(str(folder), max_new_tokens=24)
+        assert reply == fresh.complete(messages)
+        assert reused.likelihood[reply] == pytest.approx(fresh.likelihood[reply], rel=1e-4)
+        prompt = reused.processor.apply_chat_template([text_message(m) for m in messages], add_generation_prompt=True,
+                                                      tokenize=True, return_dict=True)["input_ids"]
+        if number == 0:
+            assert computed[0] == len(prompt)  # nothing to reuse yet
+        else:
+            assert 0 < computed[0] < len(prompt) // 2, (computed[0], len(prompt))
+    assert reused._cache.get_seq_length() == len(reused._cached_ids)
 
 
 @pytest.mark.parametrize("call", ["type(content='$')", "click(target='$x')", "click(target='$1]')"])

@@ -88,16 +88,28 @@ def test_random_output_is_retried_then_fails_cleanly_without_acting(demo_app, ra
     assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "error"
 
 
-def test_a_lora_adapter_folder_loads_on_its_base_model(taught_model, tmp_path):
+def test_a_lora_adapter_folder_loads_on_its_base_model_merged_in(taught_model, tmp_path):
+    """The adapter (a trained one: its weights not zero) is merged into its base at load: the model computes what
+    base and adapter compute together."""
+    import torch
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import LlavaForConditionalGeneration
 
     base = LlavaForConditionalGeneration.from_pretrained(taught_model)
-    adapted = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+    torch.manual_seed(0)
+    adapted = get_peft_model(base, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+                                              init_lora_weights=False))
     adapted.save_pretrained(tmp_path / "adapter")
     backend = TransformersBackend(str(tmp_path / "adapter"), max_new_tokens=32)
-    assert isinstance(backend.model, PeftModel)
-    assert backend.complete(prompt("click Save")) == REPLY  # a fresh LoRA adapter starts as a no-op
+    assert not isinstance(backend.model, PeftModel)
+    apart = PeftModel.from_pretrained(LlavaForConditionalGeneration.from_pretrained(taught_model),
+                                      str(tmp_path / "adapter")).eval()
+    ids = torch.tensor([[1, 5, 9, 14, 3, 7]])
+    with torch.no_grad():
+        merged_logits, apart_logits = backend.model(input_ids=ids).logits, apart(input_ids=ids).logits
+        plain_logits = LlavaForConditionalGeneration.from_pretrained(taught_model).eval()(input_ids=ids).logits
+    assert torch.allclose(merged_logits, apart_logits, atol=1e-4)
+    assert not torch.allclose(merged_logits, plain_logits, atol=1e-3)  # the adapter does change the answer
 
 
 def test_a_missing_model_is_a_one_line_error(tmp_path):

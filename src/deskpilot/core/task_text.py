@@ -35,6 +35,22 @@ NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "
 ORDINALS = {word: f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}" for n, word in enumerate(
     ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"), 1)}
 _ORDINAL_WORD = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)
+WORD = re.compile(r"[^\W_]+")
+
+
+def said_in(typed: str, task: str) -> bool:
+    """Whether every word of a typed text is a word of the task (a count said in words counts as its digits): a
+    value the person never gave is the agent's invention, not their goal."""
+    words = set(WORD.findall(look_alike(task.lower())))
+    words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
+    return all(word in words for word in WORD.findall(look_alike(typed.lower())))
+
+
+def counts(task: str) -> bool:
+    """Whether the task says a number (in digits, or a count in words): a number worked out from it (a sum, a
+    total) is the task's too."""
+    words = set(WORD.findall(task.lower()))
+    return any(word.isdigit() for word in words) or any(name in words for name in NUMBER_WORDS)
 
 
 def numbered_ordinals(task: str) -> str:

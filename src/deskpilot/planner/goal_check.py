@@ -29,7 +29,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.core.task_text import NUMBER_WORDS, QUOTED, look_alike
+from deskpilot.core.task_text import QUOTED, look_alike, said_in
 from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
 from deskpilot.grounding.text_match import PATH
 
@@ -441,14 +441,6 @@ def list_reading(box: Box, elements: list[Element]) -> str | None:
 
 def _shown(text: str, elements: list[Element]) -> bool:
     return any(e.text == text for e in elements)
-
-
-def said_in(typed: str, task: str) -> bool:
-    """Whether every word of a typed text is a word of the task (a count said in words counts as its digits): a
-    value the person never gave is the agent's invention, not their goal."""
-    words = set(WORD.findall(look_alike(task.lower())))
-    words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
-    return all(word in words for word in WORD.findall(look_alike(typed.lower())))
 
 
 def _anywhere(text: str, elements: list[Element]) -> bool:

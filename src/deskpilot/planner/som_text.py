@@ -36,11 +36,12 @@ from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.rule_packs import active, in_case
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
-from deskpilot.core.task_text import (kind_named, literal_values, normalised, numbered_ordinals, ranked_references,
-                                      task_values)
+from deskpilot.core.task_text import (WORD, counts, kind_named, literal_values, normalised, numbered_ordinals,
+                                      ranked_references, said_in, task_values)
 from deskpilot.grounding.task_echoes import task_echoes
+from deskpilot.grounding.widgets import field_for_label, toggle_for_label
 
-from .task_phrases import comparable, holds_phrase, named_phrase
+from .task_phrases import INSTRUCTION_WORDS, comparable, holds_phrase, named_phrase
 
 MAX_ELEMENTS = 30
 LABEL_SLACK = 6  # pixels a label's row may stand off its control's
@@ -48,6 +49,11 @@ LABEL_SLACK = 6  # pixels a label's row may stand off its control's
 COMMON_WORDS = frozenset("the and then please into from for with this that you can could would like want need "
                          "make sure set put type enter click press select choose pick check uncheck field box button "
                          "list option should thanks thank".split())
+# words that are never a value to type on their own ("Sign me up": not "me")
+SMALL_WORDS = COMMON_WORDS | INSTRUCTION_WORDS | frozenset(
+    "i me my mine myself we us our you your it its he him his she her they them their there here yes no all".split())
+NAMED_ROLES = ("button", "checkbox", "radio", "tab", "menu_item")  # controls whose text is their name
+TOGGLES = ("checkbox", "radio")
 MAX_HISTORY = 8
 SAME_LINE = 0.8  # listed lines this similar are one line read twice
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
@@ -244,9 +250,9 @@ class SomText:
         """Of a model's replies, likeliest first, the one to act on, with what `read` makes of it, and whether it
         fits this screen: the first usable one that repeats no call already given on a screen that looked the same
         (on the same screen the same call does the same again) and names a task value only where the screen shows
-        it, describes no target the screen does not show (`click(target='enter')`) and does not click again a
-        value whose check box an earlier answer ticked (fits); failing that the first usable one that repeats
-        nothing; failing that the first usable one.
+        it, describes no target the screen does not show (`click(target='enter')`), does not click again a value
+        whose check box an earlier answer ticked and types nothing `invented` (fits); failing that the first usable
+        one that repeats nothing; failing that the first usable one.
         ActionParseError when none is usable."""
         usable: list[tuple[str, tuple[str, Action]]] = []
         errors: list[ActionParseError] = []
@@ -262,8 +268,31 @@ class SomText:
         fresh = [item for item in usable if not any(call == calls[item[0]] and _looks_the_same(seen, here)
                                                     for seen, call in self.given)]
         shown = [item for item in fresh if all(screen.shows(n) for n in _clicked_values(calls[item[0]]))
-                 and _names_what_is_shown(item[1][1], screen) and not self._undoes(calls[item[0]], screen)]
+                 and _names_what_is_shown(item[1][1], screen) and not self._undoes(calls[item[0]], screen)
+                 and not self.invented(item[1][1], screen)]
         return (bool(shown), *(shown or fresh or usable)[0])
+
+    def invented(self, action: Action, screen: TextScreen) -> str | None:
+        """Why the text an action types is not the person's (None when it is, or the action types nothing).
+        deskpilot types what the task gives — a secret's placeholder, a value it quotes or states, other words of
+        it, a number worked out from its numbers — or what the screen holds as content to copy; never small words
+        alone ("me" of "Sign me up") and never the name of a control or of a field's label on this screen (a check
+        box's "Newsletter", a dropdown's "Colour": a control is clicked, not typed into a field)."""
+        if action.kind is not ActionKind.TYPE or not action.text or PLACEHOLDER.fullmatch(action.text.strip()):
+            return None
+        text = action.text.strip()
+        if any(comparable(value) == comparable(text) for value in self._given):
+            return None
+        words = WORD.findall(text.lower())
+        if words and all(word in SMALL_WORDS for word in words):
+            return f"{_quoted(text)} gives no value of the task"
+        names = _names(screen.listed)
+        if any(holds_phrase(item.element.text, text) for item in names):
+            return f"{_quoted(text)} names a control on the screen: it is clicked, not typed"
+        if said_in(text, self.task) or (text.isdigit() and counts(self.task)) or any(
+                holds_phrase(item.element.text, text) for item in screen.listed if item not in names):
+            return None
+        return f"the task does not say {_quoted(text)}"
 
     def _undoes(self, call: str, screen: TextScreen) -> bool:
         """Whether a call clicks a value an earlier answer clicked whose check box (or radio button) is ticked
@@ -427,6 +456,16 @@ def _names_what_is_shown(action: Action, screen: TextScreen) -> bool:
     return not target or any(
         comparable(item.element.text) == comparable(target) or holds_phrase(item.element.text, target) or
         (len(comparable(item.element.text)) >= 2 and holds_phrase(target, item.element.text)) for item in screen.listed)
+
+
+def _names(listed: list[Listed]) -> list[Listed]:
+    """The listed controls whose text is their name (buttons, check boxes, tabs, ...) and the lines that label a
+    field or a check box: what is clicked or read, never text to type."""
+    fields = [item.element.box for item in listed if RANK_FAMILIES.get(item.element.role) == "field"]
+    toggles = [item.element.box for item in listed if item.element.role in TOGGLES]
+    return [item for item in listed if item.element.role in NAMED_ROLES or item.element.role == "text" and (
+        field_for_label(item.element.box, fields) is not None or
+        toggle_for_label(item.element.box, toggles) is not None)]
 
 
 def _clicked_values(call: str) -> list[int]:

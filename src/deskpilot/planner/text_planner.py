@@ -2,10 +2,12 @@
 elements as text (planner/som_text.py) and asks the model for one action. A local model gives its `answers`
 likeliest replies and the planner acts on the best one that makes sense on this screen (SomText.choose: no call
 repeated on a screen that looks the same, no value clicked that the screen does not show); when none does, on the
-best of its WIDER_ANSWERS likeliest (the model's own ranking searched further, never a guess). From an endpoint, an
-unusable answer is retried once with a correction. When nothing is usable the step fails with a clear error, never
-a guessed click. Elements are listed as the episode stores them, a secret read off the screen as [redacted]: what
-a model is shown is what it was trained on, and a password on the screen never reaches an endpoint."""
+best of its WIDER_ANSWERS likeliest (the model's own ranking searched further, never a guess). Text the task does
+not give is never typed (SomText.invented: "me" of "Sign me up", a check box's name into a field): the user is
+asked. From an endpoint, an unusable answer is retried once with a correction. When nothing is usable the step
+fails with a clear error, never a guessed click. Elements are listed as the episode stores them, a secret read off
+the screen as [redacted]: what a model is shown is what it was trained on, and a password on the screen never
+reaches an endpoint."""
 
 from __future__ import annotations
 
@@ -52,6 +54,10 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
+        if invented := episode.invented(action, screen):
+            question = (f"I would type {action.text!r}, but {invented}; please type it yourself or say the task "
+                        "with the value to type")
+            return Decision(f"not the task's text: {call}", Action(kind=ActionKind.CALL_USER, text=question))
         confidence = getattr(self.backend, "likelihood", {}).get(reply)
         if confidence is not None and confidence < self.min_confidence and not action.is_terminal:
             question = (f"I am not sure what to do next (my best guess, {call}, has probability {confidence:.2f}); "

@@ -12,6 +12,11 @@ torch's threads wait for each other by spinning, so on a CPU shared with the app
 agents a 2-thread generation took 2.8 s where one thread took 37 ms (benchmarks/learned_planner.py's lines
 "model step beside N busy processes").
 
+A LoRA adapter is merged into its base at load (the backend only generates: a merged model computes the same at
+less cost a token). A greedy single answer of a language model reuses the attention cache of the longest start
+its prompt shares with the previous generation's (the system line and the task, and at the next step of an episode
+often much of the screen too), so only the rest of the prompt is computed again; beams and sampling start afresh.
+
 Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
 torchvision an image-only processor is built instead (deskpilot sends only images)."""
 
@@ -99,7 +104,7 @@ class TransformersBackend:
             if adapter_file.is_file():
                 from peft import PeftModel
 
-                self.model = PeftModel.from_pretrained(self.model, str(source))
+                self.model = PeftModel.from_pretrained(self.model, str(source)).merge_and_unload()
             self.processor: Any = transformers.AutoTokenizer.from_pretrained(processor_source) if self.causal else \
                 load_processor(processor_source, self.model.config.model_type)
         except (OSError, ValueError, KeyError) as exc:
@@ -107,12 +112,12 @@ class TransformersBackend:
         self.model.to(self.device).eval()
         small = sum(p.numel() for p in self.model.parameters()) < SMALL_MODEL
         if int8 and self.device == "cpu" and self.causal:
-            # int8 weights for the linear layers, activations quantised on the fly: an adapter is merged in first
-            if hasattr(self.model, "merge_and_unload"):
-                self.model = self.model.merge_and_unload()
+            # int8 weights for the linear layers, activations quantised on the fly
             quantize: Any = torch.ao.quantization.quantize_dynamic  # untyped in torch
             self.model = quantize(self.model, {torch.nn.Linear}, dtype=torch.qint8)
         self.threads = threads or (1 if small and self.device == "cpu" else 0)
+        self._cache: Any = None  # the attention cache of the latest greedy generation, and the tokens it holds
+        self._cached_ids: list[int] = []
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
         text = self._generate(messages, 1)[0]
@@ -139,13 +144,18 @@ class TransformersBackend:
             search = {"do_sample": True, "temperature": self.temperature}
         else:
             search = {"do_sample": False, "num_beams": count} if count > 1 else {"do_sample": False}
+        reuse = self.causal and count == 1 and not search["do_sample"]
         with self._torch.inference_mode(), self._cpu_threads():
+            cache = self._cache_for(inputs["input_ids"][0].tolist()) if reuse else {}
             output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, num_return_sequences=count,
-                                         output_scores=True, return_dict_in_generate=True, **search)
+                                         output_scores=True, return_dict_in_generate=True, **search, **cache)
             steps = self.model.compute_transition_scores(output.sequences, output.scores,
                                                          getattr(output, "beam_indices", None),
                                                          normalize_logits=not search.get("num_beams"))
         prompt_length = inputs["input_ids"].shape[1]
+        if reuse:
+            self._cache = output.past_key_values
+            self._cached_ids = output.sequences[0, :self._cache.get_seq_length()].tolist()
         texts = [self.processor.decode(row[prompt_length:], skip_special_tokens=True) for row in output.sequences]
         # each reply's probability: the product of its tokens' (-inf where a beam ended early: padding, not counted)
         chances = [float(self._torch.exp(row[self._torch.isfinite(row)].sum())) for row in steps.float()]
@@ -153,6 +163,25 @@ class TransformersBackend:
         for text, chance in zip(texts, chances):
             self.likelihood[text] = max(chance, self.likelihood.get(text, 0.0))
         return texts
+
+    def forget_prompt(self) -> None:
+        """Drop the kept attention cache: the next prompt is computed whole."""
+        self._cache, self._cached_ids = None, []
+
+    def _cache_for(self, prompt: list[int]) -> dict[str, Any]:
+        """`generate`'s cache argument for this prompt: the previous generation's cache cut back to the tokens this
+        prompt starts with (at least its last token left to compute), or a fresh start when they share none."""
+        shared = 0
+        for old, new in zip(self._cached_ids, prompt[:-1]):
+            if old != new:
+                break
+            shared += 1
+        if not shared or self._cache is None or not self._cache.is_croppable:
+            self.forget_prompt()
+            return {}
+        self._cache.crop(shared - len(self._cached_ids))  # a negative count: the tokens taken off its end
+        self._cached_ids = self._cached_ids[:shared]
+        return {"past_key_values": self._cache}
 
     @contextmanager
     def _cpu_threads(self) -> Iterator[None]:
