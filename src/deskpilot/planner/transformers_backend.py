@@ -179,8 +179,9 @@ class TransformersBackend:
         if not shared or self._cache is None or not self._cache.is_croppable:
             self.forget_prompt()
             return {}
-        self._cache.crop(shared - len(self._cached_ids))  # a negative count: the tokens taken off its end
-        self._cached_ids = self._cached_ids[:shared]
+        if shared < len(self._cached_ids):  # a negative count: the tokens taken off its end (in every version)
+            self._cache.crop(shared - len(self._cached_ids))
+            self._cached_ids = self._cached_ids[:shared]
         return {"past_key_values": self._cache}
 
     @contextmanager
