@@ -136,6 +136,18 @@ def test_the_shipped_language_planner_reads_everyday_words_on_a_form_it_never_sa
     assert decision.confidence is not None and decision.confidence >= Settings().min_confidence
 
 
+class Replies:
+    """A chat backend with fixed replies, one a call (the ChatBackend protocol)."""
+
+    name = "fixed"
+
+    def __init__(self, *replies: str) -> None:
+        self.replies = list(replies)
+
+    def complete(self, messages, on_text=None):  # noqa: ANN001, ANN201
+        return self.replies.pop(0)
+
+
 DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(140, 95, 400, 125), "input", ""),
              Element(Box(40, 150, 120, 170), "text", "Email"), Element(Box(140, 145, 400, 175), "input", ""),
              Element(Box(40, 200, 120, 220), "text", "Colour"), Element(Box(140, 195, 400, 225), "dropdown", "Red"),
@@ -171,20 +183,26 @@ def test_the_planner_types_only_what_the_task_or_the_screen_gives(task, typed, w
 def test_an_answer_typing_an_invented_text_is_asked_not_typed():
     """The shipped planner typed "me" into a name field for "Sign me up for the newsletter": such an answer is
     turned into a question to the user, nothing typed."""
-    class Replies:  # a chat backend with fixed replies (the ChatBackend protocol)
-        name = "fixed"
-
-        def __init__(self, *replies: str) -> None:
-            self.replies = list(replies)
-
-        def complete(self, messages, on_text=None):  # noqa: ANN001, ANN201
-            return self.replies.pop(0)
-
     planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='me')"))
     first = planner.decide(TASK, [], SCREEN, DEMO_FORM)
     assert first.action.kind is ActionKind.CLICK
     second = planner.decide(TASK, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
     assert second.action.kind is ActionKind.CALL_USER and "'me'" in (second.action.text or ""), second
+
+
+@pytest.mark.parametrize(("field", "typed"), [("field 2", False), ("field 1", True)])
+def test_typing_into_a_field_the_task_does_not_name_while_it_names_another_is_asked(field, typed):
+    """v3 typed "Ada Lovelace" into Password for "My name is Ada Lovelace, please put it in the form": typing into
+    a field whose label the task does not say, while the task names another empty field, is asked, not done."""
+    task = "My name is Ada Lovelace, please put it in the form"
+    planner = TextPlanner(Replies(f"Action: click(target='{field}')", "Action: type(content='Ada Lovelace')"))
+    first = planner.decide(task, [], SCREEN, DEMO_FORM)
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    if typed:
+        assert second.action.kind is ActionKind.TYPE and second.action.text == "Ada Lovelace"
+    else:
+        assert second.action.kind is ActionKind.CALL_USER, second
+        assert "the task names 'Full name', not 'Email'" in (second.action.text or "")
 
 
 def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the_last_one(sure_model):

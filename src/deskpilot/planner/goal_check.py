@@ -317,22 +317,13 @@ class GoalTracker:
 
     def _misplaced(self, elements: list[Element]) -> str | None:
         """A value typed into a field the task does not name, while the task names another field of the screen
-        (in its own words, not in the values it quotes) that got nothing: the value went to the wrong place."""
-        words = QUOTED.sub(" ", self.task.lower())  # a quoted value is not a field's name ('save it as "qt.txt"')
-        said = set(WORD.findall(words)) - COMMON_TASK_WORDS
-        labels = {e.box: label for e in elements if e.role in FIELD_ROLES
-                  and not PATH.search(label := label_of_field(e.box, elements) or "")}  # a title's path: no label
-
-        def named(label: str) -> bool:
-            return bool(set(WORD.findall(label.lower())) & said)
-
-        filled = {typed.box for typed in self.fields}
+        that got nothing: the value went to the wrong place."""
+        labelled = field_labels(elements)
+        filled = [typed.box for typed in self.fields]
         for typed in self.fields:
-            if typed.name == "the text area" or named(typed.name) or not any(
-                    box.iou(typed.box) > 0.5 for box in labels):
+            if typed.name == "the text area" or not any(box.iou(typed.box) > 0.5 for box in labelled):
                 continue
-            other = next((label for box, label in labels.items() if named(label)
-                          and not any(box.iou(done) > 0.5 for done in filled)), None)
+            other = other_named_field(self.task, typed.name, labelled, filled)
             if other is not None:
                 return (f"{_quote(typed.text)} went into {_quote(typed.name)}, but the task names "
                         f"{_quote(other)}")
@@ -437,6 +428,27 @@ def list_reading(box: Box, elements: list[Element]) -> str | None:
     """What a drop-down at `box` shows now (its accessible value, else the text in its box), or None when gone."""
     named = [e for e in elements if e.role == "dropdown" and e.text and e.box.iou(box) > 0.5]
     return named[0].text if named else field_reading(box, elements)
+
+
+def field_labels(elements: list[Element]) -> dict[Box, str]:
+    """The fields of the screen and their labels (a window title's path is no label)."""
+    return {e.box: label for e in elements if e.role in FIELD_ROLES
+            and not PATH.search(label := label_of_field(e.box, elements) or "")}
+
+
+def other_named_field(task: str, label: str, labelled: dict[Box, str], filled: list[Box]) -> str | None:
+    """Where a field labelled `label` is one the task does not name, the label of another field of `labelled`
+    that the task names in its own words (not in the values it quotes: 'save it as "qt.txt"') and that nothing
+    was typed into (`filled`); else None."""
+    said = set(WORD.findall(QUOTED.sub(" ", task.lower()))) - COMMON_TASK_WORDS
+
+    def named(text: str) -> bool:
+        return bool(set(WORD.findall(text.lower())) & said)
+
+    if named(label):
+        return None
+    return next((other for box, other in labelled.items() if named(other)
+                 and not any(box.iou(done) > 0.5 for done in filled)), None)
 
 
 def _shown(text: str, elements: list[Element]) -> bool:

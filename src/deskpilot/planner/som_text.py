@@ -294,6 +294,11 @@ class SomText:
             return None
         return f"the task does not say {_quoted(text)}"
 
+    @property
+    def field_in_focus(self) -> Box | None:
+        """Where the field the latest answer clicked was (what typing now goes into), if it clicked one."""
+        return self._clicked_field[1] if self._clicked_field else None
+
     def _undoes(self, call: str, screen: TextScreen) -> bool:
         """Whether a call clicks a value an earlier answer clicked whose check box (or radio button) is ticked
         now: clicking it again takes back what that answer did."""

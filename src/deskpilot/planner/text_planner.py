@@ -3,11 +3,12 @@ elements as text (planner/som_text.py) and asks the model for one action. A loca
 likeliest replies and the planner acts on the best one that makes sense on this screen (SomText.choose: no call
 repeated on a screen that looks the same, no value clicked that the screen does not show); when none does, on the
 best of its WIDER_ANSWERS likeliest (the model's own ranking searched further, never a guess). Text the task does
-not give is never typed (SomText.invented: "me" of "Sign me up", a check box's name into a field): the user is
-asked. From an endpoint, an unusable answer is retried once with a correction. When nothing is usable the step
-fails with a clear error, never a guessed click. Elements are listed as the episode stores them, a secret read off
-the screen as [redacted]: what a model is shown is what it was trained on, and a password on the screen never
-reaches an endpoint."""
+not give is never typed (SomText.invented: "me" of "Sign me up", a check box's name into a field), nor typed into a
+field the task does not name while it names another one still empty (a name into "Password"): the user is asked.
+From an endpoint, an unusable answer is retried once with a correction. When nothing is usable the step fails with
+a clear error, never a guessed click. Elements are listed as the episode stores them, a secret read off the screen
+as [redacted]: what a model is shown is what it was trained on, and a password on the screen never reaches an
+endpoint."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswer
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import mask_secrets, scrubbed_elements, task_secrets
 
+from .goal_check import field_labels, other_named_field
 from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
 
@@ -54,10 +56,10 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
-        if invented := episode.invented(action, screen):
-            question = (f"I would type {action.text!r}, but {invented}; please type it yourself or say the task "
-                        "with the value to type")
-            return Decision(f"not the task's text: {call}", Action(kind=ActionKind.CALL_USER, text=question))
+        if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, elements):
+            question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
+                        "differently")
+            return Decision(f"not the task's: {call}", Action(kind=ActionKind.CALL_USER, text=question))
         confidence = getattr(self.backend, "likelihood", {}).get(reply)
         if confidence is not None and confidence < self.min_confidence and not action.is_terminal:
             question = (f"I am not sure what to do next (my best guess, {call}, has probability {confidence:.2f}); "
@@ -65,6 +67,18 @@ class TextPlanner:
             return Decision(f"unsure: {call}", Action(kind=ActionKind.CALL_USER, text=question), confidence)
         episode.remember(call)
         return Decision(thought or call, action, confidence)
+
+    @staticmethod
+    def _elsewhere(episode: SomText, action: Action, elements: list[Element]) -> str | None:
+        """Where an action types into a field the task does not name while it names another field that is still
+        empty of the episode's typing, why that is the wrong field; else None."""
+        box = episode.field_in_focus
+        if action.kind is not ActionKind.TYPE or box is None:
+            return None
+        labelled = field_labels(elements)
+        label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
+        other = other_named_field(episode.task, label, labelled, list(episode.typed_into.values())) if label else None
+        return f"the task names {other!r}, not {label!r}" if other else None
 
     def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
         """The model's best answer that fits this screen among its `answers` likeliest, else among its
