@@ -155,14 +155,17 @@ DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(1
              Element(Box(40, 300, 60, 320), "radio", "", checked=False),
              Element(Box(66, 300, 120, 320), "text", "Small"),
              Element(Box(40, 350, 400, 370), "text", "Quarterly report HELLO World"),
+             Element(Box(420, 300, 480, 320), "text", "Size"),
              Element(Box(40, 400, 120, 430), "button", "Save")]
 
 
 @pytest.mark.parametrize(("task", "typed", "why"), [
     ("Sign me up for the newsletter", "me", "gives no value of the task"),
-    ("Sign me up for the newsletter", "newsletter", "names a control"),
-    ("The size should be small", "small", "names a control"),
-    ("Switch the colour over to blue", "colour", "names a control"),
+    ("Sign me up for the newsletter", "newsletter", "names something on the screen"),
+    ("Name: Alan Turing. Colour: red.", "red", None),  # a value the dropdown (a field) shows: typed to choose it
+    ("The size should be small", "small", "names something on the screen"),
+    ("Switch the colour over to blue", "colour", "names something on the screen"),
+    ("Go with the large size", "size", "names something on the screen"),  # a label's word, not a value
     ("Set my email to mia@home.net and keep me logged in", "msi@home", "the task does not say"),
     ("Set my email to mia@home.net and keep me logged in", "mia@home.net", None),
     ("Write Katherine Johnson where it asks for the full name", "Katherine Johnson", None),

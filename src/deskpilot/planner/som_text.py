@@ -276,8 +276,8 @@ class SomText:
         """Why the text an action types is not the person's (None when it is, or the action types nothing).
         deskpilot types what the task gives — a secret's placeholder, a value it quotes or states, other words of
         it, a number worked out from its numbers — or what the screen holds as content to copy; never small words
-        alone ("me" of "Sign me up") and never the name of a control or of a field's label on this screen (a check
-        box's "Newsletter", a dropdown's "Colour": a control is clicked, not typed into a field)."""
+        alone ("me" of "Sign me up") and never what names something on this screen (a check box's "Newsletter", a
+        dropdown's label "Colour", the task's "size" that a label shows: those are clicked, not typed)."""
         if action.kind is not ActionKind.TYPE or not action.text or PLACEHOLDER.fullmatch(action.text.strip()):
             return None
         text = action.text.strip()
@@ -287,12 +287,21 @@ class SomText:
         if words and all(word in SMALL_WORDS for word in words):
             return f"{_quoted(text)} gives no value of the task"
         names = _names(screen.listed)
-        if any(holds_phrase(item.element.text, text) for item in names):
-            return f"{_quoted(text)} names a control on the screen: it is clicked, not typed"
+        if any(holds_phrase(item.element.text, text) for item in names) or self._shown_by_other_than_a_field(text,
+                                                                                                        screen):
+            return f"{_quoted(text)} names something on the screen: it is clicked, not typed"
         if said_in(text, self.task) or (text.isdigit() and counts(self.task)) or any(
                 holds_phrase(item.element.text, text) for item in screen.listed if item not in names):
             return None
         return f"the task does not say {_quoted(text)}"
+
+    def _shown_by_other_than_a_field(self, text: str, screen: TextScreen) -> bool:
+        """Whether `text` is a value of the task found on the screen (not one it quotes or states) that something
+        other than a field shows: the task's way to point at that thing ("the large size": the Size label)."""
+        wanted = comparable(text)
+        found = [n for n, value in enumerate(screen.values, 1) if comparable(value) == wanted
+                 and value not in self._given and value not in self._ranked.values()]
+        return any(item.value in found and RANK_FAMILIES.get(item.element.role) != "field" for item in screen.listed)
 
     @property
     def field_in_focus(self) -> Box | None:

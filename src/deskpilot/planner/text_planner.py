@@ -4,7 +4,7 @@ likeliest replies and the planner acts on the best one that makes sense on this 
 repeated on a screen that looks the same, no value clicked that the screen does not show); when none does, on the
 best of its WIDER_ANSWERS likeliest (the model's own ranking searched further, never a guess). Text the task does
 not give is never typed (SomText.invented: "me" of "Sign me up", a check box's name into a field), nor typed into a
-field the task does not name while it names another one still empty (a name into "Password"): the user is asked.
+field the task does not name while it names another one (a name into "Password"): the user is asked.
 From an endpoint, an unusable answer is retried once with a correction. When nothing is usable the step fails with
 a clear error, never a guessed click. Elements are listed as the episode stores them, a secret read off the screen
 as [redacted]: what a model is shown is what it was trained on, and a password on the screen never reaches an
@@ -70,14 +70,14 @@ class TextPlanner:
 
     @staticmethod
     def _elsewhere(episode: SomText, action: Action, elements: list[Element]) -> str | None:
-        """Where an action types into a field the task does not name while it names another field that is still
-        empty of the episode's typing, why that is the wrong field; else None."""
+        """Where an action types into a field the task does not name while it names another field of the screen,
+        why that is the wrong field; else None."""
         box = episode.field_in_focus
         if action.kind is not ActionKind.TYPE or box is None:
             return None
         labelled = field_labels(elements)
         label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
-        other = other_named_field(episode.task, label, labelled, list(episode.typed_into.values())) if label else None
+        other = other_named_field(episode.task, label, labelled, []) if label else None
         return f"the task names {other!r}, not {label!r}" if other else None
 
     def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
