@@ -327,3 +327,29 @@ def test_a_quoted_value_or_a_path_in_a_title_is_no_field_the_task_names():
     tracker.follow(Action(kind=ActionKind.CLICK, point=editor.center), KeyboardFocus(), before, before, True)
     tracker.follow(Action(kind=ActionKind.TYPE, text="Qt notes"), KeyboardFocus(), before, after, True)
     assert tracker._misplaced(after) is None
+
+
+@pytest.mark.parametrize(("task", "passed"), [
+    ("I want to get the newsletter and I want the medium size", False),  # the newsletter box: never clicked
+    ("I want the medium size", True),
+    ("Save the form", True),  # "save" names no box: too short a word, and the Save button says it too
+])
+def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, passed):
+    """v3 ticked Medium, never the newsletter box, and said done: the goal check saw only the radio it clicked."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    box = Element(Box(20, 20, 36, 36), "checkbox", "Subscribe to newsletter", checked=False)
+    label = Element(Box(42, 20, 220, 36), "text", "Subscribe to newsletter")  # its label, read apart
+    saving = Element(Box(20, 60, 36, 76), "checkbox", "Save passwords", checked=False)
+    medium = Element(Box(20, 100, 36, 116), "radio", "Medium", checked=False)
+    save = Element(Box(20, 140, 100, 164), "button", "Save")
+    before = [box, label, saving, medium, save]
+    after = [box, label, saving, Element(Box(20, 100, 36, 116), "radio", "Medium", checked=True), save]
+    tracker = GoalTracker(task=task)
+    tracker.start(before)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=medium.center), KeyboardFocus(), before, after, True)
+    check = tracker.check(after)
+    assert check.passed is passed, check
+    assert passed or check.failed == 'the task names "Subscribe to newsletter", which no step ticked or unticked'

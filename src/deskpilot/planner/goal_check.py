@@ -10,7 +10,8 @@ exposes it):
   that differs from the value where the field was empty is OCR's (a single "x" it cannot see), not the app's;
 - every value the task asks to type ("type "Ada" into Name", "set Amount to "250"") was typed whole into a field,
   not inside a longer text;
-- a check box or radio button clicked shows the state the click gave it;
+- a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
+  its own (its label's word that nothing else on the screen says) was clicked;
 - an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
   a later submit moved the app on) at the end; a list the run opened and left open, or an option the task asks to
   choose ("select "Spain" from Country") that is neither chosen nor shown outside an open list, is a failure;
@@ -62,6 +63,7 @@ COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
 WORD = re.compile(r"[^\W_]+")
+DISTINCT = 5  # letters a word of a check box's label needs for the task's saying it to name that box
 PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
 OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
 SHOWN_START = 6  # letters and digits of an option's start a narrow drop-down must show to count as showing it
@@ -329,6 +331,21 @@ class GoalTracker:
                         f"{_quote(other)}")
         return None
 
+    def _untouched_box(self, elements: list[Element]) -> str | None:
+        """A check box the task names by a word of its label that nothing else on the screen says (five letters
+        or more: "newsletter" of "get the newsletter"), which no step ticked or unticked: what the task asked of
+        it was not done (an untick asked of a box already clear fails here too: an honest failure)."""
+        said = set(WORD.findall(self.task.lower()))
+        for box in (e for e in elements if e.role == "checkbox" and e.text):
+            if any(toggle.iou(box.box) > 0.5 for _, toggle, _ in self.toggles):
+                continue
+            label = text_key(box.text)
+            others = {w for e in elements if e.text and text_key(e.text) != label
+                      for w in WORD.findall(e.text.lower())}  # its own label line read apart says the same
+            if any(len(w) >= DISTINCT and w in said and w not in others for w in WORD.findall(label)):
+                return box.text
+        return None
+
     def check(self, elements: list[Element]) -> GoalCheck:
         """Every expectation against the final screen's `elements`."""
         held: list[str] = []
@@ -352,6 +369,10 @@ class GoalTracker:
         misplaced = self._misplaced(elements)
         if misplaced is not None:
             return GoalCheck(False, tuple(held), misplaced)
+        untouched = self._untouched_box(elements)
+        if untouched is not None:
+            return GoalCheck(False, tuple(held), f"the task names {_quote(untouched)}, which no step ticked or "
+                                                 "unticked")
         for typed in self.fields:
             now = field_reading(typed.box, elements)
             problem = typed.problem(now)
