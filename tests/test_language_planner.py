@@ -168,6 +168,7 @@ DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(1
     ("Go with the large size", "size", "names something on the screen"),  # a label's word, not a value
     ("Set my email to mia@home.net and keep me logged in", "msi@home", "the task does not say"),
     ("Set my email to mia@home.net and keep me logged in", "mia@home.net", None),
+    ("I'd like first aid trained, please", "1", "the task does not say"),  # not the "I" of "I'd" read as a 1
     ("Write Katherine Johnson where it asks for the full name", "Katherine Johnson", None),
     ('Type "Save" into the email box', "Save", None),  # quoted: the person's own value, even a button's name
     ("What is 3 + 5? Put the answer in the box", "8", None),  # worked out from the task's numbers

@@ -17,13 +17,14 @@ KEY = {"OPENAI_API_KEY": "sk-test"}
 
 def form_filler(request: dict) -> str:
     """Fills "Enter "X" into the text field and press Submit" step by step from the prompt's history; greedy
-    (temperature 0) it types the wrong text, sampling it types the task's value."""
+    (temperature 0) it types the wrong text (a word of the instruction, not its value: the planner asks rather than
+    types text the task never gives), sampling it types the task's value."""
     done = request["messages"][-1]["content"].split("Done:\n", 1)[1].strip()
     calls = [] if done == "(nothing yet)" else done.splitlines()
     if not calls:
         return "Action: click(target='field 1')"
     if len(calls) == 1:
-        return "Action: type(content='$1')" if request.get("temperature") else "Action: type(content='qqq')"
+        return "Action: type(content='$1')" if request.get("temperature") else "Action: type(content='text')"
     return "Action: click(target='$2')"
 
 

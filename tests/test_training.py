@@ -250,10 +250,15 @@ def assert_lora_trained(out: Path) -> None:
 
 
 def assert_planner_loads(out: Path, episodes: Path) -> None:
+    import torch
+
     from deskpilot.planner.transformers_backend import TransformersBackend
 
     backend = TransformersBackend(str(out), max_new_tokens=8)
-    assert type(backend.model).__name__.startswith("Peft")
+    base = TransformersBackend(json.loads((out / "adapter_config.json").read_text())["base_model_name_or_path"])
+    merged, plain = dict(backend.model.named_parameters()), dict(base.model.named_parameters())
+    assert merged.keys() == plain.keys()  # the adapter merged into its base: one set of weights
+    assert any(not torch.equal(merged[name], plain[name]) for name in merged)  # ... that the training changed
     sample = SampleBuilder(FAMILIES["qwen2.5-vl"]).samples([episodes])[0]
     try:
         assert backend.complete(sample.messages).strip()

@@ -38,12 +38,14 @@ _ORDINAL_WORD = re.compile(r"\b(" + "|".join(ORDINALS) + r")\b", re.I)
 WORD = re.compile(r"[^\W_]+")
 
 
-def said_in(typed: str, task: str) -> bool:
+def said_in(typed: str, task: str, fold: bool = True) -> bool:
     """Whether every word of a typed text is a word of the task (a count said in words counts as its digits): a
-    value the person never gave is the agent's invention, not their goal."""
-    words = set(WORD.findall(look_alike(task.lower())))
+    value the person never gave is the agent's invention, not their goal. `fold`: the characters OCR confuses
+    count as one (a text read off the screen); without it a model's "1" is not the "I" of "I'd like"."""
+    same = look_alike if fold else str
+    words = set(WORD.findall(same(task.lower())))
     words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
-    return all(word in words for word in WORD.findall(look_alike(typed.lower())))
+    return all(word in words for word in WORD.findall(same(typed.lower())))
 
 
 def counts(task: str) -> bool:

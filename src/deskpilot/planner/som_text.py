@@ -290,7 +290,7 @@ class SomText:
         if any(holds_phrase(item.element.text, text) for item in names) or self._shown_by_other_than_a_field(text,
                                                                                                         screen):
             return f"{_quoted(text)} names something on the screen: it is clicked, not typed"
-        if said_in(text, self.task) or (text.isdigit() and counts(self.task)) or any(
+        if said_in(text, self.task, fold=False) or (text.isdigit() and counts(self.task)) or any(
                 holds_phrase(item.element.text, text) for item in screen.listed if item not in names):
             return None
         return f"the task does not say {_quoted(text)}"
