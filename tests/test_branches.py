@@ -19,8 +19,9 @@ KEY = {"OPENAI_API_KEY": "sk-test"}
 
 def form_filler() -> object:
     """Fills "Enter "X" into the text field and press Submit" from the prompt's history; on the typing screen its
-    answers alternate between a wrong text (a word of the instruction, not its value) and the task's value, so two answers asked on that screen differ (an
-    endpoint that samples), while the first answer it ever gives there is the wrong one."""
+    answers alternate between a wrong text (a word of the instruction, not its value) and the task's value, so two
+    answers asked on that screen differ (an endpoint that samples), while the first answer it ever gives there is
+    the wrong one."""
     typing = itertools.cycle(["Action: type(content='text')", "Action: type(content='$1')"])
 
     def reply(request: dict) -> str:
