@@ -22,6 +22,7 @@ UNDER_RADIUS = 12  # a point this close to an element's edge is still "on" it wh
 NEARBY = (400, 250)  # half width, half height of the neighbourhood whose sentences a confirm button confirms
 CROP = (200, 90)  # half width, half height of the picture shown when a person is asked
 FIELD_ROLES = ("input", "dropdown")
+TOGGLE_ROLES = ("checkbox", "radio")
 CONTROL_WORDS = 3  # a text of this many words or fewer, outside any field, may be a button's label
 FIELD_GUESS = (220, 18)  # half width, half height of what a click into a field no element showed may have focused
 

@@ -30,8 +30,9 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.core.task_text import QUOTED, look_alike, said_in
-from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, elements_at, label_of_field
+from deskpilot.core.task_text import QUOTED, WORD, look_alike, said_in
+from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, KeyboardFocus, elements_at,
+                                                label_of_field)
 from deskpilot.grounding.text_match import PATH
 
 from .field_text import SELECTING_KEYS
@@ -58,11 +59,9 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|s
 _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
-TOGGLES = ("checkbox", "radio")
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
-WORD = re.compile(r"[^\W_]+")
 DISTINCT = 5  # letters a word of a check box's label needs for the task's saying it to name that box
 PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
 OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
@@ -236,7 +235,7 @@ class GoalTracker:
                 self.opened = None  # typed into the open list and entered
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
             hit = elements_at(action.point, before)
-            toggles = [e for e in hit if e.role in TOGGLES and e.checked is not None]
+            toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
                 toggle = min(toggles, key=lambda e: e.box.area)
                 state = True if toggle.role == "radio" else not toggle.checked
@@ -409,7 +408,7 @@ class GoalTracker:
                        if e.text and e.role not in OPTION_ROLES):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never chosen and is not on the screen")
         for name, box, state in self.toggles:
-            seen = [e for e in elements if e.role in ("checkbox", "radio") and e.checked is not None
+            seen = [e for e in elements if e.role in TOGGLE_ROLES and e.checked is not None
                     and e.box.iou(box) > 0.5]
             if seen and seen[0].checked is not state:
                 what = "ticked" if state else "unticked"

@@ -38,6 +38,7 @@ from deskpilot.core.rule_packs import active, in_case
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
 from deskpilot.core.task_text import (WORD, counts, kind_named, literal_values, normalised, numbered_ordinals,
                                       ranked_references, said_in, task_values)
+from deskpilot.grounding.action_context import TOGGLE_ROLES
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label, toggle_for_label
 
@@ -53,7 +54,6 @@ COMMON_WORDS = frozenset("the and then please into from for with this that you c
 SMALL_WORDS = COMMON_WORDS | INSTRUCTION_WORDS | frozenset(
     "i me my mine myself we us our you your it its he him his she her they them their there here yes no all".split())
 NAMED_ROLES = ("button", "checkbox", "radio", "tab", "menu_item")  # controls whose text is their name
-TOGGLES = ("checkbox", "radio")
 MAX_HISTORY = 8
 SAME_LINE = 0.8  # listed lines this similar are one line read twice
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
@@ -476,7 +476,7 @@ def _names(listed: list[Listed]) -> list[Listed]:
     """The listed controls whose text is their name (buttons, check boxes, tabs, ...) and the lines that label a
     field or a check box: what is clicked or read, never text to type."""
     fields = [item.element.box for item in listed if RANK_FAMILIES.get(item.element.role) == "field"]
-    toggles = [item.element.box for item in listed if item.element.role in TOGGLES]
+    toggles = [item.element.box for item in listed if item.element.role in TOGGLE_ROLES]
     return [item for item in listed if item.element.role in NAMED_ROLES or item.element.role == "text" and (
         field_for_label(item.element.box, fields) is not None or
         toggle_for_label(item.element.box, toggles) is not None)]
