@@ -50,6 +50,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.unit)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def rule_pack_off_after_each_file() -> Iterator[None]:
+    """Each test file ends with the rule pack off, as a new process starts: a MiniWoB episode run in the test
+    process (the harness turns the pack on for its process) does not carry it into the next file on that worker."""
+    from deskpilot.core.rule_packs import NONE, use
+
+    yield
+    use(NONE)
+
+
 @pytest.fixture
 def miniwob_rules() -> Iterator[None]:
     """The MiniWoB++ rule pack on, as the MiniWoB harness turns it on; off again after the test."""
