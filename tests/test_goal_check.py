@@ -353,3 +353,33 @@ def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, pass
     check = tracker.check(after)
     assert check.passed is passed, check
     assert passed or check.failed == 'the task names "Subscribe to newsletter", which no step ticked or unticked'
+
+
+@pytest.mark.parametrize(("merchant", "currency", "failed"), [
+    ("Café Roma", "GBP", None),
+    ("GBP", "EUR", 'the task gives "GBP" for "Currency", which shows "EUR"'),
+    ("Café Roma", "EUR", 'the task gives "GBP" for "Currency", which shows "EUR"'),
+    ("Roma", "GBP", 'the task gives "Café Roma" for "Merchant", but "Roma" went into it'),
+])
+def test_each_field_the_task_gives_a_value_must_get_that_value(merchant, currency, failed):
+    """The shipped planner typed "GBP", the currency, into Merchant, pressed Submit claim and said done: a field
+    the task gives a value in its own words ("the currency is 'GBP'") is held to it."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    labels = [Element(Box(20, 20, 100, 40), "text", "Merchant"), Element(Box(20, 60, 100, 80), "text", "Currency")]
+    field = Element(Box(120, 18, 320, 42), "input", "")
+
+    def screen(typed: str) -> list[Element]:
+        shown = [Element(Box(124, 22, 124 + 9 * len(typed), 38), "text", typed)] if typed else []
+        return [*labels, field, *shown, Element(Box(120, 58, 320, 82), "dropdown", currency)]
+
+    task = "the currency is 'GBP', and replace the Merchant with Café Roma"
+    tracker = GoalTracker(task=task)
+    tracker.start(screen(""))
+    tracker.follow(Action(kind=ActionKind.CLICK, point=field.center), KeyboardFocus(), screen(""), screen(""), False)
+    focus = KeyboardFocus(name="Merchant", role="input", box=field.box, field=field.box)
+    tracker.follow(Action(kind=ActionKind.TYPE, text=merchant), focus, screen(""), screen(merchant), True)
+    check = tracker.check(screen(merchant))
+    assert check.failed == failed, check

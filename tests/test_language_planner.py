@@ -197,8 +197,9 @@ def test_an_answer_typing_an_invented_text_is_asked_not_typed():
 @pytest.mark.parametrize(("field", "typed"), [("field 2", False), ("field 1", True)])
 def test_typing_into_a_field_the_task_does_not_name_while_it_names_another_is_asked(field, typed):
     """v3 typed "Ada Lovelace" into Password for "My name is Ada Lovelace, please put it in the form": typing into
-    a field whose label the task does not say, while the task names another empty field, is asked, not done."""
-    task = "My name is Ada Lovelace, please put it in the form"
+    a field whose label the task does not say, while the task names another empty field (and gives it no value
+    the planner can read), is asked, not done."""
+    task = "Put Ada Lovelace in the form's full name"
     planner = TextPlanner(Replies(f"Action: click(target='{field}')", "Action: type(content='Ada Lovelace')"))
     first = planner.decide(task, [], SCREEN, DEMO_FORM)
     second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
@@ -207,6 +208,32 @@ def test_typing_into_a_field_the_task_does_not_name_while_it_names_another_is_as
     else:
         assert second.action.kind is ActionKind.CALL_USER, second
         assert "the task names 'Full name', not 'Email'" in (second.action.text or "")
+
+
+@pytest.mark.parametrize("task", ["My name is Ada Lovelace, please put it in the form",
+                                  "Ada Lovelace goes in the full name box"])
+def test_a_value_the_task_gives_another_field_goes_there_with_a_click_on_that_field_first(task):
+    """The shipped planner typed "GBP", the currency, into Merchant and a name into Mobile: a value the task gives
+    one field, typed into another, is not typed; that field is clicked instead, and the value typed there next."""
+    planner = TextPlanner(Replies("Action: click(target='field 2')", "Action: type(content='Ada Lovelace')",
+                                  "Action: type(content='Ada Lovelace')"))
+    history: list[Step] = []
+    decisions = []
+    for index in range(3):
+        decisions.append(planner.decide(task, history, SCREEN, DEMO_FORM))
+        history.append(Step(index=index, action=decisions[-1].action, before=f"{index}.png"))
+    moved, typed = decisions[1:]
+    assert moved.action.kind is ActionKind.CLICK and DEMO_FORM[1].box.contains(*moved.action.point), moved
+    assert "for 'Full name'" in moved.thought
+    assert typed.action.kind is ActionKind.TYPE and typed.action.text == "Ada Lovelace", typed
+
+
+def test_text_the_task_does_not_give_typed_into_a_field_it_gives_a_value_becomes_that_value():
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='me')"))
+    task = "Fill the full name box with Grace Hopper"
+    first = planner.decide(task, [], SCREEN, DEMO_FORM)
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    assert second.action.kind is ActionKind.TYPE and second.action.text == "Grace Hopper", second
 
 
 def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the_last_one(sure_model):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
+from deskpilot.core.secrets import PLACEHOLDER
 from deskpilot.core.verdict import GoalCheck
 from deskpilot.core.task_text import QUOTED, WORD, look_alike, said_in
 from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, KeyboardFocus, elements_at,
@@ -36,6 +37,7 @@ from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, Keybo
 from deskpilot.grounding.text_match import PATH
 
 from .field_text import SELECTING_KEYS
+from .field_values import field_values
 
 # Text that reads as an error or a refusal, in the languages the safety words cover.
 ERROR_TEXT = re.compile(
@@ -330,6 +332,35 @@ class GoalTracker:
                         f"{_quote(other)}")
         return None
 
+    def _unmet_value(self, elements: list[Element]) -> str | None:
+        """A field the task gives a value ('set Amount to 7.99', 'the currency is GBP': planner/field_values.py)
+        that the run gave another value, or that it left showing another one (a drop-down that OCR reads as
+        nothing is not held against it)."""
+        labelled = field_labels(elements)
+        names = [*labelled.values(), *(typed.name for typed in self.fields)]
+        texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in names]
+        for label, value in field_values(self.task, names, texts).items():
+            if PLACEHOLDER.fullmatch(value) or value in self.secrets:
+                continue
+            typed = [f for f in self.fields if f.name == label]
+            if typed:
+                if not (same_text(typed[-1].text, value) or _skeleton(typed[-1].text) == _skeleton(value)):
+                    return (f"the task gives {_quote(value)} for {_quote(label)}, but {_quote(typed[-1].text)} went "
+                            "into it")
+                continue  # what the field shows of it is the typed value's own check
+            found = [e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == label]
+            if not found:
+                continue  # gone with its dialog, or the app moved on: nothing to read
+            box = found[0].box
+            if any(c.box.iou(box) > 0.5 and _shows(c.option, value) for c in self.choices):
+                continue
+            now = list_reading(box, elements) or ""
+            if _shows(now, value) or (not now.strip() and found[0].role == "dropdown"):
+                continue
+            return (f"the task gives {_quote(value)} for {_quote(label)}, which shows "
+                    f"{_quote(now) if now.strip() else 'nothing'}")
+        return None
+
     def _untouched_box(self, elements: list[Element]) -> str | None:
         """A check box the task names by a word of its label that nothing else on the screen says (five letters
         or more: "newsletter" of "get the newsletter"), which no step ticked or unticked: what the task asked of
@@ -407,6 +438,9 @@ class GoalTracker:
                     e.role == "dropdown" or text_key(e.text) not in self.initial) for e in elements
                        if e.text and e.role not in OPTION_ROLES):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never chosen and is not on the screen")
+        unmet = self._unmet_value(elements)
+        if unmet is not None:
+            return GoalCheck(False, tuple(held), unmet)
         for name, box, state in self.toggles:
             seen = [e for e in elements if e.role in TOGGLE_ROLES and e.checked is not None
                     and e.box.iou(box) > 0.5]

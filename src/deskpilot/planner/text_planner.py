@@ -22,9 +22,13 @@ from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswer
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import mask_secrets, scrubbed_elements, task_secrets
 
+from deskpilot.grounding.action_context import FIELD_ROLES
+
+from .field_values import field_values
 from .goal_check import field_labels, other_named_field
 from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
+from .task_phrases import comparable
 
 log = logging.getLogger(__name__)
 WIDER_ANSWERS = 12  # the likeliest answers weighed when none of the first `answers` fits the screen
@@ -56,6 +60,8 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
+        if moved := self._to_its_field(episode, screen, action, elements):
+            (action, call), thought = moved
         if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, elements):
             question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
                         "differently")
@@ -67,6 +73,36 @@ class TextPlanner:
             return Decision(f"unsure: {call}", Action(kind=ActionKind.CALL_USER, text=question), confidence)
         episode.remember(call)
         return Decision(thought or call, action, confidence)
+
+    @classmethod
+    def _to_its_field(cls, episode: SomText, screen: TextScreen, action: Action, elements: list[Element]
+                      ) -> tuple[tuple[Action, str], str] | None:
+        """Where an action types into a field and the task gives values to the fields it names
+        (planner/field_values.py): a value the task gives another field of this screen goes there (the field is
+        clicked first; the model types into it next), and text the task does not give, typed into a field the task
+        gives a value, becomes that value. ((the action instead, its call), why), or None to act as answered."""
+        box = episode.field_in_focus
+        if action.kind is not ActionKind.TYPE or box is None or not action.text:
+            return None
+        labelled = field_labels(elements)
+        label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
+        texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
+        given = field_values(episode.task, list(labelled.values()), texts)
+        text = comparable(action.text)
+        if label is not None and comparable(given.get(label, "")) == text:
+            return None
+        owner = next((name for name, value in given.items() if comparable(value) == text), None)
+        if owner is not None:
+            field = next(e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == owner)
+            instead = Action(kind=ActionKind.CLICK, point=field.click_point)
+            why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
+        elif label in given and (episode.invented(action, screen) or cls._elsewhere(episode, action, elements)):
+            instead = action.model_copy(update={"text": given[label]})
+            why = f"the task gives {given[label]!r} for {label!r}"
+        else:
+            return None
+        answer = episode.answer_for(instead, screen)
+        return ((instead, split_response(answer)[1]), why) if answer is not None else None
 
     @staticmethod
     def _elsewhere(episode: SomText, action: Action, elements: list[Element]) -> str | None:

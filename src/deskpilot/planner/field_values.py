@@ -1,0 +1,204 @@
+"""Which value a task gives each field it names, read against the labels the screen shows: 'set Amount to 7.99',
+'the currency is "GBP"', 'insert Café Roma into the Merchant field', 'my full name is Li Wei', 'Category: Meals',
+'three copies'. The planner types a value into its own field with it, and the goal check holds each named field to
+its value. It reads English's ways of giving a thing a value — a label and a value in one clause, joined by a word
+that assigns (is, to, as, with, should read, into, for, ':') — and binds nothing it cannot tell apart (two values,
+two labels, a value run into instruction words): an unbound field is left to the model and the other checks."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from deskpilot.core.task_text import NUMBER_WORDS, normalised
+
+# A task's pieces: quoted strings, e-mail addresses, things with digits (7.99, R-1001, +44, 12/24/2026), words,
+# the marks that assign (":" "="), and the marks that end a clause (a "." in 7.99 is not one).
+_TOKEN = re.compile(r"""(?P<quoted>["“«][^"”»]{1,80}["”»]|(?<!\w)'[^']{1,80}'(?!\w))
+                      |(?P<email>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)
+                      |(?P<number>[+$€£]?(?:[^\W_][\w-]*)?\d[\w/:.,-]*(?<![.,:-]))
+                      |(?P<word>[^\W\d_][\w'’-]*(?:[./][\w-]+)*)
+                      |(?P<assign>[:=])
+                      |(?P<stop>[,;!?]|\.(?!\w))""", re.X)
+# Words that end one clause and start the next ("set Amount to 5 and Currency to EUR").
+JOINS = frozenset("and then also plus but next after finally lastly".split())
+# Words that join a label to the value after it: "Amount is 5", "Team to Garden", "Name should read Ada".
+AFTER = frozenset("is are was be becomes become to as with read reads say says show shows contain contains equal "
+                  "equals".split()) | {":", "="}
+# Words that may stand between a label and that joining word: "the Name field should read", "Amount needs to be".
+BETWEEN = frozenset("field box value entry text number address should must will would needs need has have now set it "
+                    "over"
+                    .split())
+# Words that join a value to the label after it: "Ada into the Name field", "7.99 as the amount", "M for size".
+BEFORE = frozenset("into in as for under on".split())
+PLACED = frozenset("goes go belongs belong should must will can".split())  # "X goes in Y": X is Y's value
+DETERMINERS = frozenset("the a an my our your their this that its".split())
+# Words that are never part of an unquoted value: instruction verbs, pronouns, modals, politeness.
+NOT_VALUE = DETERMINERS | JOINS | AFTER | BETWEEN | BEFORE | frozenset(
+    """type enter put write input insert record fill use make change update replace key choose select pick prefer
+    switch go open check tick mark turn click press hit tap push want like love wish please kindly thanks thank
+    i i'd i'm i’d i’m me we us you it it's let let's could can may of at from by or not no so if just down up
+    set clear empty erase delete remove leave keep out off goes go belongs belong he she they them who where when
+    what which how""".split())
+SUBJECTS = frozenset("i it we you he she they who which that".split())  # a word after one is its verb
+MAX_VALUE_WORDS = 5
+DISTINCT = 4  # letters a word of a label needs to name that label alone ("name" of "Full name")
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # quoted, email, number, word, assign, stop
+    text: str
+
+    @property
+    def value(self) -> str:
+        return self.text[1:-1].strip() if self.kind == "quoted" else self.text
+
+    @property
+    def key(self) -> str:
+        return self.text.lower()
+
+    @property
+    def given(self) -> bool:
+        """A value on its own, whatever words stand around it: quoted, an address, something with digits."""
+        return self.kind in ("quoted", "email", "number")
+
+
+def field_values(task: str, labels: Sequence[str], texts: Sequence[str] = ()) -> dict[str, str]:
+    """The value the task gives each of `labels` (the screen's field labels) it names, by label; a label the task
+    names with two different values, or with none it can tell, is left out. `texts`: the screen's other texts (a
+    check box's "Has receipt"), whose words cannot name a field alone."""
+    names = {label: normalised(label).split() for label in dict.fromkeys(labels) if normalised(label)}
+    shown = {word for text in texts for word in normalised(text).split()}
+    found: dict[str, set[str]] = {}
+    for clause in _clauses(task):
+        mentions = _mentions(clause, names, shown)
+        candidates = [i for i, token in enumerate(clause) if token.given and not any(s <= i < e for _, s, e in
+                                                                                      mentions)]
+        said = list(dict.fromkeys(label for label, _, _ in mentions))
+        for label in said:
+            places = [(start, end) for other, start, end in mentions if other == label]
+            value = next((v for start, end in places if (v := _joined(clause, start, end))), None)
+            if value is None and len(said) == 1 and len(candidates) == 1:
+                start, end = places[-1]  # one label, one value: "7.99 please, for the amount"
+                value = _around(clause, candidates[0], start, end)
+            if value:
+                found.setdefault(label, set()).add(value)
+    return {label: values.pop() for label, values in found.items() if len(values) == 1}
+
+
+def _clauses(task: str) -> list[list[_Token]]:
+    tokens = [_Token(m.lastgroup or "word", m.group(0)) for m in _TOKEN.finditer(task)]
+    clauses: list[list[_Token]] = [[]]
+    for token in tokens:
+        if token.kind == "stop" or (token.kind == "word" and token.key in JOINS):
+            clauses.append([])
+        else:
+            clauses[-1].append(token)
+    return [clause for clause in clauses if clause]
+
+
+def _mentions(clause: list[_Token], names: dict[str, list[str]], shown: set[str]) -> list[tuple[str, int, int]]:
+    """The labels a clause says, as (label, first token, token after the last); longer labels first, no two on the
+    same words, each place a label is said ("12 Baker Street in the Street box"). A label's words may be split by its
+    hyphens ("T-shirt size")."""
+    words: list[tuple[str, int]] = []  # each word of the clause's words (hyphens split) with its token's index
+    for index, token in enumerate(clause):
+        if token.kind == "word":
+            words += [(part, index) for part in normalised(token.text).split()]
+    taken: set[int] = set()
+    mentions = []
+    for label, parts in sorted(names.items(), key=lambda item: -len(item[1])):
+        for at in range(len(words) - len(parts) + 1):
+            if [w for w, _ in words[at:at + len(parts)]] == parts:
+                start, end = words[at][1], words[at + len(parts) - 1][1] + 1
+                if not taken & set(range(start, end)):
+                    taken |= set(range(start, end))
+                    mentions.append((label, start, end))
+    if mentions:
+        return mentions
+    # None said whole: a word of one label that no other label or text has ("my name is ..." for "Full name")
+    for label, parts in names.items():
+        others = shown | {part for other, other_parts in names.items() if other != label for part in other_parts}
+        own = {part for part in parts if len(part) >= DISTINCT and part not in NOT_VALUE and part not in others}
+        mentions += [(label, index, index + 1) for word, index in words if word in own][:1]
+    return mentions if len(mentions) == 1 else []
+
+
+def _joined(clause: list[_Token], start: int, end: int) -> str | None:
+    """The value a word that assigns joins to the label at clause[start:end]: after it ("Amount should be 7.99",
+    "Team to Garden") or before it ("Ada into the Name field", "three copies"); None when there is none."""
+    after = end
+    while after < len(clause) and clause[after].key in BETWEEN:
+        after += 1
+    if after < len(clause) and clause[after].key == "from":  # "change Amount from 5 to 7": what it holds now
+        after = next((i for i in range(after + 1, min(after + 1 + MAX_VALUE_WORDS, len(clause)))
+                      if clause[i].key == "to"), len(clause))
+    if after < len(clause) and clause[after].key in AFTER:
+        while after + 1 < len(clause) and clause[after + 1].key in AFTER | BETWEEN:
+            after += 1  # "to be", "should be set to"
+        value = _run(clause[after + 1:])
+        if value:
+            return value
+    before = start - 1
+    while before >= 0 and clause[before].key in DETERMINERS:
+        before -= 1
+    if before >= 0 and clause[before].key in BEFORE:
+        while before > 0 and clause[before - 1].key in PLACED:
+            before -= 1  # "news.site goes in the Home page"
+        return _run(clause[:before][::-1], backwards=True)
+    if before >= 0 and before == start - 1 and (count := _count(clause[before])):
+        return count  # "three copies", "5 hours per week": a count said right before what it counts
+    return None
+
+
+def _run(tokens: list[_Token], backwards: bool = False) -> str | None:
+    """The value at the start of `tokens` (read from the end when `backwards`): a quoted value or an address, else
+    the words and numbers up to the first word that cannot be part of a value, at most MAX_VALUE_WORDS. Read
+    backwards, a run after a subject ("it asks for", "I require Double as") starts with that subject's verb, and
+    a run after a given value is that value's verb ("'Alan Kay' goes in the Name")."""
+    if tokens and tokens[0].kind in ("quoted", "email"):
+        return tokens[0].value
+    run: list[_Token] = []
+    for token in tokens:
+        if token.kind not in ("word", "number") or token.key in NOT_VALUE or len(run) > MAX_VALUE_WORDS:
+            break
+        run.append(token)
+    if backwards and run:
+        ahead = tokens[len(run)] if len(run) < len(tokens) else None
+        if ahead is not None and ahead.kind in ("quoted", "email"):
+            return ahead.value
+        if ahead is not None and ahead.key in SUBJECTS:
+            run.pop()
+        run.reverse()
+    if not run or len(run) > MAX_VALUE_WORDS:
+        return None  # nothing, or more words than a value has: a sentence, not a value
+    if len(run) == 1 and (count := _count(run[0])):
+        return count
+    return " ".join(token.text for token in run)
+
+
+def _around(clause: list[_Token], index: int, start: int, end: int) -> str | None:
+    """The value that holds the given value at clause[index], with the words and numbers on either side of it up to
+    the label at clause[start:end] or a word that cannot be part of a value ("make the Arrival field Jan 5")."""
+    if clause[index].kind != "number":
+        return clause[index].value
+
+    def part(at: int) -> bool:
+        return not start <= at < end and clause[at].kind in ("word", "number") and clause[at].key not in NOT_VALUE
+
+    first, last = index, index
+    while first > 0 and part(first - 1):
+        first -= 1
+    while last + 1 < len(clause) and part(last + 1):
+        last += 1
+    return " ".join(token.text for token in clause[first:last + 1]) if last - first < MAX_VALUE_WORDS else None
+
+
+def _count(token: _Token) -> str | None:
+    """A count as digits: '5', or a number said in words ('three' -> '3')."""
+    if token.kind == "number" and token.text.isdigit():
+        return token.text
+    return str(NUMBER_WORDS.index(token.key)) if token.key in NUMBER_WORDS else None
+
