@@ -228,6 +228,25 @@ def test_a_value_the_task_gives_another_field_goes_there_with_a_click_on_that_fi
     assert typed.action.kind is ActionKind.TYPE and typed.action.text == "Ada Lovelace", typed
 
 
+def test_a_button_the_task_names_is_pressed_once_each_field_it_gives_a_value_was_filled_first():
+    """The shipped planner pressed Submit claim with Merchant empty and said done: a click on a button the task
+    names, while a field the task gives a value shows another, goes to that field first (once: a field that still
+    reads otherwise is the goal check's to judge)."""
+    task = "Set my email to mia@home.net and save"
+    planner = TextPlanner(Replies("Action: click(target='button 1')", "Action: type(content='mia@home.net')",
+                                  "Action: click(target='button 1')"))
+    history: list[Step] = []
+    decisions = []
+    for index in range(3):
+        decisions.append(planner.decide(task, history, SCREEN, DEMO_FORM))
+        history.append(Step(index=index, action=decisions[-1].action, before=f"{index}.png"))
+    first, typed, pressed = decisions
+    assert first.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*first.action.point), first
+    assert "for 'Email'" in first.thought
+    assert typed.action.text == "mia@home.net"
+    assert pressed.action.kind is ActionKind.CLICK and DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
+
+
 def test_text_the_task_does_not_give_typed_into_a_field_it_gives_a_value_becomes_that_value():
     planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='me')"))
     task = "Fill the full name box with Grace Hopper"

@@ -158,7 +158,7 @@ class TypedField:
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
 
 
-def _shows(reading: str, option: str) -> bool:
+def shows_option(reading: str, option: str) -> bool:
     """Whether a drop-down reading `reading` is `option`: OCR may add its arrow as a letter or two, and a drop-down
     narrower than the option shows only its start."""
     if same_text(reading, option) or _one_off(reading, option):
@@ -190,7 +190,7 @@ class Choice:
 
     def problem(self, now: str | None) -> str | None:
         for reading in (self.shown, None if self.moved_on else now):
-            if reading is not None and reading.strip() and not _shows(reading, self.option):
+            if reading is not None and reading.strip() and not shows_option(reading, self.option):
                 return f"{_quote(self.name)} shows {_quote(reading)}, expected {_quote(self.option)}"
         return None
 
@@ -352,10 +352,10 @@ class GoalTracker:
             if not found:
                 continue  # gone with its dialog, or the app moved on: nothing to read
             box = found[0].box
-            if any(c.box.iou(box) > 0.5 and _shows(c.option, value) for c in self.choices):
+            if any(c.box.iou(box) > 0.5 and shows_option(c.option, value) for c in self.choices):
                 continue
             now = list_reading(box, elements) or ""
-            if _shows(now, value) or (not now.strip() and found[0].role == "dropdown"):
+            if shows_option(now, value) or (not now.strip() and found[0].role == "dropdown"):
                 continue
             return (f"the task gives {_quote(value)} for {_quote(label)}, which shows "
                     f"{_quote(now) if now.strip() else 'nothing'}")
@@ -431,7 +431,8 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), problem)
             held.append(f"{_quote(choice.name)} shows {_quote(choice.option)}")
         for value in task_choices(self.task):
-            if any(_shows(c.option, value) for c in self.choices) or any(same_text(p, value) for p in self.picked):
+            if any(shows_option(c.option, value) for c in self.choices) or \
+                    any(same_text(p, value) for p in self.picked):
                 continue
             # shown by a drop-down, or by a text that was not there at the start (a label of the same words was)
             if not any(_skeleton(value) and _skeleton(value) in _skeleton(e.text) and (

@@ -18,17 +18,18 @@ from collections.abc import Callable
 from deskpilot.core.action_text import split_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
+from deskpilot.core.geometry import Point
 from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
-from deskpilot.core.secrets import mask_secrets, scrubbed_elements, task_secrets
+from deskpilot.core.secrets import PLACEHOLDER, mask_secrets, scrubbed_elements, task_secrets
 
-from deskpilot.grounding.action_context import FIELD_ROLES
+from deskpilot.grounding.action_context import FIELD_ROLES, elements_at
 
 from .field_values import field_values
-from .goal_check import field_labels, other_named_field
+from .goal_check import PRESSABLE, SUBMITS, field_labels, list_reading, other_named_field, shows_option
 from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
-from .task_phrases import comparable
+from .task_phrases import comparable, holds_phrase
 
 log = logging.getLogger(__name__)
 WIDER_ANSWERS = 12  # the likeliest answers weighed when none of the first `answers` fits the screen
@@ -44,6 +45,7 @@ class TextPlanner:
         self.name = f"{backend.name} (som-text)"
         self.on_text = on_text
         self._episode: SomText | None = None
+        self._filled_first: set[str] = set()  # fields the episode's clicks on a button were sent to first
 
     def secrets(self, task: str) -> list[str]:
         return [secret.value for secret in task_secrets(task)]
@@ -60,7 +62,7 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
-        if moved := self._to_its_field(episode, screen, action, elements):
+        if moved := self._as_given(episode, screen, action, elements):
             (action, call), thought = moved
         if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, elements):
             question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
@@ -74,35 +76,57 @@ class TextPlanner:
         episode.remember(call)
         return Decision(thought or call, action, confidence)
 
-    @classmethod
-    def _to_its_field(cls, episode: SomText, screen: TextScreen, action: Action, elements: list[Element]
-                      ) -> tuple[tuple[Action, str], str] | None:
-        """Where an action types into a field and the task gives values to the fields it names
-        (planner/field_values.py): a value the task gives another field of this screen goes there (the field is
-        clicked first; the model types into it next), and text the task does not give, typed into a field the task
-        gives a value, becomes that value. ((the action instead, its call), why), or None to act as answered."""
-        box = episode.field_in_focus
-        if action.kind is not ActionKind.TYPE or box is None or not action.text:
-            return None
+    def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element]
+                  ) -> tuple[tuple[Action, str], str] | None:
+        """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
+        not leave each of them with its value, done another way: ((the action instead, its call), why), or None to
+        act as answered. A value the task gives another field goes there (that field is clicked first; the model
+        types into it next); text the task does not give, typed into a field the task gives a value, becomes that
+        value; a click on a button the task names (or one that submits) while a field the task gives a value shows
+        another goes to that field first (once a field an episode: a drop-down OCR cannot read stays unread)."""
         labelled = field_labels(elements)
-        label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
         texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
-        given = field_values(episode.task, list(labelled.values()), texts)
-        text = comparable(action.text)
-        if label is not None and comparable(given.get(label, "")) == text:
+        given = {label: value for label, value in field_values(episode.task, list(labelled.values()), texts).items()
+                 if not PLACEHOLDER.fullmatch(value)}
+        fields = {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
+        if not given:
             return None
-        owner = next((name for name, value in given.items() if comparable(value) == text), None)
-        if owner is not None:
-            field = next(e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == owner)
-            instead = Action(kind=ActionKind.CLICK, point=field.click_point)
-            why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
-        elif label in given and (episode.invented(action, screen) or cls._elsewhere(episode, action, elements)):
-            instead = action.model_copy(update={"text": given[label]})
-            why = f"the task gives {given[label]!r} for {label!r}"
+        if action.kind is ActionKind.TYPE and action.text and (box := episode.field_in_focus) is not None:
+            label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
+            text = comparable(action.text)
+            if label is not None and comparable(given.get(label, "")) == text:
+                return None
+            owner = next((name for name, value in given.items() if comparable(value) == text), None)
+            if owner is not None and owner in fields:
+                instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
+                why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
+            elif label in given and (episode.invented(action, screen) or self._elsewhere(episode, action, elements)):
+                instead = action.model_copy(update={"text": given[label]})
+                why = f"the task gives {given[label]!r} for {label!r}"
+            else:
+                return None
+        elif action.kind is ActionKind.CLICK and action.point is not None and \
+                self._presses(episode.task, action.point, elements):
+            unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
+                        self._filled_first and not shows_option(now := list_reading(fields[label].box, elements) or "",
+                                                                 value)
+                        and (now.strip() or fields[label].role != "dropdown")]
+            if not unfilled:
+                return None
+            label, value, now = unfilled[0]
+            self._filled_first.add(label)
+            instead = Action(kind=ActionKind.CLICK, point=fields[label].click_point)
+            why = f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}: that first"
         else:
             return None
         answer = episode.answer_for(instead, screen)
         return ((instead, split_response(answer)[1]), why) if answer is not None else None
+
+    @staticmethod
+    def _presses(task: str, point: Point, elements: list[Element]) -> bool:
+        """Whether a click at `point` lands on a button or link that the task names or that submits."""
+        return any(e.role in PRESSABLE and e.text and (SUBMITS.match(e.text) or holds_phrase(task, e.text))
+                   for e in elements_at(point, elements))
 
     @staticmethod
     def _elsewhere(episode: SomText, action: Action, elements: list[Element]) -> str | None:
@@ -188,5 +212,5 @@ class TextPlanner:
         # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
         masked = mask_secrets(task, task_secrets(task))
         if not history or self._episode is None or self._episode.task != masked:
-            self._episode = SomText(masked)
+            self._episode, self._filled_first = SomText(masked), set()
         return self._episode
