@@ -334,28 +334,29 @@ class GoalTracker:
 
     def _unmet_value(self, elements: list[Element]) -> str | None:
         """A field the task gives a value ('set Amount to 7.99', 'the currency is GBP': planner/field_values.py)
-        that the run gave another value, or that it left showing another one (a drop-down that OCR reads as
-        nothing is not held against it)."""
+        that the run gave another value, or that shows another at the end, or that reads empty while the value was
+        never typed or chosen (a field read empty after the value was typed is OCR's miss, or grounding's: a
+        value typed into another field is that field's problem)."""
         labelled = field_labels(elements)
         names = [*labelled.values(), *(typed.name for typed in self.fields)]
         texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in names]
         for label, value in field_values(self.task, names, texts).items():
             if PLACEHOLDER.fullmatch(value) or value in self.secrets:
                 continue
-            typed = [f for f in self.fields if f.name == label]
+            found = [e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == label]
+            typed = [f for f in self.fields if f.name == label or any(f.box.iou(e.box) > 0.5 for e in found)]
             if typed:
                 if not (same_text(typed[-1].text, value) or _skeleton(typed[-1].text) == _skeleton(value)):
                     return (f"the task gives {_quote(value)} for {_quote(label)}, but {_quote(typed[-1].text)} went "
                             "into it")
                 continue  # what the field shows of it is the typed value's own check
-            found = [e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == label]
             if not found:
                 continue  # gone with its dialog, or the app moved on: nothing to read
-            box = found[0].box
-            if any(c.box.iou(box) > 0.5 and shows_option(c.option, value) for c in self.choices):
+            if any(c.box.iou(found[0].box) > 0.5 and shows_option(c.option, value) for c in self.choices):
                 continue
-            now = list_reading(box, elements) or ""
-            if shows_option(now, value) or (not now.strip() and found[0].role == "dropdown"):
+            now = list_reading(found[0].box, elements) or ""
+            if shows_option(now, value) or not now.strip() and (
+                    found[0].role == "dropdown" or any(same_text(line, value) for line in self.typed)):
                 continue
             return (f"the task gives {_quote(value)} for {_quote(label)}, which shows "
                     f"{_quote(now) if now.strip() else 'nothing'}")

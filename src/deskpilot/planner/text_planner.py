@@ -62,7 +62,7 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
-        if moved := self._as_given(episode, screen, action, elements):
+        if moved := self._as_given(episode, screen, action, elements, history):
             (action, call), thought = moved
         if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, elements):
             question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
@@ -76,14 +76,15 @@ class TextPlanner:
         episode.remember(call)
         return Decision(thought or call, action, confidence)
 
-    def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element]
-                  ) -> tuple[tuple[Action, str], str] | None:
+    def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                  history: list[Step]) -> tuple[tuple[Action, str], str] | None:
         """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
         not leave each of them with its value, done another way: ((the action instead, its call), why), or None to
         act as answered. A value the task gives another field goes there (that field is clicked first; the model
         types into it next); text the task does not give, typed into a field the task gives a value, becomes that
         value; a click on a button the task names (or one that submits) while a field the task gives a value shows
-        another goes to that field first (once a field an episode: a drop-down OCR cannot read stays unread)."""
+        another goes to that field first (once a field an episode: a drop-down OCR cannot read stays unread; and
+        never where the value was typed already: a field grounding reads as empty may hold it)."""
         labelled = field_labels(elements)
         texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
         given = {label: value for label, value in field_values(episode.task, list(labelled.values()), texts).items()
@@ -107,9 +108,11 @@ class TextPlanner:
                 return None
         elif action.kind is ActionKind.CLICK and action.point is not None and \
                 self._presses(episode.task, action.point, elements):
+            typed = {comparable(step.action.text) for step in history if step.action.kind is ActionKind.TYPE and
+                     step.action.text}
             unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
-                        self._filled_first and not shows_option(now := list_reading(fields[label].box, elements) or "",
-                                                                 value)
+                        self._filled_first and comparable(value) not in typed and
+                        not shows_option(now := list_reading(fields[label].box, elements) or "", value)
                         and (now.strip() or fields[label].role != "dropdown")]
             if not unfilled:
                 return None
