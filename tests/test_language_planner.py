@@ -247,6 +247,18 @@ def test_a_button_the_task_names_is_pressed_once_each_field_it_gives_a_value_was
     assert pressed.action.kind is ActionKind.CLICK and DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
 
 
+@pytest.mark.parametrize(("task", "clicked"), [
+    ("Opt into the newsletter, then press Save", 6),  # "Small" is not the task's: the newsletter box instead
+    ("Choose the small size and subscribe to the newsletter", 7),  # the task says "small": as answered
+    ("Make sure I stay signed in", 7),  # the task names no box by a word of its own: as answered
+])
+def test_a_click_on_a_box_the_task_does_not_name_goes_to_the_unticked_one_it_names(task, clicked):
+    """The shipped planner clicked the "Small" radio button for "Opt into the newsletter", then Save."""
+    planner = TextPlanner(Replies("Action: click(target='radio 1')"))
+    decision = planner.decide(task, [], SCREEN, DEMO_FORM)
+    assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[clicked].box.contains(*decision.action.point)
+
+
 def test_text_the_task_does_not_give_typed_into_a_field_it_gives_a_value_becomes_that_value():
     planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='me')"))
     task = "Fill the full name box with Grace Hopper"

@@ -72,7 +72,8 @@ def field_for_label(label: Box, fields: list[Box]) -> int | None:
     cy = (label.y0 + label.y1) / 2
     k = text_scale(label)
     slack = ROW_SLACK * k
-    right = [i for i, b in enumerate(fields) if b.y0 - slack <= cy <= b.y1 + slack and b.x0 >= label.x1 - slack
+    overrun = max(slack, label.height / 2)  # OCR's box of a label set close to its field may run over its edge
+    right = [i for i, b in enumerate(fields) if b.y0 - slack <= cy <= b.y1 + slack and b.x0 >= label.x1 - overrun
              and b.x0 - label.x1 <= FIELD_REACH * k]
     if right:
         return min(right, key=lambda i: (fields[i].x0, fields[i].area))
@@ -83,12 +84,13 @@ def field_for_label(label: Box, fields: list[Box]) -> int | None:
 
 def label_for_field(field: Box, labels: list[Box]) -> int | None:
     """The other way round: which of `labels` names a field (its index), by the same rule — the nearest left of it
-    on its row, else the nearest above it."""
+    on its row (its box may run over the field's edge by half its height: OCR's box of a label set close), else
+    the nearest above it."""
     cy = (field.y0 + field.y1) / 2
     k = max(1.0, field.height / FIELD_MAX_H)  # a field stands about twice its text's height
     slack = ROW_SLACK * k
-    left = [i for i, b in enumerate(labels) if b.x1 <= field.x0 + slack and b.y0 - slack <= cy <= b.y1 + slack
-            and field.x0 - b.x1 <= FIELD_REACH * k]
+    left = [i for i, b in enumerate(labels) if b.x1 <= field.x0 + max(slack, b.height / 2)
+            and b.y0 - slack <= cy <= b.y1 + slack and field.x0 - b.x1 <= FIELD_REACH * k]
     if left:
         return max(left, key=lambda i: labels[i].x1)
     above = [i for i, b in enumerate(labels) if 0 <= field.y0 - b.y1 + slack <= LABEL_ABOVE_REACH * k

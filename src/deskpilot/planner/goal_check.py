@@ -35,6 +35,7 @@ from deskpilot.core.task_text import QUOTED, WORD, look_alike, said_in
 from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, KeyboardFocus, elements_at,
                                                 label_of_field)
 from deskpilot.grounding.text_match import PATH
+from deskpilot.grounding.widgets import toggle_for_label
 
 from .field_text import SELECTING_KEYS
 from .field_values import field_values
@@ -213,6 +214,7 @@ class GoalTracker:
     unseen: list[str] = field(default_factory=list)  # typed texts the screen did not change for
     missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
     overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
+    clicks: list[Point] = field(default_factory=list)  # where every click landed
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
     _last: Action | None = None
@@ -236,6 +238,7 @@ class GoalTracker:
             if "\n" in action.text:
                 self.opened = None  # typed into the open list and entered
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
+            self.clicks.append(action.point)
             hit = elements_at(action.point, before)
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
@@ -365,16 +368,14 @@ class GoalTracker:
     def _untouched_box(self, elements: list[Element]) -> str | None:
         """A check box the task names by a word of its label that nothing else on the screen says (five letters
         or more: "newsletter" of "get the newsletter"), which no step ticked or unticked: what the task asked of
-        it was not done (an untick asked of a box already clear fails here too: an honest failure)."""
-        said = set(WORD.findall(self.task.lower()))
-        for box in (e for e in elements if e.role == "checkbox" and e.text):
-            if any(toggle.iou(box.box) > 0.5 for _, toggle, _ in self.toggles):
-                continue
-            label = text_key(box.text)
-            others = {w for e in elements if e.text and text_key(e.text) != label
-                      for w in WORD.findall(e.text.lower())}  # its own label line read apart says the same
-            if any(len(w) >= DISTINCT and w in said and w not in others for w in WORD.findall(label)):
-                return box.text
+        it was not done (an untick asked of a box already clear fails here too: an honest failure). A click on the
+        box or its label touched it, where grounding missed the box at the time of the click."""
+        labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+        for box, name in named_toggles(self.task, elements):
+            if box.role == "checkbox" and box.text and not any(toggle.iou(box.box) > 0.5 for _, toggle, _ in
+                                                               self.toggles) and \
+                    not any(area.contains(*point) for area in (box.box, labels[id(box)]) for point in self.clicks):
+                return name
         return None
 
     def check(self, elements: list[Element]) -> GoalCheck:
@@ -505,6 +506,32 @@ def other_named_field(task: str, label: str, labelled: dict[Box, str], filled: l
         return None
     return next((other for box, other in labelled.items() if named(other)
                  and not any(box.iou(done) > 0.5 for done in filled)), None)
+
+
+def toggle_names(elements: list[Element]) -> list[tuple[Element, str, Box]]:
+    """The check boxes and radio buttons of the screen with their names (their own text, else the label beside
+    them) and where that label stands (the toggle's own box where it has its text)."""
+    toggles = [e for e in elements if e.role in TOGGLE_ROLES]
+    named = {id(e): (e.text, e.box) for e in toggles if e.text}
+    for label in (e for e in elements if e.role == "text" and e.text):
+        index = toggle_for_label(label.box, [t.box for t in toggles])
+        if index is not None and id(toggles[index]) not in named:
+            named[id(toggles[index])] = (label.text, label.box)
+    return [(t, *named[id(t)]) for t in toggles if id(t) in named]
+
+
+def named_toggles(task: str, elements: list[Element]) -> list[tuple[Element, str]]:
+    """The check boxes and radio buttons the task names by a word of their own: a word of DISTINCT letters or more
+    of the name that the task says and no other text on the screen says ("newsletter" of "get the newsletter" for
+    "Subscribe to newsletter"; not "save", which the Save button says too)."""
+    said = set(WORD.findall(task.lower()))
+    found = []
+    for toggle, name, _ in toggle_names(elements):
+        key = text_key(name)
+        others = {w for e in elements if e.text and text_key(e.text) != key for w in WORD.findall(e.text.lower())}
+        if any(len(w) >= DISTINCT and w in said and w not in others for w in WORD.findall(key)):
+            found.append((toggle, name))
+    return found
 
 
 def _shown(text: str, elements: list[Element]) -> bool:

@@ -22,11 +22,13 @@ from deskpilot.core.geometry import Point
 from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import PLACEHOLDER, mask_secrets, scrubbed_elements, task_secrets
+from deskpilot.core.task_text import WORD
 
 from deskpilot.grounding.action_context import FIELD_ROLES, elements_at
 
 from .field_values import field_values
-from .goal_check import PRESSABLE, SUBMITS, field_labels, list_reading, other_named_field, shows_option
+from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
+                         shows_option, toggle_names)
 from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
@@ -62,7 +64,8 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
-        if moved := self._as_given(episode, screen, action, elements, history):
+        if moved := self._as_given(episode, screen, action, elements, history) or \
+                self._named_toggle(episode, screen, action, elements, history):
             (action, call), thought = moved
         if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, elements):
             question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
@@ -123,6 +126,31 @@ class TextPlanner:
         else:
             return None
         answer = episode.answer_for(instead, screen)
+        return ((instead, split_response(answer)[1]), why) if answer is not None else None
+
+    @staticmethod
+    def _named_toggle(episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                      history: list[Step]) -> tuple[tuple[Action, str], str] | None:
+        """A click on a check box or radio button (or its label) whose name the task does not say, while the task
+        names an unticked one by a word of its own that no step clicked yet (goal_check.named_toggles), goes to
+        that one: the shipped planner clicked the "Small" radio for "Opt into the newsletter"."""
+        if action.kind is not ActionKind.CLICK or action.point is None:
+            return None
+        hit = [(toggle, name) for toggle, name, label in toggle_names(elements)
+               if toggle.box.contains(*action.point) or label.contains(*action.point)]
+        said = set(WORD.findall(episode.task.lower()))
+        if not hit or any(len(word) >= 3 and word in said for _, name in hit for word in WORD.findall(name.lower())):
+            return None
+        clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+        labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+        named = [(toggle, name) for toggle, name in named_toggles(episode.task, elements) if toggle.checked is False
+                 and not any(box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks)]
+        if not named:
+            return None
+        toggle, name = named[0]
+        instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
+        answer = episode.answer_for(instead, screen)
+        why = f"the task names {name!r}, not {hit[0][1]!r}"
         return ((instead, split_response(answer)[1]), why) if answer is not None else None
 
     @staticmethod
