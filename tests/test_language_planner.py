@@ -110,6 +110,21 @@ def test_auto_routes_what_the_grammar_reads_to_it_and_the_rest_to_the_model(sure
         lone.route(TASK)
 
 
+def test_a_grammar_reading_whose_first_target_is_not_on_the_screen_goes_to_the_model():
+    """"Pick medium for the size" parses as a click on something called "medium for the size", which no screen
+    shows: the run ended in an error before; the task is the model's now, before anything is done."""
+    from deskpilot.grounding import OcrGrounder
+
+    router = RoutingPlanner(OfflinePlanner(OcrGrounder()), lambda: TextPlanner(Replies(REPLY)))
+    assert router.route("Pick medium for the size") is router.offline
+    decision = router.decide("Pick medium for the size", [], SCREEN, ELEMENTS)  # a blank screen: nothing found
+    assert decision.action.kind is ActionKind.CLICK and ELEMENTS[0].box.contains(*decision.action.point)
+    assert "som-text" in router.name
+    kept = RoutingPlanner(OfflinePlanner(OcrGrounder()), lambda: TextPlanner(Replies(REPLY)))
+    assert kept.decide('type "hello"', [], SCREEN, ELEMENTS).action.text == "hello"  # no target: the grammar's
+    assert kept.name == "offline"
+
+
 def test_run_without_a_model_refuses_other_wordings_in_one_line_before_acting(tmp_path):
     result = deskpilot("run", TASK, "--episodes-dir", str(tmp_path / "runs"),
                        env={"DESKPILOT_LANGUAGE_MODEL": "none"})
@@ -247,14 +262,17 @@ def test_a_button_the_task_names_is_pressed_once_each_field_it_gives_a_value_was
     assert pressed.action.kind is ActionKind.CLICK and DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
 
 
-@pytest.mark.parametrize(("task", "clicked"), [
-    ("Opt into the newsletter, then press Save", 6),  # "Small" is not the task's: the newsletter box instead
-    ("Choose the small size and subscribe to the newsletter", 7),  # the task says "small": as answered
-    ("Make sure I stay signed in", 7),  # the task names no box by a word of its own: as answered
+@pytest.mark.parametrize(("task", "clicked", "answer"), [
+    ("Opt into the newsletter, then press Save", 6, "radio 1"),  # "Small" is not the task's: the newsletter box
+    ("Choose the small size and subscribe to the newsletter", 7, "radio 1"),  # the task says "small": as answered
+    ("Make sure I stay signed in", 7, "radio 1"),  # the task names no box by a word of its own: as answered
+    ("Opt into the newsletter", 6, "text 4"),  # the label "Small" (its radio unseen or not: the same)
+    ("Opt into the newsletter", 6, "text 6"),  # a line of text the task does not say: the box too
+    ("Opt into the newsletter", 11, "button 1"),  # a button: as answered
 ])
-def test_a_click_on_a_box_the_task_does_not_name_goes_to_the_unticked_one_it_names(task, clicked):
+def test_a_click_on_a_box_the_task_does_not_name_goes_to_the_unticked_one_it_names(task, clicked, answer):
     """The shipped planner clicked the "Small" radio button for "Opt into the newsletter", then Save."""
-    planner = TextPlanner(Replies("Action: click(target='radio 1')"))
+    planner = TextPlanner(Replies(f"Action: click(target='{answer}')"))
     decision = planner.decide(task, [], SCREEN, DEMO_FORM)
     assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[clicked].box.contains(*decision.action.point)
 
@@ -306,6 +324,14 @@ def test_a_dollar_that_names_no_value_is_a_slip_not_text_to_type(call):
         conversation.read(f"Action: {call}", screen)
     assert conversation.read("Action: type(content='$1')", screen)[1].text == "Ada"
     assert conversation.read("Action: type(content='$100 off')", screen)[1].text == "$100 off"
+
+
+def test_a_rank_written_like_a_value_handle_is_that_rank():
+    """The shipped planner answered click(target='$checkbox 3') on a GTK form: grounding looked for the words."""
+    conversation = SomText("Tick the first aid box")
+    screen = conversation.screen(DEMO_FORM)
+    _, action = conversation.read("Action: click(target='$checkbox 1')", screen)
+    assert action.target is None and DEMO_FORM[6].box.contains(*action.point)
 
 
 @pytest.mark.parametrize("call", ["click(target='$110')", "type(content='$2')"])

@@ -1,7 +1,9 @@
 """`--planner auto`, the default: a task the offline grammar parses whole is run by the offline planner (exact,
 instant, no model); any other task goes to the language planner (a som-text model: `--model`, else the one
 deskpilot ships where this install has it). With no model to go to, the grammar's own one-line refusal stands,
-with what to do about it. The choice is made once per task, before any action, and named in the episode."""
+with what to do about it. The choice is made once per task, before any action, and named in the episode — but a
+parse whose first target the first screen does not show ("Pick medium for the size" read as a thing called
+"medium for the size") is a misreading: that task goes to the language planner too, before anything is done."""
 
 from __future__ import annotations
 
@@ -58,4 +60,19 @@ class RoutingPlanner:
         return self.route(task).secrets(task)
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
-        return self.route(task).decide(task, history, obs, elements)
+        planner = self.route(task)
+        decision = planner.decide(task, history, obs, elements)
+        if planner is self.offline and not history and self._not_in_sight(decision, obs):
+            if self._model is None:
+                self._model = self._build_model()
+            if self._model is not None:
+                self._chosen = self._model
+                return self._model.decide(task, history, obs, elements)
+        return decision
+
+    def _not_in_sight(self, decision: Decision, obs: Observation) -> bool:
+        """Whether the grammar's first action names a target (a description, not a point) that the offline
+        planner's grounder cannot find on the screen."""
+        target, grounder = decision.action.target, self.offline.grounder
+        return target is not None and decision.action.point is None and grounder is not None and \
+            grounder.locate(obs, target) is None

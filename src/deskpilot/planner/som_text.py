@@ -335,6 +335,8 @@ class SomText:
             if item := _the_one_showing(screen.listed, number) or self._first_of_kind(screen, number):
                 return action.model_copy(update={"point": item.element.click_point, "target": None})
             return action.model_copy(update={"target": self._value(number, screen)})  # grounding picks one
+        if target.startswith("$") and ROLE_RANK.match(target[1:]):
+            target = target[1:]  # "$checkbox 3": a rank written like a value's handle
         _no_broken_handle(target, screen)
         if ROLE_RANK.match(target):
             for item in screen.listed:

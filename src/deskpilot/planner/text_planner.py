@@ -24,7 +24,7 @@ from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import PLACEHOLDER, mask_secrets, scrubbed_elements, task_secrets
 from deskpilot.core.task_text import WORD
 
-from deskpilot.grounding.action_context import FIELD_ROLES, elements_at
+from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elements_at
 
 from .field_values import field_values
 from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
@@ -131,15 +131,19 @@ class TextPlanner:
     @staticmethod
     def _named_toggle(episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
                       history: list[Step]) -> tuple[tuple[Action, str], str] | None:
-        """A click on a check box or radio button (or its label) whose name the task does not say, while the task
-        names an unticked one by a word of its own that no step clicked yet (goal_check.named_toggles), goes to
-        that one: the shipped planner clicked the "Small" radio for "Opt into the newsletter"."""
+        """A click on a check box or radio button (or its label, or a line of text) whose name the task does not
+        say, while the task names an unticked one by a word of its own that no step clicked yet
+        (goal_check.named_toggles), goes to that one: the shipped planner clicked the label of the "Small" radio
+        button (which grounding did not see) for "Opt into the newsletter"."""
         if action.kind is not ActionKind.CLICK or action.point is None:
             return None
-        hit = [(toggle, name) for toggle, name, label in toggle_names(elements)
-               if toggle.box.contains(*action.point) or label.contains(*action.point)]
+        under = elements_at(action.point, elements)
+        names = [name for toggle, name, label in toggle_names(elements)
+                 if toggle.box.contains(*action.point) or label.contains(*action.point)] + \
+            [e.text for e in under if e.role == "text" and e.text]
         said = set(WORD.findall(episode.task.lower()))
-        if not hit or any(len(word) >= 3 and word in said for _, name in hit for word in WORD.findall(name.lower())):
+        if not names or any(e.role not in ("text", *TOGGLE_ROLES) for e in under) or \
+                any(len(word) >= 3 and word in said for name in names for word in WORD.findall(name.lower())):
             return None
         clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
         labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
@@ -150,7 +154,7 @@ class TextPlanner:
         toggle, name = named[0]
         instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
         answer = episode.answer_for(instead, screen)
-        why = f"the task names {name!r}, not {hit[0][1]!r}"
+        why = f"the task names {name!r}, not {names[0]!r}"
         return ((instead, split_response(answer)[1]), why) if answer is not None else None
 
     @staticmethod
