@@ -277,6 +277,20 @@ def test_a_click_on_a_box_the_task_does_not_name_goes_to_the_unticked_one_it_nam
     assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[clicked].box.contains(*decision.action.point)
 
 
+def test_a_field_keeps_the_label_it_had_when_focus_makes_it_look_narrower():
+    """A Tk entry holding "12.50", clicked: grounding saw it narrower, right of its text, and "12.50" became its
+    label; typing 7.99 "as the Amount" was asked as if into another field. The field keeps its first label."""
+    task = "Merchant is Metro Taxi, and put down 7.99 as the Amount"
+    before = [Element(Box(40, 100, 120, 120), "text", "Merchant"), Element(Box(140, 95, 400, 125), "input", ""),
+              Element(Box(40, 150, 120, 170), "text", "Amount"), Element(Box(140, 145, 400, 175), "input", ""),
+              Element(Box(146, 150, 190, 170), "text", "12.50")]
+    focused = [*before[:3], Element(Box(196, 147, 400, 173), "input", ""), before[4]]
+    planner = TextPlanner(Replies("Action: click(target='field 2')", "Action: type(content='7.99')"))
+    first = planner.decide(task, [], SCREEN, before)
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, focused)
+    assert second.action.kind is ActionKind.TYPE and second.action.text == "7.99", second
+
+
 def test_text_the_task_does_not_give_typed_into_a_field_it_gives_a_value_becomes_that_value():
     planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='me')"))
     task = "Fill the full name box with Grace Hopper"

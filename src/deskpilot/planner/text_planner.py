@@ -18,7 +18,7 @@ from collections.abc import Callable
 from deskpilot.core.action_text import split_response
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
-from deskpilot.core.geometry import Point
+from deskpilot.core.geometry import Box, Point
 from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import PLACEHOLDER, mask_secrets, scrubbed_elements, task_secrets
@@ -48,6 +48,7 @@ class TextPlanner:
         self.on_text = on_text
         self._episode: SomText | None = None
         self._filled_first: set[str] = set()  # fields the episode's clicks on a button were sent to first
+        self._seen_labels: list[tuple[Box, str]] = []  # each field's label as the episode first saw it
 
     def secrets(self, task: str) -> list[str]:
         return [secret.value for secret in task_secrets(task)]
@@ -64,10 +65,11 @@ class TextPlanner:
             except ActionParseError as second_error:
                 raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
         call = split_response(reply)[1]
-        if moved := self._as_given(episode, screen, action, elements, history) or \
+        labelled = self._labels(elements)
+        if moved := self._as_given(episode, screen, action, elements, labelled, history) or \
                 self._named_toggle(episode, screen, action, elements, history):
             (action, call), thought = moved
-        if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, elements):
+        if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, labelled):
             question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
                         "differently")
             return Decision(f"not the task's: {call}", Action(kind=ActionKind.CALL_USER, text=question))
@@ -80,7 +82,7 @@ class TextPlanner:
         return Decision(thought or call, action, confidence)
 
     def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
-                  history: list[Step]) -> tuple[tuple[Action, str], str] | None:
+                  labelled: dict[Box, str], history: list[Step]) -> tuple[tuple[Action, str], str] | None:
         """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
         not leave each of them with its value, done another way: ((the action instead, its call), why), or None to
         act as answered. A value the task gives another field goes there (that field is clicked first; the model
@@ -88,7 +90,6 @@ class TextPlanner:
         value; a click on a button the task names (or one that submits) while a field the task gives a value shows
         another goes to that field first (once a field an episode: a drop-down OCR cannot read stays unread; and
         never where the value was typed already: a field grounding reads as empty may hold it)."""
-        labelled = field_labels(elements)
         texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
         given = {label: value for label, value in field_values(episode.task, list(labelled.values()), texts).items()
                  if not PLACEHOLDER.fullmatch(value)}
@@ -104,7 +105,7 @@ class TextPlanner:
             if owner is not None and owner in fields:
                 instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
                 why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
-            elif label in given and (episode.invented(action, screen) or self._elsewhere(episode, action, elements)):
+            elif label in given and (episode.invented(action, screen) or self._elsewhere(episode, action, labelled)):
                 instead = action.model_copy(update={"text": given[label]})
                 why = f"the task gives {given[label]!r} for {label!r}"
             else:
@@ -164,16 +165,27 @@ class TextPlanner:
                    for e in elements_at(point, elements))
 
     @staticmethod
-    def _elsewhere(episode: SomText, action: Action, elements: list[Element]) -> str | None:
-        """Where an action types into a field the task does not name while it names another field of the screen,
-        why that is the wrong field; else None."""
+    def _elsewhere(episode: SomText, action: Action, labelled: dict[Box, str]) -> str | None:
+        """Where an action types into a field the task does not name while it names another field of the screen
+        (`labelled`: its fields and their labels), why that is the wrong field; else None."""
         box = episode.field_in_focus
         if action.kind is not ActionKind.TYPE or box is None:
             return None
-        labelled = field_labels(elements)
         label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
         other = other_named_field(episode.task, label, labelled, []) if label else None
         return f"the task names {other!r}, not {label!r}" if other else None
+
+    def _labels(self, elements: list[Element]) -> dict[Box, str]:
+        """The fields of this screen and their labels, each field named as the episode first saw it named: a
+        field in focus may be seen narrower than it is, and then the text it holds looks like its label (a Tk
+        entry holding "12.50" after a click)."""
+        named = {}
+        for box, label in field_labels(elements).items():
+            earlier = next((name for seen, name in self._seen_labels if seen.iou(box) > 0.5), None)
+            if earlier is None:
+                self._seen_labels.append((box, label))
+            named[box] = earlier or label
+        return named
 
     def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
         """The model's best answer that fits this screen among its `answers` likeliest, else among its
@@ -247,5 +259,5 @@ class TextPlanner:
         # The model never reads the task's secrets: it gets {{placeholders}}, which the agent fills when typing.
         masked = mask_secrets(task, task_secrets(task))
         if not history or self._episode is None or self._episode.task != masked:
-            self._episode, self._filled_first = SomText(masked), set()
+            self._episode, self._filled_first, self._seen_labels = SomText(masked), set(), []
         return self._episode
