@@ -269,6 +269,8 @@ def test_a_button_the_task_names_is_pressed_once_each_field_it_gives_a_value_was
     ("Opt into the newsletter", 6, "text 4"),  # the label "Small" (its radio unseen or not: the same)
     ("Opt into the newsletter", 6, "text 6"),  # a line of text the task does not say: the box too
     ("Opt into the newsletter", 11, "button 1"),  # a button: as answered
+    ("Sign me up for the newsletter", 6, "field 2"),  # a field the task does not name (to type "me" into)
+    ("Put Ada in the full name box and subscribe to the newsletter", 1, "field 1"),  # the field it names
 ])
 def test_a_click_on_a_box_the_task_does_not_name_goes_to_the_unticked_one_it_names(task, clicked, answer):
     """The shipped planner clicked the "Small" radio button for "Opt into the newsletter", then Save."""
@@ -289,6 +291,29 @@ def test_a_field_keeps_the_label_it_had_when_focus_makes_it_look_narrower():
     first = planner.decide(task, [], SCREEN, before)
     second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, focused)
     assert second.action.kind is ActionKind.TYPE and second.action.text == "7.99", second
+
+
+def test_the_name_of_an_unticked_box_typed_is_a_click_on_it():
+    """The shipped planner typed "small" for "The size should be small" (and was asked to stop); the radio button
+    that says Small is clicked instead."""
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='small')"))
+    task = "The size should be small"
+    first = planner.decide(task, [], SCREEN, DEMO_FORM)
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    assert second.action.kind is ActionKind.CLICK and DEMO_FORM[7].box.contains(*second.action.point), second
+
+
+@pytest.mark.parametrize(("typed", "expected"), [("Kathleen Johnson", "Katherine Johnson"),
+                                                 ("Katherine Johnson", "Katherine Johnson"), ("msi@home", None)])
+def test_the_tasks_own_words_misspelt_are_typed_as_the_task_spells_them(typed, expected):
+    task = "Write Katherine Johnson where it asks for the full name"
+    planner = TextPlanner(Replies("Action: click(target='field 1')", f"Action: type(content='{typed}')"))
+    first = planner.decide(task, [], SCREEN, DEMO_FORM)
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    if expected is None:
+        assert second.action.kind is ActionKind.CALL_USER, second
+    else:
+        assert second.action.kind is ActionKind.TYPE and second.action.text == expected, second
 
 
 def test_text_the_task_does_not_give_typed_into_a_field_it_gives_a_value_becomes_that_value():

@@ -6,6 +6,7 @@ textbox': the third field)."""
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from .rule_packs import active
@@ -46,6 +47,24 @@ def said_in(typed: str, task: str, fold: bool = True) -> bool:
     words = set(WORD.findall(same(task.lower())))
     words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
     return all(word in words for word in WORD.findall(same(typed.lower())))
+
+
+SAME_SPELLING = 0.8  # how alike (difflib's ratio) a typed text and the task's words must be to be those words
+
+
+def task_spelling(typed: str, task: str) -> str | None:
+    """The task's own words that a typed text misspells, as the task writes them: the run of as many of the task's
+    words that reads most like it, where that is alike enough (SAME_SPELLING) and not the same ("Kathleen Johnson"
+    -> "Katherine Johnson"); else None."""
+    words = task.split()
+    size = len(typed.split())
+    best, score = None, SAME_SPELLING
+    for start in range(len(words) - size + 1):
+        span = " ".join(words[start:start + size]).strip(".,;:!?\"'“”")
+        ratio = difflib.SequenceMatcher(None, span.lower(), typed.lower()).ratio()
+        if ratio >= score and span != typed:
+            best, score = span, ratio
+    return best
 
 
 def counts(task: str) -> bool:

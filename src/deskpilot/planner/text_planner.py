@@ -22,7 +22,7 @@ from deskpilot.core.geometry import Box, Point
 from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswerError
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import PLACEHOLDER, mask_secrets, scrubbed_elements, task_secrets
-from deskpilot.core.task_text import WORD
+from deskpilot.core.task_text import WORD, task_spelling
 
 from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elements_at
 
@@ -67,7 +67,9 @@ class TextPlanner:
         call = split_response(reply)[1]
         labelled = self._labels(elements)
         if moved := self._as_given(episode, screen, action, elements, labelled, history) or \
-                self._named_toggle(episode, screen, action, elements, history):
+                self._named_toggle(episode, screen, action, elements, labelled, history) or \
+                self._clicked_not_typed(episode, screen, action, elements) or self._task_spelling(episode, screen,
+                                                                                                   action):
             (action, call), thought = moved
         if doubt := episode.invented(action, screen) or self._elsewhere(episode, action, labelled):
             question = (f"I would type {action.text!r}, but {doubt}; please type it yourself or say the task "
@@ -131,19 +133,21 @@ class TextPlanner:
 
     @staticmethod
     def _named_toggle(episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
-                      history: list[Step]) -> tuple[tuple[Action, str], str] | None:
-        """A click on a check box or radio button (or its label, or a line of text) whose name the task does not
-        say, while the task names an unticked one by a word of its own that no step clicked yet
+                      labelled: dict[Box, str], history: list[Step]) -> tuple[tuple[Action, str], str] | None:
+        """A click on a check box or radio button (or its label, a line of text, or a field) whose name the task
+        does not say, while the task names an unticked one by a word of its own that no step clicked yet
         (goal_check.named_toggles), goes to that one: the shipped planner clicked the label of the "Small" radio
-        button (which grounding did not see) for "Opt into the newsletter"."""
+        button (which grounding did not see) for "Opt into the newsletter", and the Password field, to type "me",
+        for "Sign me up for the newsletter"."""
         if action.kind is not ActionKind.CLICK or action.point is None:
             return None
         under = elements_at(action.point, elements)
+        fields = [e for e in under if e.role in FIELD_ROLES]
         names = [name for toggle, name, label in toggle_names(elements)
                  if toggle.box.contains(*action.point) or label.contains(*action.point)] + \
-            [e.text for e in under if e.role == "text" and e.text]
+            [e.text for e in under if e.role == "text" and e.text] + [labelled.get(e.box, "") for e in fields]
         said = set(WORD.findall(episode.task.lower()))
-        if not names or any(e.role not in ("text", *TOGGLE_ROLES) for e in under) or \
+        if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
                 any(len(word) >= 3 and word in said for name in names for word in WORD.findall(name.lower())):
             return None
         clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
@@ -156,6 +160,40 @@ class TextPlanner:
         instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
         answer = episode.answer_for(instead, screen)
         why = f"the task names {name!r}, not {names[0]!r}"
+        return ((instead, split_response(answer)[1]), why) if answer is not None else None
+
+    @staticmethod
+    def _clicked_not_typed(episode: SomText, screen: TextScreen, action: Action, elements: list[Element]
+                           ) -> tuple[tuple[Action, str], str] | None:
+        """Typing the name of an unticked check box or radio button of the screen ("small" for "The size should be
+        small", where a radio button says Small) is a click on it: what names a thing on the screen is clicked,
+        not typed."""
+        if action.kind is not ActionKind.TYPE or not action.text:
+            return None
+        wanted = comparable(action.text)
+        named = [toggle for toggle, name, _ in toggle_names(elements) if comparable(name) == wanted]
+        if len(named) != 1 or named[0].checked is not False:
+            return None
+        instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)
+        answer = episode.answer_for(instead, screen)
+        why = f"{action.text!r} names a {named[0].role} of the screen: clicked, not typed"
+        return ((instead, split_response(answer)[1]), why) if answer is not None else None
+
+    @staticmethod
+    def _task_spelling(episode: SomText, screen: TextScreen, action: Action) -> tuple[tuple[Action, str], str] | None:
+        """Text the task does not say that is the task's own words misspelt ("Kathleen Johnson" for "Write
+        Katherine Johnson where it asks for the full name") is typed as the task spells it: a small model copies
+        names letter by letter and slips."""
+        if action.kind is not ActionKind.TYPE or not action.text or not episode.invented(action, screen):
+            return None
+        spelt = task_spelling(action.text, episode.task)
+        if spelt is None:
+            return None
+        instead = action.model_copy(update={"text": spelt})
+        if episode.invented(instead, screen):
+            return None
+        answer = episode.answer_for(instead, screen)
+        why = f"{action.text!r} is the task's {spelt!r} misspelt"
         return ((instead, split_response(answer)[1]), why) if answer is not None else None
 
     @staticmethod
