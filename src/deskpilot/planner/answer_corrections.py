@@ -1,0 +1,177 @@
+"""A som-text model's answer set right, before it is acted on, by what the task says and the screen shows: a
+value the task gives a field goes into that field (planner/field_values.py), a button the task names waits for
+those fields, a click on what the task does not name goes to the box it does name, the name of a box typed is a
+click on it, and the task's words misspelt are typed as the task spells them. Each correction is one the model's
+own answer shows it needed (an answer that already fits is left alone), and each says why; the episode's history
+keeps the corrected call as if the model had given it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import Step
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Element
+from deskpilot.core.secrets import PLACEHOLDER
+from deskpilot.core.task_text import WORD, task_spelling
+from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elements_at
+
+from .field_values import field_values
+from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
+                         shows_option, toggle_names)
+from .som_text import SomText, TextScreen
+from .task_phrases import comparable, holds_phrase
+
+
+@dataclass
+class AnswerCorrections:
+    """The corrections of one episode, with what they remember across its steps."""
+
+    filled_first: set[str] = field(default_factory=set)  # fields a click on a button was sent to first
+    seen_labels: list[tuple[Box, str]] = field(default_factory=list)  # each field's label as first seen
+
+    def labels(self, elements: list[Element]) -> dict[Box, str]:
+        """The fields of this screen and their labels, each field named as the episode first saw it named: a
+        field in focus may be seen narrower than it is, and then the text it holds looks like its label (a Tk
+        entry holding "12.50" after a click)."""
+        named = {}
+        for box, label in field_labels(elements).items():
+            earlier = next((name for seen, name in self.seen_labels if seen.iou(box) > 0.5), None)
+            if earlier is None:
+                self.seen_labels.append((box, label))
+            named[box] = earlier or label
+        return named
+
+    def correct(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
+        """The action to take instead of the model's, and why; None to act as answered (also where the action
+        instead cannot be said in som-text terms, so the history could not keep it)."""
+        found = self._as_given(episode, screen, action, elements, labelled, history) or \
+            _named_toggle(episode, action, elements, labelled, history) or \
+            _clicked_not_typed(action, elements) or _task_spelling(episode, screen, action)
+        if found is None or episode.answer_for(found[0], screen) is None:
+            return None
+        return found
+
+    def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                  labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
+        """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
+        not leave each of them with its value, done another way: (the action instead, why), or None. A value the
+        task gives another field goes there (that field is clicked first; the model types into it next); text the
+        task does not give, typed into a field the task gives a value, becomes that value; a click on a button the
+        task names (or one that submits) while a field the task gives a value shows another goes to that field
+        first (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value was
+        typed already: a field grounding reads as empty may hold it)."""
+        texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
+        given = {label: value for label, value in field_values(episode.task, list(labelled.values()), texts).items()
+                 if not PLACEHOLDER.fullmatch(value)}
+        fields = {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
+        if not given:
+            return None
+        if action.kind is ActionKind.TYPE and action.text and (box := episode.field_in_focus) is not None:
+            label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
+            text = comparable(action.text)
+            if label is not None and comparable(given.get(label, "")) == text:
+                return None
+            owner = next((name for name, value in given.items() if comparable(value) == text), None)
+            if owner is not None and owner in fields:
+                instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
+                why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
+            elif label in given and (episode.invented(action, screen) or elsewhere(episode, action, labelled)):
+                instead = action.model_copy(update={"text": given[label]})
+                why = f"the task gives {given[label]!r} for {label!r}"
+            else:
+                return None
+        elif action.kind is ActionKind.CLICK and action.point is not None and \
+                _presses(episode.task, action.point, elements):
+            typed = {comparable(step.action.text) for step in history if step.action.kind is ActionKind.TYPE and
+                     step.action.text}
+            unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
+                        self.filled_first and comparable(value) not in typed and
+                        not shows_option(now := list_reading(fields[label].box, elements) or "", value)
+                        and (now.strip() or fields[label].role != "dropdown")]
+            if not unfilled:
+                return None
+            label, value, now = unfilled[0]
+            self.filled_first.add(label)
+            instead = Action(kind=ActionKind.CLICK, point=fields[label].click_point)
+            why = f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}: that first"
+        else:
+            return None
+        return instead, why
+
+
+def _named_toggle(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str],
+                  history: list[Step]) -> tuple[Action, str] | None:
+    """A click on a check box or radio button (or its label, a line of text, or a field) whose name the task
+    does not say, while the task names an unticked one by a word of its own that no step clicked yet
+    (goal_check.named_toggles), goes to that one: the shipped planner clicked the label of the "Small" radio
+    button (which grounding did not see) for "Opt into the newsletter", and the Password field, to type "me",
+    for "Sign me up for the newsletter"."""
+    if action.kind is not ActionKind.CLICK or action.point is None:
+        return None
+    under = elements_at(action.point, elements)
+    fields = [e for e in under if e.role in FIELD_ROLES]
+    names = [name for toggle, name, label in toggle_names(elements)
+             if toggle.box.contains(*action.point) or label.contains(*action.point)] + \
+        [e.text for e in under if e.role == "text" and e.text] + [labelled.get(e.box, "") for e in fields]
+    said = set(WORD.findall(episode.task.lower()))
+    if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
+            any(len(word) >= 3 and word in said for name in names for word in WORD.findall(name.lower())):
+        return None
+    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+    named = [(toggle, name) for toggle, name in named_toggles(episode.task, elements) if toggle.checked is False
+             and not any(box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks)]
+    if not named:
+        return None
+    toggle, name = named[0]
+    instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
+    return instead, f"the task names {name!r}, not {names[0]!r}"
+
+
+def _clicked_not_typed(action: Action, elements: list[Element]) -> tuple[Action, str] | None:
+    """Typing the name of an unticked check box or radio button of the screen ("small" for "The size should be
+    small", where a radio button says Small) is a click on it: what names a thing on the screen is clicked,
+    not typed."""
+    if action.kind is not ActionKind.TYPE or not action.text:
+        return None
+    wanted = comparable(action.text)
+    named = [toggle for toggle, name, _ in toggle_names(elements) if comparable(name) == wanted]
+    if len(named) != 1 or named[0].checked is not False:
+        return None
+    instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)
+    return instead, f"{action.text!r} names a {named[0].role} of the screen: clicked, not typed"
+
+
+def _task_spelling(episode: SomText, screen: TextScreen, action: Action) -> tuple[Action, str] | None:
+    """Text the task does not say that is the task's own words misspelt ("Kathleen Johnson" for "Write
+    Katherine Johnson where it asks for the full name") is typed as the task spells it: a small model copies
+    names letter by letter and slips."""
+    if action.kind is not ActionKind.TYPE or not action.text or not episode.invented(action, screen):
+        return None
+    spelt = task_spelling(action.text, episode.task)
+    if spelt is None:
+        return None
+    instead = action.model_copy(update={"text": spelt})
+    if episode.invented(instead, screen):
+        return None
+    return instead, f"{action.text!r} is the task's {spelt!r} misspelt"
+
+
+def _presses(task: str, point: Point, elements: list[Element]) -> bool:
+    """Whether a click at `point` lands on a button or link that the task names or that submits."""
+    return any(e.role in PRESSABLE and e.text and (SUBMITS.match(e.text) or holds_phrase(task, e.text))
+               for e in elements_at(point, elements))
+
+
+def elsewhere(episode: SomText, action: Action, labelled: dict[Box, str]) -> str | None:
+    """Where an action types into a field the task does not name while it names another field of the screen
+    (`labelled`: its fields and their labels), why that is the wrong field; else None."""
+    box = episode.field_in_focus
+    if action.kind is not ActionKind.TYPE or box is None:
+        return None
+    label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
+    other = other_named_field(episode.task, label, labelled, []) if label else None
+    return f"the task names {other!r}, not {label!r}" if other else None
