@@ -40,7 +40,9 @@ OTHER_TEXTS = ["Has receipt", "First aid trained", "Submit claim", "Own money"]
     # nothing a phrasing does not tell
     ("Clear the Email field", ["Email"], {}),
     ("Go to the Name field and type Ada", ["Name"], {}),
-    ("Write Katherine Johnson where it asks for the full name", ["Full name"], {}),  # "asks" is no value
+    ("Write Katherine Johnson where it asks for the full name", ["Full name"], {"Full name": "Katherine Johnson"}),
+    ("type Ada where it says Name", ["Name"], {"Name": "Ada"}),
+    ("Fill in what it asks for the full name", ["Full name"], {}),  # "asks" is no value
     ("Has receipt: yes, and the amount is 7.99", EXPENSES, {"Amount": "7.99"}),  # a check box's word, not a field's
     ("set Amount to 5 and Amount to 6", EXPENSES, {}),  # two values for one field: neither
     ("Sign me up for the newsletter", ["Full name", "Email"], {}),

@@ -303,10 +303,38 @@ def test_the_name_of_an_unticked_box_typed_is_a_click_on_it():
     assert second.action.kind is ActionKind.CLICK and DEMO_FORM[7].box.contains(*second.action.point), second
 
 
+def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():
+    """The demo app's "Small" radio button went unseen beside the Medium one it found: "small" typed is a click on
+    the label, which selects the option."""
+    row = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(140, 95, 400, 125), "input", ""),
+           Element(Box(66, 300, 120, 320), "text", "Small"), Element(Box(140, 300, 160, 320), "radio", "Medium",
+                                                                     checked=False)]
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='small')"))
+    task = "The size should be small"
+    first = planner.decide(task, [], SCREEN, row)
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, row)
+    assert second.action.kind is ActionKind.CLICK and row[2].box.contains(*second.action.point), second
+
+
+def test_an_unsure_answer_that_types_the_value_the_task_gives_its_field_is_acted_on():
+    """The model typed "Katherine Johnson" into Full name with probability 0.11 and was asked to stop; the task
+    itself gives that value to that field."""
+    class Unsure(Replies):
+        likelihood = {"Action: type(content='Katherine Johnson')": 0.11}
+
+    for task, acted in (("Write Katherine Johnson where it asks for the full name", True),
+                        ("Katherine Johnson, please, in the form", False)):  # no field given it: asked
+        planner = TextPlanner(Unsure("Action: click(target='field 1')", "Action: type(content='Katherine Johnson')"),
+                              min_confidence=0.4)
+        first = planner.decide(task, [], SCREEN, DEMO_FORM)
+        second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+        assert (second.action.kind is ActionKind.TYPE) is acted, second
+
+
 @pytest.mark.parametrize(("typed", "expected"), [("Kathleen Johnson", "Katherine Johnson"),
                                                  ("Katherine Johnson", "Katherine Johnson"), ("msi@home", None)])
 def test_the_tasks_own_words_misspelt_are_typed_as_the_task_spells_them(typed, expected):
-    task = "Write Katherine Johnson where it asks for the full name"
+    task = "Katherine Johnson, please, in the form"  # no field given a value: the model's own text, spelt right
     planner = TextPlanner(Replies("Action: click(target='field 1')", f"Action: type(content='{typed}')"))
     first = planner.decide(task, [], SCREEN, DEMO_FORM)
     second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)

@@ -63,9 +63,7 @@ class AnswerCorrections:
         task names (or one that submits) while a field the task gives a value shows another goes to that field
         first (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value was
         typed already: a field grounding reads as empty may hold it)."""
-        texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
-        given = {label: value for label, value in field_values(episode.task, list(labelled.values()), texts).items()
-                 if not PLACEHOLDER.fullmatch(value)}
+        given = _given(episode.task, elements, labelled)
         fields = {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
         if not given:
             return None
@@ -102,6 +100,25 @@ class AnswerCorrections:
         return instead, why
 
 
+def given_to_its_field(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]) -> bool:
+    """Whether an action types into the field in focus the value the task gives that field: the task says so
+    itself, however unsure the model was of it."""
+    box = episode.field_in_focus
+    if action.kind is not ActionKind.TYPE or not action.text or box is None:
+        return False
+    label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
+    value = _given(episode.task, elements, labelled).get(label or "")
+    return value is not None and comparable(value) == comparable(action.text)
+
+
+def _given(task: str, elements: list[Element], labelled: dict[Box, str]) -> dict[str, str]:
+    """The values the task gives the fields of this screen (`labelled`), by label; secrets' placeholders left
+    out (the agent types those)."""
+    texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in labelled.values()]
+    return {label: value for label, value in field_values(task, list(labelled.values()), texts).items()
+            if not PLACEHOLDER.fullmatch(value)}
+
+
 def _named_toggle(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str],
                   history: list[Step]) -> tuple[Action, str] | None:
     """A click on a check box or radio button (or its label, a line of text, or a field) whose name the task
@@ -133,16 +150,20 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
 
 def _clicked_not_typed(action: Action, elements: list[Element]) -> tuple[Action, str] | None:
     """Typing the name of an unticked check box or radio button of the screen ("small" for "The size should be
-    small", where a radio button says Small) is a click on it: what names a thing on the screen is clicked,
-    not typed."""
+    small", where a radio button says Small), or of a label on a row of them, is a click on it: what names a thing
+    on the screen is clicked, not typed."""
     if action.kind is not ActionKind.TYPE or not action.text:
         return None
     wanted = comparable(action.text)
     named = [toggle for toggle, name, _ in toggle_names(elements) if comparable(name) == wanted]
-    if len(named) != 1 or named[0].checked is not False:
+    if not named:  # an option's label whose button grounding missed, in a row of others it found
+        toggles = [e.box for e in elements if e.role in TOGGLE_ROLES]
+        named = [e for e in elements if e.role == "text" and comparable(e.text) == wanted and any(
+            abs(box.center.y - e.box.center.y) <= e.box.height / 2 for box in toggles)]
+    if len(named) != 1 or named[0].role != "text" and named[0].checked is not False:
         return None
     instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)
-    return instead, f"{action.text!r} names a {named[0].role} of the screen: clicked, not typed"
+    return instead, f"{action.text!r} names an option of the screen: clicked, not typed"
 
 
 def _task_spelling(episode: SomText, screen: TextScreen, action: Action) -> tuple[Action, str] | None:

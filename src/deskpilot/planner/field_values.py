@@ -147,9 +147,19 @@ def _joined(clause: list[_Token], start: int, end: int) -> str | None:
     if before >= 0 and clause[before].key in BEFORE:
         while before > 0 and clause[before - 1].key in PLACED:
             before -= 1  # "news.site goes in the Home page"
-        return _run(clause[:before][::-1], backwards=True)
+        return _run(clause[:before][::-1], backwards=True) or _before_where(clause, before - 1)
+    if before >= 0 and (value := _before_where(clause, before)):
+        return value  # "type Ada where it says Name"
     if before >= 0 and before == start - 1 and (count := _count(clause[before])):
         return count  # "three copies", "5 hours per week": a count said right before what it counts
+    return None
+
+
+def _before_where(clause: list[_Token], verb: int) -> str | None:
+    """The value before a clause that says where it goes, ending at clause[verb]: "Katherine Johnson where it asks
+    for the full name", "Ada where it says Name"."""
+    if verb >= 2 and clause[verb - 1].key in SUBJECTS and clause[verb - 2].key in ("where", "wherever"):
+        return _run(clause[:verb - 2][::-1], backwards=True)
     return None
 
 

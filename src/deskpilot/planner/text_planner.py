@@ -23,7 +23,7 @@ from deskpilot.core.errors import ActionParseError, PlannerError, UnusableAnswer
 from deskpilot.core.observation import Element, Observation
 from deskpilot.core.secrets import mask_secrets, scrubbed_elements, task_secrets
 
-from .answer_corrections import AnswerCorrections, elsewhere
+from .answer_corrections import AnswerCorrections, elsewhere, given_to_its_field
 from .base import ChatBackend, Decision, RankingBackend, ask_with_one_correction
 from .som_text import SomText, TextScreen
 
@@ -67,7 +67,8 @@ class TextPlanner:
                         "differently")
             return Decision(f"not the task's: {call}", Action(kind=ActionKind.CALL_USER, text=question))
         confidence = getattr(self.backend, "likelihood", {}).get(reply)
-        if confidence is not None and confidence < self.min_confidence and not action.is_terminal:
+        if confidence is not None and confidence < self.min_confidence and not action.is_terminal and \
+                not given_to_its_field(episode, action, elements, labelled):
             question = (f"I am not sure what to do next (my best guess, {call}, has probability {confidence:.2f}); "
                         "please do this step or say the task differently")
             return Decision(f"unsure: {call}", Action(kind=ActionKind.CALL_USER, text=question), confidence)
