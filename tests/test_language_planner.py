@@ -303,6 +303,30 @@ def test_the_name_of_an_unticked_box_typed_is_a_click_on_it():
     assert second.action.kind is ActionKind.CLICK and DEMO_FORM[7].box.contains(*second.action.point), second
 
 
+@pytest.mark.parametrize(("answer", "clicked"), [("text 1", 1), ("text 2", 3), ("text 4", 8)])
+def test_a_click_on_a_fields_label_is_a_click_on_the_field(answer, clicked):
+    """The shipped planner clicked the label "Merchant" of a Tk form, then typed: the keys went nowhere. A field's
+    label clicked is the field clicked; a radio button's label stays its own."""
+    planner = TextPlanner(Replies(f"Action: click(target='{answer}')"))
+    decision = planner.decide("Put Ada in the full name box", [], SCREEN, DEMO_FORM)
+    assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[clicked].box.contains(*decision.action.point)
+
+
+def test_an_unsure_step_does_what_the_task_gives_the_fields_left():
+    """Unsure of its answer (probability 0.2), the planner does what the task itself says is left instead of asking:
+    the field it gives a value, clicked, then that value typed."""
+    class Unsure(Replies):
+        likelihood = {"Action: click(target='button 1')": 0.2}
+
+    planner = TextPlanner(Unsure("Action: click(target='button 1')", "Action: click(target='button 1')"),
+                          min_confidence=0.4)
+    task = "Set my email to mia@home.net"
+    first = planner.decide(task, [], SCREEN, DEMO_FORM)
+    assert first.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*first.action.point), first
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    assert second.action.kind is ActionKind.TYPE and second.action.text == "mia@home.net", second
+
+
 def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():
     """The demo app's "Small" radio button went unseen beside the Medium one it found: "small" typed is a click on
     the label, which selects the option."""

@@ -16,6 +16,7 @@ from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER
 from deskpilot.core.task_text import WORD, task_spelling
 from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elements_at
+from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
 from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
@@ -47,12 +48,38 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = self._as_given(episode, screen, action, elements, labelled, history) or \
+        found = _field_not_its_label(action, elements) or \
+            self._as_given(episode, screen, action, elements, labelled, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
             _clicked_not_typed(action, elements) or _task_spelling(episode, screen, action)
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
+
+    def next_given(self, episode: SomText, screen: TextScreen, elements: list[Element], labelled: dict[Box, str],
+                   history: list[Step]) -> tuple[Action, str] | None:
+        """Where the model is unsure what to do next, what the task itself says is left: the value it gives the
+        text field in focus, typed, or else a click on the first field it gives a value that shows another and was
+        never typed into; None when the task says nothing more of the fields on this screen."""
+        given = _given(episode.task, elements, labelled)
+        fields = {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
+        typed = {comparable(step.action.text) for step in history if step.action.kind is ActionKind.TYPE and
+                 step.action.text}
+        left = [(label, value, now) for label, value in given.items() if label in fields and
+                comparable(value) not in typed and
+                not shows_option(now := list_reading(fields[label].box, elements) or "", value)]
+        box = episode.field_in_focus
+        for label, value, now in left:
+            if box is not None and fields[label].box.iou(box) > 0.5 and fields[label].role == "input":
+                found = (Action(kind=ActionKind.TYPE, text=value), f"the task gives {value!r} for {label!r}")
+                break
+        else:
+            if not left:
+                return None
+            label, value, now = left[0]
+            found = (Action(kind=ActionKind.CLICK, point=fields[label].click_point),
+                     f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}")
+        return found if episode.answer_for(found[0], screen) is not None else None
 
     def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
                   labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
@@ -98,6 +125,27 @@ class AnswerCorrections:
         else:
             return None
         return instead, why
+
+
+def _field_not_its_label(action: Action, elements: list[Element]) -> tuple[Action, str] | None:
+    """A click on a field's label, or on the text a field shows, is a click on the field: only a web page's label
+    passes its click on to the field, and the text inside a field is the field."""
+    if action.kind is not ActionKind.CLICK or action.point is None:
+        return None
+    under = elements_at(action.point, elements)
+    if any(e.role != "text" for e in under):
+        return None
+    fields = [e for e in elements if e.role in FIELD_ROLES]
+    labelled = field_labels(elements)
+    for text in under:
+        inside = [f for f in fields if f.box.contains(*text.center)]
+        named = [f for f in fields if labelled.get(f.box) == text.text]  # the fields this text is the label of
+        index = field_for_label(text.box, [f.box for f in named])
+        field = inside[0] if inside else named[index] if index is not None else None
+        if field is not None:
+            return (Action(kind=ActionKind.CLICK, point=field.click_point),
+                    f"{text.text!r} {'is in' if inside else 'labels'} a field: the field itself")
+    return None
 
 
 def given_to_its_field(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]) -> bool:

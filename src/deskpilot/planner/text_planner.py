@@ -69,6 +69,10 @@ class TextPlanner:
         confidence = getattr(self.backend, "likelihood", {}).get(reply)
         if confidence is not None and confidence < self.min_confidence and not action.is_terminal and \
                 not given_to_its_field(episode, action, elements, labelled):
+            if left := self._corrections.next_given(episode, screen, elements, labelled, history):
+                action, why = left
+                episode.remember(split_response(episode.answer_for(action, screen) or call)[1])
+                return Decision(f"unsure of {call} (probability {confidence:.2f}); {why}", action, confidence)
             question = (f"I am not sure what to do next (my best guess, {call}, has probability {confidence:.2f}); "
                         "please do this step or say the task differently")
             return Decision(f"unsure: {call}", Action(kind=ActionKind.CALL_USER, text=question), confidence)
