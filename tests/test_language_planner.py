@@ -312,6 +312,14 @@ def test_a_click_on_a_fields_label_is_a_click_on_the_field(answer, clicked):
     assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[clicked].box.contains(*decision.action.point)
 
 
+def test_a_click_on_an_option_of_a_closed_list_the_task_names_opens_the_list():
+    """The shipped planner clicked "USD" (an option of the closed Currency list) and the run ended in an error:
+    the value the task gives a drop-down, clicked where no element shows it, opens that drop-down."""
+    planner = TextPlanner(Replies("Action: click(target='$1')"))
+    decision = planner.decide('Colour: "Blue", thanks', [], SCREEN, DEMO_FORM)
+    assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[5].box.contains(*decision.action.point), decision
+
+
 def test_an_unsure_step_does_what_the_task_gives_the_fields_left():
     """Unsure of its answer (probability 0.2), the planner does what the task itself says is left instead of asking:
     the field it gives a value, clicked, then that value typed."""

@@ -48,7 +48,7 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = _field_not_its_label(action, elements) or \
+        found = _field_not_its_label(action, elements) or _open_its_list(episode, action, elements, labelled) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
             _clicked_not_typed(action, elements) or _task_spelling(episode, screen, action)
@@ -146,6 +146,22 @@ def _field_not_its_label(action: Action, elements: list[Element]) -> tuple[Actio
             return (Action(kind=ActionKind.CLICK, point=field.click_point),
                     f"{text.text!r} {'is in' if inside else 'labels'} a field: the field itself")
     return None
+
+
+def _open_its_list(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]
+                   ) -> tuple[Action, str] | None:
+    """A click on a value no element of the screen shows, which the task gives a drop-down of the screen
+    ("Currency: USD" while the Currency list is closed), opens that drop-down: its options show once it is open."""
+    if action.kind is not ActionKind.CLICK or action.point is not None or not action.target:
+        return None
+    wanted = comparable(action.target)
+    owner = next((label for label, value in _given(episode.task, elements, labelled).items()
+                  if comparable(value) == wanted), None)
+    lists = [e for e in elements if e.role == "dropdown" and owner is not None and labelled.get(e.box) == owner]
+    if not lists:
+        return None
+    return (Action(kind=ActionKind.CLICK, point=lists[0].click_point),
+            f"{action.target!r} is an option of {owner!r}, which is closed: open it first")
 
 
 def given_to_its_field(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]) -> bool:
