@@ -320,6 +320,22 @@ def test_a_click_on_an_option_of_a_closed_list_the_task_names_opens_the_list():
     assert decision.action.kind is ActionKind.CLICK and DEMO_FORM[5].box.contains(*decision.action.point), decision
 
 
+def test_what_is_not_in_sight_is_looked_for_in_the_tabs_the_task_speaks_of():
+    """Without the MiniWoB rules the language planner clicked "aliquet", which was on another tab, and the run
+    ended in an error; it tries the tabs not tried yet, then (none left) lets grounding say it is not there."""
+    tabs = [Element(Box(10, 10, 60, 30), "tab", "Tab #1", source="layout"),
+            Element(Box(62, 10, 112, 30), "tab", "Tab #2", source="layout"),
+            Element(Box(10, 50, 300, 70), "text", "Lorem ipsum dolor")]
+    task = 'Switch between the tabs to find and click on the link "aliquet".'
+    planner = TextPlanner(Replies(*["Action: click(target='$1')"] * 3))
+    history: list[Step] = []
+    for index, expected in enumerate((tabs[0], tabs[1])):
+        decision = planner.decide(task, history, SCREEN, tabs)
+        assert decision.action.point is not None and expected.box.contains(*decision.action.point), decision
+        history.append(Step(index=index, action=decision.action, before=f"{index}.png"))
+    assert planner.decide(task, history, SCREEN, tabs).action.target == "aliquet"
+
+
 def test_an_unsure_step_does_what_the_task_gives_the_fields_left():
     """Unsure of its answer (probability 0.2), the planner does what the task itself says is left instead of asking:
     the field it gives a value, clicked, then that value typed."""

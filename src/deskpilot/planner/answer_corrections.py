@@ -19,6 +19,7 @@ from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elemen
 from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
+from .offline import next_untried_tab
 from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
                          shows_option, toggle_names)
 from .som_text import SomText, TextScreen
@@ -49,6 +50,7 @@ class AnswerCorrections:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
         found = _field_not_its_label(action, elements) or _open_its_list(episode, action, elements, labelled) or \
+            _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
             _clicked_not_typed(action, elements) or _task_spelling(episode, screen, action)
@@ -162,6 +164,23 @@ def _open_its_list(episode: SomText, action: Action, elements: list[Element], la
         return None
     return (Action(kind=ActionKind.CLICK, point=lists[0].click_point),
             f"{action.target!r} is an option of {owner!r}, which is closed: open it first")
+
+
+def _look_in_tabs(episode: SomText, action: Action, elements: list[Element], history: list[Step]
+                  ) -> tuple[Action, str] | None:
+    """A click on something no element of the screen shows, for a task that speaks of tabs, goes to the next tab
+    of the screen's tab row not tried yet: what is asked for may be on another tab ("Switch between the tabs to
+    find and click on the link 'aliquet'")."""
+    if action.kind is not ActionKind.CLICK or action.point is not None or not action.target or \
+            not {"tab", "tabs"} & set(WORD.findall(episode.task.lower())) or \
+            any(e.text and holds_phrase(e.text, action.target) for e in elements):
+        return None
+    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    tab = next_untried_tab(elements, [e.box for e in elements if any(e.box.contains(*point) for point in clicks)])
+    if tab is None:
+        return None
+    return Action(kind=ActionKind.CLICK, point=tab.center), f"{action.target!r} is not in sight: trying the tab " \
+                                                             f"{tab.text!r}"
 
 
 def given_to_its_field(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]) -> bool:
