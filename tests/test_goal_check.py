@@ -383,3 +383,39 @@ def test_each_field_the_task_gives_a_value_must_get_that_value(merchant, currenc
     tracker.follow(Action(kind=ActionKind.TYPE, text=merchant), focus, screen(""), screen(merchant), True)
     check = tracker.check(screen(merchant))
     assert check.failed == failed, check
+
+
+@pytest.mark.parametrize(("shown", "failed"), [
+    ("M", None), ("S", 'the task gives "M" for "T-shirt size", which nothing beside it shows')])
+def test_a_value_for_a_label_whose_drop_down_grounding_missed_must_show_beside_it(shown, failed):
+    """The T-shirt size list went unseen on a held-out form; the run never chose M, and said done."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker
+
+    screen = [Element(Box(20, 20, 110, 40), "text", "T-shirt size"), Element(Box(130, 20, 150, 40), "text", shown),
+              Element(Box(20, 60, 100, 84), "button", "Join")]
+    tracker = GoalTracker(task="prefer M for T-shirt size, then hit Join")
+    tracker.start(screen)
+    assert tracker.check(screen).failed == failed
+
+
+@pytest.mark.parametrize(("task", "checked", "passed"), [
+    ("Put a tick in the Weekends only, then press Join", False, False),
+    ("Put a tick in the Weekends only, then press Join", True, True),
+    ("Untick Weekends only and press Join", False, True),
+    ("I don't want weekends only", True, False),
+])
+def test_a_box_the_task_names_must_show_the_state_it_asks_for(task, checked, passed):
+    """A held-out web form: the run clicked the Weekends only box's label (which did not tick it) and said done."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    join = Element(Box(20, 60, 100, 84), "button", "Join")
+    before = [Element(Box(20, 20, 36, 36), "checkbox", "Weekends only", checked=not checked), join]
+    after = [Element(Box(20, 20, 36, 36), "checkbox", "Weekends only", checked=checked), join]
+    tracker = GoalTracker(task=task)
+    tracker.start(before)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=before[0].center), KeyboardFocus(), before, after, True)
+    check = tracker.check(after)
+    assert check.passed is passed, check

@@ -21,7 +21,7 @@ from deskpilot.grounding.widgets import field_for_label
 from .field_values import field_values
 from .offline import next_untried_tab
 from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
-                         shows_option, toggle_names)
+                         reads_as, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -69,7 +69,7 @@ class AnswerCorrections:
                  step.action.text}
         left = [(label, value, now) for label, value in given.items() if label in fields and
                 comparable(value) not in typed and
-                not shows_option(now := list_reading(fields[label].box, elements) or "", value)]
+                not reads_as(now := list_reading(fields[label].box, elements) or "", value)]
         box = episode.field_in_focus
         for label, value, now in left:
             if box is not None and fields[label].box.iou(box) > 0.5 and fields[label].role == "input":
@@ -116,7 +116,7 @@ class AnswerCorrections:
                      step.action.text}
             unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
                         self.filled_first and comparable(value) not in typed and
-                        not shows_option(now := list_reading(fields[label].box, elements) or "", value)
+                        not reads_as(now := list_reading(fields[label].box, elements) or "", value)
                         and (now.strip() or fields[label].role != "dropdown")]
             if not unfilled:
                 return None

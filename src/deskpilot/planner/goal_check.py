@@ -62,6 +62,10 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|s
 _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
+# Words that ask for a box unticked, in the clause that names it.
+NEGATION = re.compile(r"\b(?:untick|uncheck|unmark|unselect|deselect|clear|disable|off|don't|dont|do not|no|not|"
+                      r"without|remove|never|stop|opt out)\b")
+CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
@@ -157,6 +161,12 @@ class TypedField:
                 # other scripts), not what the app did with it
                 return None
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
+
+
+def reads_as(reading: str, value: str) -> bool:
+    """Whether what a control shows is `value`: as `shows_option`, but a value of one or two letters or digits
+    only exactly ("S" is not "M", which one letter read wrong would make it)."""
+    return same_text(reading, value) if len(_skeleton(value)) < READABLE else shows_option(reading, value)
 
 
 def shows_option(reading: str, option: str) -> bool:
@@ -342,9 +352,15 @@ class GoalTracker:
         value typed into another field is that field's problem)."""
         labelled = field_labels(elements)
         names = [*labelled.values(), *(typed.name for typed in self.fields)]
+        loose = _loose_labels(elements, names)
         texts = [e.text for e in elements if e.text and e.role not in FIELD_ROLES and e.text not in names]
-        for label, value in field_values(self.task, names, texts).items():
+        for label, value in field_values(self.task, [*names, *(e.text for e in loose)], texts).items():
             if PLACEHOLDER.fullmatch(value) or value in self.secrets:
+                continue
+            if label not in names:
+                unmet = self._beside(next(e for e in loose if e.text == label), value, elements)
+                if unmet is not None:
+                    return unmet
                 continue
             found = [e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == label]
             typed = [f for f in self.fields if f.name == label or any(f.box.iou(e.box) > 0.5 for e in found)]
@@ -355,14 +371,39 @@ class GoalTracker:
                 continue  # what the field shows of it is the typed value's own check
             if not found:
                 continue  # gone with its dialog, or the app moved on: nothing to read
-            if any(c.box.iou(found[0].box) > 0.5 and shows_option(c.option, value) for c in self.choices):
+            if any(c.box.iou(found[0].box) > 0.5 and reads_as(c.option, value) for c in self.choices):
                 continue
             now = list_reading(found[0].box, elements) or ""
-            if shows_option(now, value) or not now.strip() and (
+            if reads_as(now, value) or not now.strip() and (
                     found[0].role == "dropdown" or any(same_text(line, value) for line in self.typed)):
                 continue
             return (f"the task gives {_quote(value)} for {_quote(label)}, which shows "
                     f"{_quote(now) if now.strip() else 'nothing'}")
+        return None
+
+    def _beside(self, label: Element, value: str, elements: list[Element]) -> str | None:
+        """For a label the task gives a value whose field grounding did not find (a drop-down it missed): the run
+        typed or chose that value, or something on the label's row right of it shows it; else what is wrong."""
+        if any(same_text(line, value) for line in self.typed) or any(reads_as(c.option, value)
+                                                                      for c in self.choices):
+            return None
+        row = [e for e in elements if e.text and e is not label and e.box.x0 >= label.box.x1 - 2 and
+               abs(e.box.center.y - label.box.center.y) <= label.box.height]
+        if any(reads_as(e.text, value) for e in row):
+            return None
+        return f"the task gives {_quote(value)} for {_quote(label.text)}, which nothing beside it shows"
+
+    def _toggle_not_as_asked(self, elements: list[Element]) -> str | None:
+        """A check box or radio button the task names by a word of its own that shows the other state than the
+        task asks: ticked, unless the clause naming it says no ("untick", "don't", "no", "without", ...)."""
+        for toggle, name in named_toggles(self.task, elements):
+            if toggle.checked is None:
+                continue
+            own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
+            clause = next((c for c in CLAUSE_BREAK.split(self.task.lower()) if own & set(WORD.findall(c))), "")
+            wanted = not (NEGATION.search(clause) and toggle.role == "checkbox")
+            if toggle.checked is not wanted:
+                return f"the task asks for {_quote(name)} {'ticked' if wanted else 'unticked'}, which it is not"
         return None
 
     def _untouched_box(self, elements: list[Element]) -> str | None:
@@ -452,6 +493,9 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"{_quote(name or 'the box')} is not {what}")
             if seen:
                 held.append(f"{_quote(name or 'the box')} is {'ticked' if state else 'unticked'}")
+        wrong = self._toggle_not_as_asked(elements)
+        if wrong is not None:
+            return GoalCheck(False, tuple(held), wrong)
         for label, changed in self.submits.items():
             if not changed:
                 return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
@@ -506,6 +550,15 @@ def other_named_field(task: str, label: str, labelled: dict[Box, str], filled: l
         return None
     return next((other for box, other in labelled.items() if named(other)
                  and not any(box.iou(done) > 0.5 for done in filled)), None)
+
+
+def _loose_labels(elements: list[Element], names: list[str]) -> list[Element]:
+    """Short lines of text that may label a control grounding did not find: not a field's label (`names`), not a
+    check box's or radio button's name, not inside a control."""
+    controls = [e.box for e in elements if e.role != "text"]
+    toggles = {name for _, name, _ in toggle_names(elements)}
+    return [e for e in elements if e.role == "text" and e.text and len(e.text.split()) <= 4 and e.text not in names
+            and e.text not in toggles and not any(box.contains(*e.center) for box in controls)]
 
 
 def toggle_names(elements: list[Element]) -> list[tuple[Element, str, Box]]:
