@@ -325,7 +325,8 @@ def test_what_is_not_in_sight_is_looked_for_in_the_tabs_the_task_speaks_of():
     ended in an error; it tries the tabs not tried yet, then (none left) lets grounding say it is not there."""
     tabs = [Element(Box(10, 10, 60, 30), "tab", "Tab #1", source="layout"),
             Element(Box(62, 10, 112, 30), "tab", "Tab #2", source="layout"),
-            Element(Box(10, 50, 300, 70), "text", "Lorem ipsum dolor")]
+            Element(Box(10, 50, 300, 70), "text", "Lorem ipsum dolor"),
+            Element(Box(10, 80, 600, 100), "text", 'Switch between the tabs to find and click on the link "aliquet".')]
     task = 'Switch between the tabs to find and click on the link "aliquet".'
     planner = TextPlanner(Replies(*["Action: click(target='$1')"] * 3))
     history: list[Step] = []

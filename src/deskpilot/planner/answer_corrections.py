@@ -16,6 +16,7 @@ from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER
 from deskpilot.core.task_text import WORD, task_spelling
 from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elements_at
+from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
@@ -172,8 +173,10 @@ def _look_in_tabs(episode: SomText, action: Action, elements: list[Element], his
     of the screen's tab row not tried yet: what is asked for may be on another tab ("Switch between the tabs to
     find and click on the link 'aliquet'")."""
     if action.kind is not ActionKind.CLICK or action.point is not None or not action.target or \
-            not {"tab", "tabs"} & set(WORD.findall(episode.task.lower())) or \
-            any(e.text and holds_phrase(e.text, action.target) for e in elements):
+            not {"tab", "tabs"} & set(WORD.findall(episode.task.lower())):
+        return None
+    echoes = task_echoes(elements, episode.task)  # the page showing the task shows its words, not the thing
+    if any(e.text and e not in echoes and holds_phrase(e.text, action.target) for e in elements):
         return None
     clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
     tab = next_untried_tab(elements, [e.box for e in elements if any(e.box.contains(*point) for point in clicks)])
