@@ -37,6 +37,9 @@ OTHER_TEXTS = ["Has receipt", "First aid trained", "Submit claim", "Own money"]
     ("news.site goes in the Home page", ["Home page"], {"Home page": "news.site"}),
     ("enter 12 Baker Street in the Street box", ["Street", "City"], {"Street": "12 Baker Street"}),
     ("I require Double as the Room type", ["Room type"], {"Room type": "Double"}),
+    ("Pick the XL option from the t-shirt size", VOLUNTEERS, {"T-shirt size": "XL"}),
+    ("select Spain from Country", ["Country"], {"Country": "Spain"}),
+    ("copy the text from the Notes field", ["Notes"], {}),
     # nothing a phrasing does not tell
     ("Clear the Email field", ["Email"], {}),
     ("Go to the Name field and type Ada", ["Name"], {}),

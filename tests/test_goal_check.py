@@ -385,6 +385,23 @@ def test_each_field_the_task_gives_a_value_must_get_that_value(merchant, currenc
     assert check.failed == failed, check
 
 
+@pytest.mark.parametrize(("checked", "failed"), [
+    (True, None), (False, 'the task gives "Own money" for "Paid with", and that option is not chosen')])
+def test_a_value_for_a_radio_groups_title_must_be_its_chosen_option(checked, failed):
+    """A held-out web form: "The paid with list should be 'Own money'", the option never clicked, and done."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker
+
+    screen = [Element(Box(20, 20, 90, 40), "text", "Paid with"),
+              Element(Box(120, 22, 136, 38), "radio", "", checked=not checked),
+              Element(Box(140, 20, 240, 40), "text", "Company card"),
+              Element(Box(260, 22, 276, 38), "radio", "", checked=checked),
+              Element(Box(280, 20, 360, 40), "text", "Own money")]
+    tracker = GoalTracker(task='The paid with list should be "Own money"')
+    tracker.start(screen)
+    assert tracker.check(screen).failed == failed
+
+
 @pytest.mark.parametrize(("shown", "failed"), [
     ("M", None), ("S", 'the task gives "M" for "T-shirt size", which nothing beside it shows')])
 def test_a_value_for_a_label_whose_drop_down_grounding_missed_must_show_beside_it(shown, failed):

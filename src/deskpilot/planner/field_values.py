@@ -31,11 +31,12 @@ BETWEEN = frozenset("field box value entry text number address should must will 
                     "over"
                     .split())
 # Words that join a value to the label after it: "Ada into the Name field", "7.99 as the amount", "M for size".
-BEFORE = frozenset("into in as for under on".split())
+BEFORE = frozenset("into in as for under on from".split())  # "from": "pick Spain from the Country list"
+OPTION_WORDS = frozenset("option item choice entry value".split())  # "the Evening option from Shift"
 PLACED = frozenset("goes go belongs belong should must will can".split())  # "X goes in Y": X is Y's value
 DETERMINERS = frozenset("the a an my our your their this that its".split())
 # Words that are never part of an unquoted value: instruction verbs, pronouns, modals, politeness.
-NOT_VALUE = DETERMINERS | JOINS | AFTER | BETWEEN | BEFORE | frozenset(
+NOT_VALUE = DETERMINERS | JOINS | AFTER | BETWEEN | BEFORE | OPTION_WORDS | frozenset(
     """type enter put write input insert record fill use make change update replace key choose select pick prefer
     switch go open check tick mark turn click press hit tap push want like love wish please kindly thanks thank
     i i'd i'm i’d i’m me we us you it it's let let's could can may of at from by or not no so if just down up
@@ -145,8 +146,8 @@ def _joined(clause: list[_Token], start: int, end: int) -> str | None:
     while before >= 0 and clause[before].key in DETERMINERS:
         before -= 1
     if before >= 0 and clause[before].key in BEFORE:
-        while before > 0 and clause[before - 1].key in PLACED:
-            before -= 1  # "news.site goes in the Home page"
+        while before > 0 and clause[before - 1].key in PLACED | OPTION_WORDS:
+            before -= 1  # "news.site goes in the Home page", "the XL option from the size"
         return _run(clause[:before][::-1], backwards=True) or _before_where(clause, before - 1)
     if before >= 0 and (value := _before_where(clause, before)):
         return value  # "type Ada where it says Name"

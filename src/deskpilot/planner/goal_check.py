@@ -382,15 +382,20 @@ class GoalTracker:
         return None
 
     def _beside(self, label: Element, value: str, elements: list[Element]) -> str | None:
-        """For a label the task gives a value whose field grounding did not find (a drop-down it missed): the run
-        typed or chose that value, or something on the label's row right of it shows it; else what is wrong."""
+        """For a label the task gives a value whose field grounding did not find (a drop-down it missed, a radio
+        group's title): the run typed or chose that value, or something on the label's row right of it shows it —
+        and where that is a radio button's or check box's name, it is ticked; else what is wrong."""
         if any(same_text(line, value) for line in self.typed) or any(reads_as(c.option, value)
                                                                       for c in self.choices):
             return None
         row = [e for e in elements if e.text and e is not label and e.box.x0 >= label.box.x1 - 2 and
                abs(e.box.center.y - label.box.center.y) <= label.box.height]
-        if any(reads_as(e.text, value) for e in row):
-            return None
+        options = {text_key(name): toggle for toggle, name, _ in toggle_names(elements) if toggle.checked is not None}
+        for shown in (e for e in row if reads_as(e.text, value)):
+            option = options.get(text_key(shown.text))
+            if option is None or option.checked:
+                return None  # shown as the value, or as an option that is chosen
+            return f"the task gives {_quote(value)} for {_quote(label.text)}, and that option is not chosen"
         return f"the task gives {_quote(value)} for {_quote(label.text)}, which nothing beside it shows"
 
     def _toggle_not_as_asked(self, elements: list[Element]) -> str | None:
@@ -566,10 +571,13 @@ def toggle_names(elements: list[Element]) -> list[tuple[Element, str, Box]]:
     them) and where that label stands (the toggle's own box where it has its text)."""
     toggles = [e for e in elements if e.role in TOGGLE_ROLES]
     named = {id(e): (e.text, e.box) for e in toggles if e.text}
-    for label in (e for e in elements if e.role == "text" and e.text):
-        index = toggle_for_label(label.box, [t.box for t in toggles])
-        if index is not None and id(toggles[index]) not in named:
-            named[id(toggles[index])] = (label.text, label.box)
+    found = [(label, toggles[index]) for label in elements if label.role == "text" and label.text
+             and (index := toggle_for_label(label.box, [t.box for t in toggles])) is not None]
+    # first the labels right of their toggle (the usual way), then those left of one: a radio group's title
+    # just before its first option is not that option's name
+    for label, toggle in sorted(found, key=lambda pair: pair[1].box.x0 > pair[0].box.x0):
+        if id(toggle) not in named:
+            named[id(toggle)] = (label.text, label.box)
     return [(t, *named[id(t)]) for t in toggles if id(t) in named]
 
 
