@@ -9,11 +9,9 @@ the other checks decide those).
 from __future__ import annotations
 
 import argparse
-import random
 from collections import Counter
 
-from deskpilot.evaluation.synthetic.forms import HELD_OUT_THEMES, TRAIN_THEMES, random_form, random_goal
-from deskpilot.evaluation.synthetic.phrasing import paraphrase
+from deskpilot.evaluation.synthetic.tasks import goal_in_words
 from deskpilot.planner.field_values import field_values
 
 
@@ -21,14 +19,8 @@ def measure(held_out: bool, seeds: int) -> tuple[Counter[str], list[str]]:
     counts: Counter[str] = Counter()
     wrong: list[str] = []
     for seed in range(seeds):
-        rng = random.Random(f"{'held-out' if held_out else 'train'}-{seed}")
-        form = random_form(rng, HELD_OUT_THEMES if held_out else TRAIN_THEMES)
-        goal = random_goal(form, rng)
-        text = paraphrase(goal, random.Random(f"words-{seed}"))
-        fields = [c.label for c in form.controls if c.kind in ("field", "dropdown")]
-        others = [c.label for c in form.controls if c.kind not in ("field", "dropdown")] + list(form.buttons) + [
-            option for c in form.controls if c.kind == "radio" for option in c.options]
-        got = field_values(text, fields, others)
+        form, goal, text = goal_in_words(seed, held_out)
+        got = field_values(text, form.field_labels, form.other_names)
         asked = {i.label: str(i.value) for i in goal.intents if i.kind in ("fill", "choose")}
         for label, value in asked.items():
             found = got.get(label)

@@ -4,12 +4,10 @@ field or fail a right run."""
 
 from __future__ import annotations
 
-import random
 
 import pytest
 
-from deskpilot.evaluation.synthetic.forms import HELD_OUT_THEMES, random_form, random_goal
-from deskpilot.evaluation.synthetic.phrasing import paraphrase
+from deskpilot.evaluation.synthetic.tasks import goal_in_words
 from deskpilot.planner.field_values import field_values
 
 EXPENSES = ["Merchant", "Amount", "Currency", "Category", "Receipt number"]
@@ -59,14 +57,8 @@ def test_held_out_form_goals_in_every_phrasing_bind_no_value_to_the_wrong_field(
     none to another field or with another value."""
     right = bound = wanted = 0
     for seed in range(300):
-        rng = random.Random(f"held-out-{seed}")
-        form = random_form(rng, HELD_OUT_THEMES)
-        goal = random_goal(form, rng)
-        text = paraphrase(goal, random.Random(f"words-{seed}"))
-        fields = [c.label for c in form.controls if c.kind in ("field", "dropdown")]
-        others = [c.label for c in form.controls if c.kind not in ("field", "dropdown")] + list(form.buttons) + [
-            option for c in form.controls if c.kind == "radio" for option in c.options]
-        got = field_values(text, fields, others)
+        form, goal, text = goal_in_words(seed, held_out=True)
+        got = field_values(text, form.field_labels, form.other_names)
         asked = {i.label: str(i.value) for i in goal.intents if i.kind in ("fill", "choose")}
         assert all(asked.get(label, "").lower() == value.lower() for label, value in got.items()), (text, got)
         right += len(got)

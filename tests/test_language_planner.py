@@ -163,6 +163,16 @@ class Replies:
         return self.replies.pop(0)
 
 
+def decide_in_turn(planner: TextPlanner, task: str, steps: int, screen: list[Element] | None = None) -> list:
+    """The planner's decisions on `steps` steps of one episode on an unchanging screen (DEMO_FORM by default)."""
+    history: list[Step] = []
+    decisions = []
+    for index in range(steps):
+        decisions.append(planner.decide(task, history, SCREEN, DEMO_FORM if screen is None else screen))
+        history.append(Step(index=index, action=decisions[-1].action, before=f"{index}.png"))
+    return decisions
+
+
 DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(140, 95, 400, 125), "input", ""),
              Element(Box(40, 150, 120, 170), "text", "Email"), Element(Box(140, 145, 400, 175), "input", ""),
              Element(Box(40, 200, 120, 220), "text", "Colour"), Element(Box(140, 195, 400, 225), "dropdown", "Red"),
@@ -232,11 +242,7 @@ def test_a_value_the_task_gives_another_field_goes_there_with_a_click_on_that_fi
     one field, typed into another, is not typed; that field is clicked instead, and the value typed there next."""
     planner = TextPlanner(Replies("Action: click(target='field 2')", "Action: type(content='Ada Lovelace')",
                                   "Action: type(content='Ada Lovelace')"))
-    history: list[Step] = []
-    decisions = []
-    for index in range(3):
-        decisions.append(planner.decide(task, history, SCREEN, DEMO_FORM))
-        history.append(Step(index=index, action=decisions[-1].action, before=f"{index}.png"))
+    decisions = decide_in_turn(planner, task, 3)
     moved, typed = decisions[1:]
     assert moved.action.kind is ActionKind.CLICK and DEMO_FORM[1].box.contains(*moved.action.point), moved
     assert "for 'Full name'" in moved.thought
@@ -250,11 +256,7 @@ def test_a_button_the_task_names_is_pressed_once_each_field_it_gives_a_value_was
     task = "Set my email to mia@home.net and save"
     planner = TextPlanner(Replies("Action: click(target='button 1')", "Action: type(content='mia@home.net')",
                                   "Action: click(target='button 1')"))
-    history: list[Step] = []
-    decisions = []
-    for index in range(3):
-        decisions.append(planner.decide(task, history, SCREEN, DEMO_FORM))
-        history.append(Step(index=index, action=decisions[-1].action, before=f"{index}.png"))
+    decisions = decide_in_turn(planner, task, 3)
     first, typed, pressed = decisions
     assert first.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*first.action.point), first
     assert "for 'Email'" in first.thought

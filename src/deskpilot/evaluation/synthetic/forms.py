@@ -53,6 +53,17 @@ class FormSpec:
         return cls(data["title"], controls, tuple(data["buttons"]), tuple(data.get("menu", ())),
                    bool(data.get("grouped", False)), tuple(data.get("side_list", ())))
 
+    @property
+    def field_labels(self) -> list[str]:
+        """The labels of its text fields and drop-downs: what a task may give a value."""
+        return [c.label for c in self.controls if c.kind in ("field", "dropdown")]
+
+    @property
+    def other_names(self) -> list[str]:
+        """Every other name it shows: check boxes' and radio groups' labels, radio options, buttons."""
+        return [c.label for c in self.controls if c.kind not in ("field", "dropdown")] + list(self.buttons) + [
+            option for c in self.controls if c.kind == "radio" for option in c.options]
+
     def start_state(self) -> dict[str, Any]:
         state: dict[str, Any] = {c.label: c.initial for c in self.controls}
         state["pressed"] = []

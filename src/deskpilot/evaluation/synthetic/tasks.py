@@ -16,7 +16,7 @@ from deskpilot.core.errors import EvaluationError
 
 from ..desktop_checks import Check, TaskRun
 from ..desktop_tasks import DesktopTask
-from .forms import HELD_OUT_THEMES, TOOLKITS, TRAIN_THEMES, Goal, random_form, random_goal
+from .forms import HELD_OUT_THEMES, TOOLKITS, TRAIN_THEMES, FormSpec, Goal, random_form, random_goal
 from .phrasing import canonical, paraphrase, paraphrases
 
 APPS = resources.files("deskpilot.evaluation.synthetic.apps")
@@ -39,17 +39,25 @@ def form_state(goal: Goal) -> Check:
     return check
 
 
+def goal_in_words(seed: int, held_out: bool = False, wording: Wording = "paraphrase",
+                  words: random.Random | None = None) -> tuple[FormSpec, Goal, str]:
+    """The form and goal of `seed` (of the held-out themes or the training ones) and the goal said in `wording`,
+    its words drawn from `words` (the seed's own stream unless given)."""
+    rng = random.Random(f"{'held-out' if held_out else 'train'}-{seed}")
+    form = random_form(rng, HELD_OUT_THEMES if held_out else TRAIN_THEMES)
+    goal = random_goal(form, rng)
+    stream = words or random.Random(f"words-{seed}")
+    return form, goal, canonical(goal) if wording == "canonical" else paraphrase(goal, stream)
+
+
 def form_task(toolkit: str, seed: int, held_out: bool = False, wording: Wording = "canonical",
               paraphrase_count: int = 0) -> DesktopTask:
     """The synthetic task of `seed` in `toolkit`; its text in the wording asked, with `paraphrase_count` other
     wordings kept for training."""
     if toolkit not in TOOLKITS:
         raise EvaluationError(f"unknown toolkit {toolkit!r}; known: {', '.join(TOOLKITS)}")
-    rng = random.Random(f"{'held-out' if held_out else 'train'}-{seed}")
-    form = random_form(rng, HELD_OUT_THEMES if held_out else TRAIN_THEMES)
-    goal = random_goal(form, rng)
-    words = random.Random(f"words-{seed}")
-    text = canonical(goal) if wording == "canonical" else paraphrase(goal, words)
+    words = random.Random(f"words-{seed}")  # the task's wording, then its other wordings
+    form, goal, text = goal_in_words(seed, held_out, wording, words)
     others = tuple(p for p in paraphrases(goal, words, paraphrase_count) if p != text) if paraphrase_count else ()
     name = f"form-{toolkit}-{'heldout-' if held_out else ''}{seed}"
     return DesktopTask(name, f"form/{toolkit}", text, (*LAUNCH[toolkit], f"{{home}}/{SPEC}", f"{{home}}/{STATE}"),
