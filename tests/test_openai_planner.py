@@ -22,8 +22,9 @@ def model_point(box: list[int], mode: str = "resized") -> str:
     return f"<point>{x} {y}</point>"
 
 
-def run_openai(server: ChatServer, tmp_path, *extra: str, env: dict[str, str] | None = None, model="UI-TARS-1.5-7B"):
-    return deskpilot("run", "Put Ada Lovelace in the name field and save", "--planner", "openai", "--model", model,
+def run_openai(server: ChatServer, tmp_path, *extra: str, env: dict[str, str] | None = None, model="UI-TARS-1.5-7B",
+               task: str = "Put Ada Lovelace in the name field and save"):
+    return deskpilot("run", task, "--planner", "openai", "--model", model,
                      "--base-url", server.base_url, "--episodes-dir", str(tmp_path / "ep"), *extra,
                      env={"OPENAI_API_KEY": KEY, **(env or {})})
 
@@ -77,7 +78,7 @@ def test_set_of_marks_mode_picks_numbered_elements(demo_app, tmp_path):
 
     script = [pick("Remember me"), pick("Save"), "Thought: done\nAction: finished()"]
     with ChatServer(script) as server:
-        result = run_openai(server, tmp_path, "--mode", "som", model="gpt-4o")
+        result = run_openai(server, tmp_path, "--mode", "som", model="gpt-4o", task="Tick Remember me and save")
     assert result.returncode == 0, result.stdout + result.stderr
     state = read_state(demo_app.state_file)
     assert state["remember_me"] is True and state["saved"] == 1
@@ -88,7 +89,7 @@ def test_a_click_without_effect_is_reported_on_the_next_turn(demo_app, tmp_path)
     script = ["Thought: try the empty area\nAction: click(point='<point>1200 760</point>')",
               "Thought: ok\nAction: finished()"]
     with ChatServer(script) as server:
-        result = run_openai(server, tmp_path)
+        result = run_openai(server, tmp_path, task="Look over the form")
     assert result.returncode == 0, result.stdout + result.stderr
     note = server.requests[1]["messages"][-1]["content"][-1]["text"]
     assert "nothing on the screen changed" in note
@@ -97,7 +98,7 @@ def test_a_click_without_effect_is_reported_on_the_next_turn(demo_app, tmp_path)
 def test_garbage_is_retried_once_with_a_correction(demo_app, tmp_path):
     script = ["I would click the save button now!", "Thought: fine\nAction: finished(content='ok')"]
     with ChatServer(script) as server:
-        result = run_openai(server, tmp_path)
+        result = run_openai(server, tmp_path, task="Look over the form")
     assert result.returncode == 0, result.stdout + result.stderr
     correction = server.requests[1]["messages"][-1]["content"]
     assert "could not be used" in correction
@@ -115,7 +116,7 @@ def test_garbage_twice_ends_the_run_with_a_clear_error_and_no_guess(demo_app, tm
 
 def test_429_then_success_is_retried_with_backoff(demo_app, tmp_path):
     with ChatServer([{"status": 429}, "Thought: done\nAction: finished()"]) as server:
-        result = run_openai(server, tmp_path)
+        result = run_openai(server, tmp_path, task="Look over the form")
     assert result.returncode == 0, result.stdout + result.stderr
     assert len(server.requests) == 2  # the one answered 429, and its retry
 

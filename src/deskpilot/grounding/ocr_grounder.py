@@ -121,21 +121,17 @@ class OcrGrounder:
     def _split_at_toggles(self, image: np.ndarray, widgets: list[Widget]) -> bool:
         """Read again, in its parts either side, every text line that runs over a check box or radio button: a
         checked box is a filled square with a white tick, which text detection takes for a glyph and joins to the
-        label beside it ("zAHr" with its box read as "Ｋ") or across to the next column's label ("PCQ2JfG √9908");
-        and every line that runs across a field's left edge (a label set close to its field read with what the
-        field holds: "Merchant office Depot"). Whether any line was split."""
+        label beside it ("zAHr" with its box read as "Ｋ") or across to the next column's label ("PCQ2JfG √9908").
+        Whether any line was split."""
         toggles = _toggle_boxes(widgets)
-        fields = [w.box for w in widgets if w.role in ("input", "dropdown")]
-        edges = [Box(box.x0 - TOGGLE_GAP, box.y0, box.x0 + TOGGLE_GAP, box.y1) for box in fields]
-        if not (toggles or edges) or not self._lines:
+        if not toggles or not self._lines:
             return False
         frame = Box(0, 0, image.shape[1], image.shape[0])
         lines: list[TextLine] = []
         fresh: set[int] = set()
         split = False
         for index, line in enumerate(self._lines):
-            pieces = _parts_beside(line.box, toggles, frame) or _parts_beside(
-                line.box, _crossed(line.box, edges, fields), frame)
+            pieces = _parts_beside(line.box, toggles, frame)
             parts = [line] if pieces is None else [
                 found for piece in pieces for found in self._read_part(image, piece)
                 if not _mostly_inside_any(found.box, [other for other in self._lines if other is not line])]
@@ -409,18 +405,6 @@ def _parts_beside(line: Box, toggles: list[Box], frame: Box) -> list[Box] | None
     pieces.append((start, max(start, line.x1 + line.height)))
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
     return [Box(x0, line.y0, x1, line.y1).padded(TOGGLE_GAP * 2, frame) for x0, x1 in pieces if x1 - x0 >= least]
-
-
-def _crossed(line: Box, edges: list[Box], fields: list[Box]) -> list[Box]:
-    """The fields' left edges that a text line starting outside every field runs across with half its height or
-    more of text either side (a line that only touches an edge stays whole; a field's text that a second, inner
-    box of the same field cuts is no label), as thin boxes for `_parts_beside`."""
-    reach = line.height / 2
-    start = (line.x0 + reach, (line.y0 + line.y1) / 2)
-    if any(field.contains(*start) for field in fields):
-        return []
-    return [edge for edge in edges if line.x0 < edge.x0 - reach and line.x1 > edge.x1 + reach
-            and min(edge.y1, line.y1) - max(edge.y0, line.y0) >= TOGGLE_ROW_SHARE * line.height]
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:

@@ -170,8 +170,8 @@ def _open_its_list(episode: SomText, action: Action, elements: list[Element], la
 def _look_in_tabs(episode: SomText, action: Action, elements: list[Element], history: list[Step]
                   ) -> tuple[Action, str] | None:
     """A click on something no element of the screen shows, for a task that speaks of tabs, goes to the next tab
-    of the screen's tab row not tried yet: what is asked for may be on another tab ("Switch between the tabs to
-    find and click on the link 'aliquet'")."""
+    of the screen's tab row not tried yet: what is asked for may be on another tab ("look through the tabs for the
+    Invoices link")."""
     if action.kind is not ActionKind.CLICK or action.point is not None or not action.target or \
             not {"tab", "tabs"} & set(WORD.findall(episode.task.lower())):
         return None

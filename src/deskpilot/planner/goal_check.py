@@ -418,9 +418,11 @@ class GoalTracker:
         box or its label touched it, where grounding missed the box at the time of the click."""
         labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
         for box, name in named_toggles(self.task, elements):
+            areas = [box.box, labels[id(box)], *(e.box for e in elements if e.text and text_key(e.text) ==
+                                                 text_key(name))]  # its label read apart says the same
             if box.role == "checkbox" and box.text and not any(toggle.iou(box.box) > 0.5 for _, toggle, _ in
                                                                self.toggles) and \
-                    not any(area.contains(*point) for area in (box.box, labels[id(box)]) for point in self.clicks):
+                    not any(area.contains(*point) for area in areas for point in self.clicks):
                 return name
         return None
 
