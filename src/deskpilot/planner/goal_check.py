@@ -383,11 +383,10 @@ class GoalTracker:
 
     def _beside(self, label: Element, value: str, elements: list[Element]) -> str | None:
         """For a label the task gives a value whose field grounding did not find (a drop-down it missed, a radio
-        group's title): the run typed or chose that value, or something on the label's row right of it shows it —
+        group's title): the run chose that value in a list, or something on the label's row right of it shows it —
         and where that is a radio button's or check box's name, it is ticked; else what is wrong."""
-        if any(same_text(line, value) for line in self.typed) or any(reads_as(c.option, value)
-                                                                      for c in self.choices):
-            return None
+        if any(reads_as(c.option, value) for c in self.choices):
+            return None  # chosen in a list the run opened (typed somewhere is no evidence: it may be another field)
         row = [e for e in elements if e.text and e is not label and e.box.x0 >= label.box.x1 - 2 and
                abs(e.box.center.y - label.box.center.y) <= label.box.height]
         options = {text_key(name): toggle for toggle, name, _ in toggle_names(elements) if toggle.checked is not None}
