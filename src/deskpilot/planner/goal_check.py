@@ -383,10 +383,18 @@ class GoalTracker:
 
     def _beside(self, label: Element, value: str, elements: list[Element]) -> str | None:
         """For a label the task gives a value whose field grounding did not find (a drop-down it missed, a radio
-        group's title): the run chose that value in a list, or something on the label's row right of it shows it —
+        group's title): the run chose that value in a list or typed it into a field on the label's row, or something
+        on the label's row right of it shows it —
         and where that is a radio button's or check box's name, it is ticked; else what is wrong."""
-        if any(reads_as(c.option, value) for c in self.choices):
-            return None  # chosen in a list the run opened (typed somewhere is no evidence: it may be another field)
+        def beside(box: Box) -> bool:
+            return box.x1 >= label.box.x1 and abs(box.center.y - label.box.center.y) <= label.box.height
+
+        typed = any(same_text(line, value) for line in self.typed)
+        if any(reads_as(c.option, value) for c in self.choices) or any(
+                same_text(f.text, value) and beside(f.box) for f in self.fields) or \
+                (typed and value in task_values(self.task)):
+            return None  # chosen in a list the run opened, typed into a field on the label's row, or typed as the
+            # task says to type it ("type "250" into Amount"); typed into another field is no evidence
         row = [e for e in elements if e.text and e is not label and e.box.x0 >= label.box.x1 - 2 and
                abs(e.box.center.y - label.box.center.y) <= label.box.height]
         options = {text_key(name): toggle for toggle, name, _ in toggle_names(elements) if toggle.checked is not None}
