@@ -384,8 +384,8 @@ class GoalTracker:
     def _beside(self, label: Element, value: str, elements: list[Element]) -> str | None:
         """For a label the task gives a value whose field grounding did not find (a drop-down it missed, a radio
         group's title): the run chose that value in a list or typed it into a field on the label's row, or something
-        on the label's row right of it shows it —
-        and where that is a radio button's or check box's name, it is ticked; else what is wrong."""
+        on the label's row right of it shows it (and where that is a radio button's or check box's name, it is
+        ticked); else what is wrong."""
         def beside(box: Box) -> bool:
             return box.x1 >= label.box.x1 and abs(box.center.y - label.box.center.y) <= label.box.height
 
