@@ -65,9 +65,8 @@ class AnswerCorrections:
         text field in focus, typed, or else a click on the first field it gives a value that shows another and was
         never typed into; None when the task says nothing more of the fields on this screen."""
         given = _given(episode.task, elements, labelled)
-        fields = {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
-        typed = {comparable(step.action.text) for step in history if step.action.kind is ActionKind.TYPE and
-                 step.action.text}
+        fields = _fields_by_label(elements, labelled)
+        typed = _typed(history)
         left = [(label, value, now) for label, value in given.items() if label in fields and
                 comparable(value) not in typed and
                 not reads_as(now := list_reading(fields[label].box, elements) or "", value)]
@@ -94,7 +93,7 @@ class AnswerCorrections:
         first (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value was
         typed already: a field grounding reads as empty may hold it)."""
         given = _given(episode.task, elements, labelled)
-        fields = {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
+        fields = _fields_by_label(elements, labelled)
         if not given:
             return None
         if action.kind is ActionKind.TYPE and action.text and (box := episode.field_in_focus) is not None:
@@ -113,8 +112,7 @@ class AnswerCorrections:
                 return None
         elif action.kind is ActionKind.CLICK and action.point is not None and \
                 _presses(episode.task, action.point, elements):
-            typed = {comparable(step.action.text) for step in history if step.action.kind is ActionKind.TYPE and
-                     step.action.text}
+            typed = _typed(history)
             unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
                         self.filled_first and comparable(value) not in typed and
                         not reads_as(now := list_reading(fields[label].box, elements) or "", value)
@@ -195,6 +193,17 @@ def given_to_its_field(episode: SomText, action: Action, elements: list[Element]
     label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
     value = _given(episode.task, elements, labelled).get(label or "")
     return value is not None and comparable(value) == comparable(action.text)
+
+
+def _fields_by_label(elements: list[Element], labelled: dict[Box, str]) -> dict[str, Element]:
+    """The fields of this screen that have a label, by label."""
+    return {label: e for e in elements if e.role in FIELD_ROLES and (label := labelled.get(e.box))}
+
+
+def _typed(history: list[Step]) -> set[str]:
+    """Every text the episode typed so far, as compared (`comparable`)."""
+    return {comparable(step.action.text) for step in history if step.action.kind is ActionKind.TYPE and
+            step.action.text}
 
 
 def _given(task: str, elements: list[Element], labelled: dict[Box, str]) -> dict[str, str]:
