@@ -3,9 +3,11 @@ text-line detector, its recogniser, PP-OCR's recogniser where that one is unsure
 each model on
 
 - cpu: every model on the CPU (all its cores);
-- cuda: every model on CUDA (cuDNN's heuristic algorithm choice);
+- cuda: every model on CUDA (cuDNN's heuristic algorithm choice), a session per input shape, inputs padded to the
+  shape ladder (grounding.onnx_session);
 - auto: each model where grounding.device_choice measured it faster on this machine (measured at the first load,
-  from an empty cache, on its sample screen; the load's time and the figures it chose by are printed).
+  from an empty cache, on its sample screen; the load's time and the figures it chose by are printed);
+- cuda-one-session: every model on CUDA in one session that sees every input shape unpadded (as before the ladder).
 
 Two figures per screen and variant, medians: a new screen to a running grounder (its sessions warm from the other
 screens, nothing of this one seen: what an agent pays per new screen) and the same screen again (reading cache
@@ -47,7 +49,7 @@ from deskpilot.grounding.text_recognizer import bundled_model as bundled_recogni
 
 STAGES = {"text lines": "ocr_detect_ms", "reading": "ocr_recognise_ms", "UI detector": "detector_ms"}
 # name -> (device setting, fixed shapes: None = as the device wants)
-VARIANTS = ("cpu", "cuda", "auto")
+VARIANTS = ("cpu", "cuda", "auto", "cuda-one-session")
 QT_SAVE_DIALOG = """
 import sys
 from PySide6.QtWidgets import QApplication, QFileDialog
@@ -100,11 +102,28 @@ def observation(image: np.ndarray) -> Observation:
     return Observation(image=image, monitor=Monitor(0, 0, image.shape[1], image.shape[0]), cursor=None)
 
 
-def new_grounder(device: str) -> OcrGrounder:
-    engine = OcrEngine(device=device, recognizer=bundled_recognizer(), text_detector=bundled_text_detector())
-    grounder = OcrGrounder(engine, detector=UiDetector(device=device))
-    grounder.load()
+def new_grounder(variant: str) -> OcrGrounder:
+    device = "cuda" if variant == "cuda-one-session" else variant
+    with ExitStack() as stack:
+        if variant == "cuda-one-session":  # what open_session gave on CUDA before ShapeSessions
+            shaped = onnx_session.open_session
+            onnx_session.open_session = lambda path, device="cpu", threads=0, what="model", simplify=False: \
+                onnx_session._one_session(path, device, threads, what, simplify)
+            stack.callback(setattr, onnx_session, "open_session", shaped)
+        engine = OcrEngine(device=device, recognizer=bundled_recognizer(), text_detector=bundled_text_detector())
+        grounder = OcrGrounder(engine, detector=UiDetector(device=device))
+        grounder.load()
     return grounder
+
+
+def shapes(grounder: OcrGrounder) -> dict[str, int]:
+    """Per model, the input shapes that have a session of their own (CUDA's ShapeSessions; 0: one session)."""
+    engine = grounder.engine
+    sessions = {"text lines": getattr(engine._lines, "_session", None), "small recogniser":
+                getattr(engine._fast, "_session", None), "PP-OCR recogniser": engine._rec,
+                "UI detector": grounder.detector.session if grounder.detector else None}
+    return {name: session.shapes if isinstance(session, onnx_session.ShapeSessions) else 0
+            for name, session in sessions.items()}
 
 
 def parse_ms(grounder: OcrGrounder, image: np.ndarray) -> tuple[float, dict[str, float], list[tuple]]:
@@ -145,7 +164,7 @@ def measure(screens: dict[str, np.ndarray], variant: str, repeats: int, new: int
               **{f"{stage}_ms": median(values) for stage, values in stages.items()},
               "devices": {model: device for model, (device, _) in grounder.engine.devices().items()}
               | {"UI detector": grounder.detector.device if grounder.detector else "none"},
-              "elements": len(found[name])})
+              "sessions_per_shape": shapes(grounder), "elements": len(found[name])})
     return found
 
 

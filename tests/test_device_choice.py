@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import onnxruntime
 import pytest
 
 from deskpilot.core.errors import GroundingError
-from deskpilot.grounding import device_choice
+from deskpilot.grounding import device_choice, onnx_session
 from deskpilot.grounding.device_choice import choose, resolve, sample_screen
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.ctc import greedy_decode
+from deskpilot.grounding.ocr import REC_MODEL, OcrEngine, models_dir
 from deskpilot.grounding.text_detector import bundled_model as bundled_text_detector
 from deskpilot.grounding.text_recognizer import bundled_model as bundled_recognizer
 
@@ -105,3 +107,59 @@ def test_each_models_workload_is_its_share_of_the_sample_screen():
     texts = {line.text for line in engine.read(screen.image)}
     assert {"Ada Lovelace", "Email address", "Cancel", "Postcode"} <= texts, texts
     assert len(engine.find_text(screen.image)) >= 0.9 * len(screen.lines)
+
+
+def test_the_ladder_pads_a_side_by_at_most_a_third_and_keeps_the_models_multiples():
+    rungs = sorted({onnx_session.ladder(size, 64) for size in range(1, 3000)})
+    assert rungs[:6] == [64, 96, 128, 192, 256, 384] and len(rungs) == 12  # 1 .. 3000 px in 12 shapes
+    assert all(onnx_session.ladder(size, 64) < 1.5 * size for size in range(64, 3000))
+    assert all(rung % 32 == 0 for rung in rungs)  # the detectors' coarsest stride; the recogniser's 4 too
+
+
+def test_on_cuda_each_input_shape_has_its_own_session_and_the_oldest_goes(monkeypatch):
+    """ShapeSessions (what open_session gives on CUDA) with CPU sessions standing in: one session per input shape,
+    made on its first run; the same outputs as one session; past the limit the least recently used goes."""
+    opened = []
+
+    def open_one():
+        opened.append(onnx_session.open_session(bundled_recognizer(), "cpu", what="text recogniser"))
+        return opened[-1]
+
+    plain = onnx_session.open_session(bundled_recognizer(), "cpu")
+    shaped = onnx_session.ShapeSessions(open_one, limit=2)
+    assert onnx_session.fixed_shapes(shaped) and not onnx_session.fixed_shapes(plain)
+    assert onnx_session.session_device(shaped) == "cpu" and len(opened) == 1  # opened at once: errors come now
+    name = plain.get_inputs()[0].name
+    batches = [np.random.default_rng(width).random((16, 1, 32, width), np.float32) for width in (64, 96, 64, 128)]
+    for batch in batches:
+        assert np.allclose(shaped.run(None, {name: batch})[0], plain.run(None, {name: batch})[0], atol=1e-5)
+    assert len(opened) == 3 and shaped.shapes == 2  # 64 reused; 96 went when 128 came (64 was used after it)
+    shaped.run(None, {name: batches[0]})
+    assert len(opened) == 3  # 64 kept its session
+
+
+def test_padded_as_on_cuda_the_small_recogniser_reads_the_same_and_the_detectors_boxes_stay_put():
+    """What grounding's models do with the padded inputs they get on CUDA, run on the CPU: the small recogniser
+    reads every line of the sample screen as unpadded; the text-line detector finds the same lines, each edge within
+    two pixels (its network sees the padding: measured one pixel on a few boxes)."""
+    screen = sample_screen()
+    plain = OcrEngine(device="cpu", recognizer=bundled_recognizer(), text_detector=bundled_text_detector())
+    padded = OcrEngine(device="cpu", recognizer=bundled_recognizer(), text_detector=bundled_text_detector())
+    padded.load()
+    assert padded._fast is not None and padded._lines is not None
+    padded._fast._session = onnx_session.ShapeSessions(lambda: onnx_session.open_session(bundled_recognizer()))
+    padded._lines._session = onnx_session.ShapeSessions(lambda: onnx_session.open_session(bundled_text_detector()))
+    crops = screen.line_crops()
+    plain.load()
+    assert plain._fast is not None
+    assert [r.text for r in padded._fast.read(crops[:16])] == [r.text for r in plain._fast.read(crops[:16])]
+    ours, theirs = sorted(padded.find_text(screen.image)), sorted(plain.find_text(screen.image))
+    assert len(ours) == len(theirs) and padded._lines._session.shapes >= 2
+    assert all(max(abs(a - b) for a, b in zip(mine, other)) <= 2 for mine, other in zip(ours, theirs))
+    # PP-OCR's recogniser, lines padded to ladder widths and read 8 at a time: rows do not mix, so each line reads
+    # as it would alone at its padded width, almost always as unpadded (PaddleOCR pads its own batches so)
+    shaped = onnx_session.ShapeSessions(lambda: onnx_session.open_session(models_dir() / REC_MODEL, simplify=True))
+    alone = [greedy_decode(columns, plain._alphabet, used) for columns, used in plain._read_lines(plain._rec, crops)]
+    batched = [greedy_decode(columns, plain._alphabet, used) for columns, used in plain._read_lines(shaped, crops)]
+    assert sum(a.text == b.text for a, b in zip(alone, batched)) >= 0.9 * len(crops)
+    assert shaped.shapes < len({crop.shape[1] for crop in crops}) / 4  # a few ladder widths, not one per line

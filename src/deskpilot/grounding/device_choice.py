@@ -33,6 +33,7 @@ from deskpilot.core.geometry import Box
 
 log = logging.getLogger(__name__)
 REPEATS = 5  # timed runs of a workload per device (the median is kept), after WARM_UP untimed ones
+METHOD = 2  # how models run on CUDA (2: a session per input shape); a choice measured under another is measured again
 WARM_UP = 3  # runs that pay first-run set-up: memory arenas, CUDA's kernels loaded on first use, cuDNN's choices
 
 
@@ -214,8 +215,8 @@ def _onnxruntime() -> list[str]:
 
 def _key(model: Path, workload: str, machine: str) -> str:
     stat = model.stat()
-    return hashlib.sha256(f"{model.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{workload}|{machine}".encode()) \
-        .hexdigest()[:24]
+    described = f"{model.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{workload}|{machine}|{METHOD}"
+    return hashlib.sha256(described.encode()).hexdigest()[:24]
 
 
 def _cached() -> dict[str, Any]:

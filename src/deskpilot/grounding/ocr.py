@@ -27,7 +27,7 @@ from deskpilot.core.geometry import Box, shared_areas
 
 from .ctc import Reading, greedy_decode
 from .device_choice import Choice, sample_screen
-from .onnx_session import open_on_best_device, session_device
+from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
 from .regions import DET_PAD, content_regions
 from .text_detector import TextLineDetector
 from .text_recognizer import BATCH, LineRecognizer
@@ -41,6 +41,8 @@ REC_HEIGHT = 48
 # by one: 13.0 ms a line alone, 14.1 in pairs, 18.7 in sixes (2 cores, 300 harvested lines). On a CPU its lines are
 # read side by side, one thread each: one small line uses two cores poorly (the busy full-HD screen's 23 lines:
 # 0.86x of one at a time on both cores; a line alone 6.5 ms instead of 4.5).
+REC_SMALLEST_WIDTH, DET_SMALLEST_SIDE = 96, 256  # on CUDA inputs are padded to ladder sizes from these
+REC_ROWS = 8  # on CUDA PP-OCR's lines are read this many at a time
 MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
 REC_CACHE_SIZE = 4096
 DUPLICATE_SHARE = 0.6  # a box this much inside a larger one (seen again at a region's edge) is the same text
@@ -130,7 +132,7 @@ class OcrEngine:
             self._det, self._det_choice = open_on_best_device(models / DET_MODEL, self.device_setting, self.threads,
                                                               "PP-OCR text detector", _detect_screen, simplify=True)
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
-            self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})
+            self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 768, 768), np.float32)})
         readers = self._cores()
         self._pool = ThreadPoolExecutor(readers, thread_name_prefix="ppocr") if readers > 1 else None
         rec, self._rec_choice = open_on_best_device(models / REC_MODEL, self.device_setting, self.threads,
@@ -240,7 +242,8 @@ class OcrEngine:
                 crop = cv2.resize(crop, (max(1, round(crop.shape[1] * scale)), max(1, round(crop.shape[0] * scale))),
                                   interpolation=cv2.INTER_AREA)
             height, width = crop.shape[:2]
-            prediction = self._det.run(None, {self._det.get_inputs()[0].name: _det_input(crop)})[0]
+            prediction = self._det.run(None, {self._det.get_inputs()[0].name: _det_input(crop,
+                                                                                        fixed_shapes(self._det))})[0]
             found, _ = self._boxes(prediction[:, :, :height, :width], (height, width))
             boxes += [_bounds(q.astype(np.float32) / scale + np.array([region.x0, region.y0], np.float32), frame)
                       for q in found]
@@ -265,8 +268,8 @@ class OcrEngine:
                         self.crops_read_fast += 1
             todo = [i for i in todo if readings[i] is None]
         todo.reverse()  # the longest lines first, so no reader is left with a long one at the end
-        for i, columns in zip(todo, self._read_lines(self._rec, [crops[i] for i in todo])):
-            readings[i] = greedy_decode(columns, self._alphabet, 1.0)
+        for i, (columns, used) in zip(todo, self._read_lines(self._rec, [crops[i] for i in todo])):
+            readings[i] = greedy_decode(columns, self._alphabet, used)
         self.crops_recognised += len(todo)
         done = [reading for reading in readings if reading is not None]  # every crop is read by now
         for key, reading in zip(keys, done):
@@ -276,28 +279,57 @@ class OcrEngine:
             self._cache.popitem(last=False)
         return done
 
-    def _read_lines(self, session: Any, crops: list[np.ndarray]) -> list[np.ndarray]:
-        """PP-OCR's per-column character probabilities of BGR line crops, a line at a time; on a CPU lines side by
-        side on the readers' threads."""
+    def _read_lines(self, session: Any, crops: list[np.ndarray]) -> list[tuple[np.ndarray, float]]:
+        """PP-OCR's per-column character probabilities of BGR line crops, with the share of the columns that hold
+        the line. On a CPU a line at a time, lines side by side on the readers' threads. Where each input shape has
+        its session (CUDA) lines of the same ladder width are read REC_ROWS at a time, each padded with zeros as
+        PaddleOCR pads its batches (rows of a batch do not mix: a line reads as it would alone at that width)."""
         name = session.get_inputs()[0].name
+        lines = [_rec_input(crop) for crop in crops]
+        if fixed_shapes(session):
+            return _read_in_batches(session, name, lines)
 
-        def one(crop: np.ndarray) -> np.ndarray:
-            width = max(8, int(np.ceil(REC_HEIGHT * crop.shape[1] / max(1, crop.shape[0]))))
-            resized = cv2.resize(crop, (width, REC_HEIGHT)).astype(np.float32) / 255.0
-            columns: np.ndarray = session.run(None, {name: ((resized - 0.5) / 0.5).transpose(2, 0, 1)[None]})[0][0]
-            return columns
+        def one(line: np.ndarray) -> tuple[np.ndarray, float]:
+            columns: np.ndarray = session.run(None, {name: line[None]})[0][0]
+            return columns, 1.0
 
-        pooled = self._pool is not None and len(crops) > 1 and session_device(session) == "cpu"
-        return list(self._pool.map(one, crops)) if pooled and self._pool else [one(crop) for crop in crops]
+        pooled = self._pool is not None and len(lines) > 1 and session_device(session) == "cpu"
+        return list(self._pool.map(one, lines)) if pooled and self._pool else [one(line) for line in lines]
 
 
-def _det_input(crop: np.ndarray) -> np.ndarray:
-    """A BGR crop as PP-OCR's text detector takes it: its sides padded up to a multiple of DET_PAD with its
-    background, in [-1, 1], NCHW."""
+def _rec_input(crop: np.ndarray) -> np.ndarray:
+    """A BGR line crop as PP-OCR's recogniser takes it: REC_HEIGHT tall, in [-1, 1], CHW."""
+    width = max(8, int(np.ceil(REC_HEIGHT * crop.shape[1] / max(1, crop.shape[0]))))
+    resized = cv2.resize(crop, (width, REC_HEIGHT)).astype(np.float32) / 255.0
+    line: np.ndarray = ((resized - 0.5) / 0.5).transpose(2, 0, 1)
+    return line
+
+
+def _read_in_batches(session: Any, name: str, lines: list[np.ndarray]) -> list[tuple[np.ndarray, float]]:
+    """Lines read in batches of REC_ROWS by ladder width (rows and columns padded with zeros)."""
+    read: dict[int, tuple[np.ndarray, float]] = {}
+    by_width: dict[int, list[int]] = {}
+    for index, line in enumerate(lines):
+        by_width.setdefault(ladder(line.shape[2], REC_SMALLEST_WIDTH), []).append(index)
+    for width, members in by_width.items():
+        for start in range(0, len(members), REC_ROWS):
+            chunk = members[start:start + REC_ROWS]
+            batch = np.zeros((REC_ROWS, 3, REC_HEIGHT, width), np.float32)
+            for row, index in enumerate(chunk):
+                batch[row, :, :, :lines[index].shape[2]] = lines[index]
+            columns = session.run(None, {name: batch})[0]
+            read.update({index: (columns[row], lines[index].shape[2] / width) for row, index in enumerate(chunk)})
+    return [read[index] for index in range(len(lines))]
+
+
+def _det_input(crop: np.ndarray, fixed: bool = False) -> np.ndarray:
+    """A BGR crop as PP-OCR's text detector takes it: its sides padded up to a multiple of DET_PAD (`fixed`: to a
+    ladder size) with its background, in [-1, 1], NCHW."""
     height, width = crop.shape[:2]
     background = tuple(int(v) for v in np.median(np.concatenate([crop[0], crop[-1]]), axis=0))
-    padded = cv2.copyMakeBorder(crop, 0, -height % DET_PAD, 0, -width % DET_PAD, cv2.BORDER_CONSTANT,
-                                value=background)
+    tall, wide = ((ladder(height, DET_SMALLEST_SIDE), ladder(width, DET_SMALLEST_SIDE)) if fixed
+                  else (height + -height % DET_PAD, width + -width % DET_PAD))
+    padded = cv2.copyMakeBorder(crop, 0, tall - height, 0, wide - width, cv2.BORDER_CONSTANT, value=background)
     tensor: np.ndarray = ((padded.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(2, 0, 1)[None]
     return tensor
 
@@ -307,7 +339,7 @@ def _detect_screen(session: Any) -> None:
     image = sample_screen().image
     for region in content_regions(image):
         crop = np.ascontiguousarray(image[region.y0:region.y1, region.x0:region.x1, ::-1])
-        session.run(None, {session.get_inputs()[0].name: _det_input(crop)})
+        session.run(None, {session.get_inputs()[0].name: _det_input(crop, fixed_shapes(session))})
 
 
 def _bounds(quad: np.ndarray, frame: Box) -> Box:

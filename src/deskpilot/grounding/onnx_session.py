@@ -2,7 +2,12 @@
 CUDA (cuDNN's heuristic algorithm choice; a CUDA session that fell back to the CPU is an error), the choice between
 them under `auto` (grounding.device_choice), threads, one-line errors for files that are not models, and
 the cache of rewritten graphs (onnx_graph's rewrite of PP-OCR's recogniser costs ~0.3 s a process, import included;
-its result is kept on disk, keyed by the source file and the rewriting code, so only the first process pays)."""
+its result is kept on disk, keyed by the source file and the rewriting code, so only the first process pays).
+
+On CUDA a model is a set of sessions, one per input shape (ShapeSessions), and its callers pad their inputs up to
+the sizes of a coarse ladder (`ladder`) so that shapes recur: ONNX Runtime's CUDA convolutions re-plan every time a
+session's input shape differs from its last run's, which made grounding's many runs of varying shapes slower on a
+GPU than on the CPU beside it."""
 
 from __future__ import annotations
 
@@ -10,11 +15,12 @@ import contextlib
 import hashlib
 import io
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.files import cache_dir, write_atomic
@@ -26,6 +32,74 @@ if TYPE_CHECKING:
     from onnxruntime import InferenceSession
 
 log = logging.getLogger(__name__)
+SESSIONS_PER_MODEL = 12  # input shapes a model keeps a CUDA session for (the least recently used one goes)
+
+
+class ModelSession(Protocol):
+    """What grounding asks of a model's session: an ONNX Runtime InferenceSession, or ShapeSessions on CUDA."""
+
+    def run(self, output_names: list[str] | None, input_feed: dict[str, Any]) -> list[Any]: ...
+
+    def get_inputs(self) -> list[Any]: ...
+
+    def get_modelmeta(self) -> Any: ...
+
+    def get_providers(self) -> list[str]: ...
+
+
+class ShapeSessions:
+    """One model's CUDA sessions, one per input shape, each made on the first run of its shape: a session that only
+    ever sees one shape keeps its convolutions' plans (a busy full-HD parse's text models took 3-5x the CPU's time
+    in one session re-planning on every shape change). The least recently used session goes past `limit`."""
+
+    def __init__(self, open_one: Callable[[], InferenceSession], limit: int = SESSIONS_PER_MODEL):
+        self._open = open_one
+        self._limit = limit
+        self._spare: InferenceSession | None = open_one()  # opened now, so a model that cannot load says so now
+        self._meta = self._spare
+        self._by_shape: OrderedDict[tuple[tuple[int, ...], ...], InferenceSession] = OrderedDict()
+
+    def run(self, output_names: list[str] | None, input_feed: dict[str, Any]) -> list[Any]:
+        shape = tuple(tuple(value.shape) for value in input_feed.values())
+        session = self._by_shape.get(shape)
+        if session is None:
+            session, self._spare = self._spare or self._open(), None
+            self._by_shape[shape] = session
+            if len(self._by_shape) > self._limit:
+                self._by_shape.popitem(last=False)
+        self._by_shape.move_to_end(shape)
+        outputs: list[Any] = session.run(output_names, input_feed)
+        return outputs
+
+    @property
+    def shapes(self) -> int:
+        """Input shapes with a session of their own."""
+        return len(self._by_shape)
+
+    def get_inputs(self) -> list[Any]:
+        return list(self._meta.get_inputs())
+
+    def get_modelmeta(self) -> Any:
+        return self._meta.get_modelmeta()
+
+    def get_providers(self) -> list[str]:
+        return list(self._meta.get_providers())
+
+
+def fixed_shapes(session: ModelSession) -> bool:
+    """Whether a session keeps one plan per input shape (ShapeSessions): then its inputs are padded to `ladder`
+    sizes, so few shapes recur."""
+    return isinstance(session, ShapeSessions)
+
+
+def ladder(size: int, smallest: int) -> int:
+    """The smallest of `smallest` x 1, 1.5, 2, 3, 4, 6, ... that holds `size`: the sizes inputs are padded to on
+    CUDA (at most a third of a padded side is padding)."""
+    rung, grow = smallest, True
+    while rung < size:
+        rung = rung * 3 // 2 if grow else rung * 4 // 3
+        grow = not grow
+    return rung
 
 
 def rewrite_cache_dir() -> Path:
@@ -91,11 +165,18 @@ def providers(device: str) -> list[str | tuple[str, dict[str, str]]]:
 
 
 def open_session(path: Path, device: str = "cpu", threads: int = 0, what: str = "model",
-                 simplify: bool = False) -> InferenceSession:
-    """An inference session on `path` on `device` (cpu | cuda) with all graph optimisations; `threads` 0 lets ONNX
-    Runtime choose; `simplify` first rewrites the graph where onnx_graph knows an exact faster form (PP-OCR's
-    models; cached). A CUDA session that ONNX Runtime could only start on the CPU (no GPU, no driver or no cuDNN)
-    is an error: the caller asked for CUDA."""
+                 simplify: bool = False) -> ModelSession:
+    """An inference session on `path` on `device` (cpu | cuda) with all graph optimisations; on CUDA ShapeSessions,
+    one per input shape. `threads` 0 lets ONNX Runtime choose; `simplify` first rewrites the graph where onnx_graph
+    knows an exact faster form (PP-OCR's models; cached). A CUDA session that ONNX Runtime could only start on the
+    CPU (no GPU, no driver or no cuDNN) is an error: the caller asked for CUDA."""
+    if device == "cuda":
+        return ShapeSessions(lambda: _one_session(path, device, threads, what, simplify))
+    session: ModelSession = _one_session(path, device, threads, what, simplify)
+    return session
+
+
+def _one_session(path: Path, device: str, threads: int, what: str, simplify: bool) -> InferenceSession:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -143,20 +224,20 @@ def _preload_cuda_libraries(ort: ModuleType) -> None:
         log.debug("onnxruntime.preload_dlls: %s", said.getvalue().strip())
 
 
-def session_device(session: InferenceSession) -> str:
+def session_device(session: ModelSession) -> str:
     """'cuda' when the session runs on the GPU, else 'cpu'."""
     return "cuda" if session.get_providers()[0] == "CUDAExecutionProvider" else "cpu"
 
 
 def open_on_best_device(path: Path, setting: str, threads: int, what: str,
-                        workload: Callable[[InferenceSession], object], simplify: bool = False,
-                        cpu_threads: int | None = None) -> tuple[InferenceSession, Choice | None]:
+                        workload: Callable[[ModelSession], object], simplify: bool = False,
+                        cpu_threads: int | None = None) -> tuple[ModelSession, Choice | None]:
     """A session on the device `setting` names (auto | cpu | cuda); under `auto` with CUDA offered, the one
     device_choice measured faster for `workload(session)`: what one screen asks of this model. `cpu_threads`
     replaces `threads` on the CPU. The session measured on the chosen device is the one returned."""
-    sessions: dict[str, InferenceSession] = {}
+    sessions: dict[str, ModelSession] = {}
 
-    def session_on(device: str) -> InferenceSession:
+    def session_on(device: str) -> ModelSession:
         if device not in sessions:
             count = cpu_threads if device == "cpu" and cpu_threads is not None else threads
             sessions[device] = open_session(path, device, count, what, simplify)

@@ -21,15 +21,16 @@ from deskpilot.core.errors import GroundingError
 
 from .ctc import Reading, greedy_decode_batch
 from .device_choice import sample_screen
-from .onnx_session import open_on_best_device, session_device
+from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
 
 if TYPE_CHECKING:
-    from onnxruntime import InferenceSession
+    from .onnx_session import ModelSession
 
 LINE_HEIGHT = 32
 COLUMN_STRIDE = 4  # input pixels per output column
 BUNDLED = "text_recognizer.onnx"
 BATCH = 16  # lines per run (grounding.ocr gives them in batches of similar width)
+SMALLEST_WIDTH = 64  # on CUDA a batch is padded to ladder(width, SMALLEST_WIDTH) and a multiple of BATCH lines
 
 
 def bundled_model() -> Path:
@@ -65,11 +66,16 @@ def normalise_line(crop: np.ndarray) -> np.ndarray:
     return ink_bright
 
 
-def line_batch(lines: list[np.ndarray]) -> tuple[np.ndarray, list[int]]:
+def line_batch(lines: list[np.ndarray], fixed: bool = False) -> tuple[np.ndarray, list[int]]:
     """Normalised lines -> an N x 1 x LINE_HEIGHT x W batch (W a multiple of COLUMN_STRIDE, padded with
-    background) and each line's own width."""
+    background) and each line's own width; `fixed`: N a multiple of BATCH and W a ladder size, for sessions kept
+    per input shape (CUDA)."""
     widths = [line.shape[1] for line in lines]
-    batch = np.zeros((len(lines), 1, LINE_HEIGHT, max(widths) + -max(widths) % COLUMN_STRIDE), np.float32)
+    width = max(widths) + -max(widths) % COLUMN_STRIDE
+    rows = len(lines)
+    if fixed:
+        width, rows = ladder(width, SMALLEST_WIDTH), rows + -rows % BATCH
+    batch = np.zeros((rows, 1, LINE_HEIGHT, width), np.float32)
     for row, line in enumerate(lines):
         batch[row, 0, :, :line.shape[1]] = line
     return batch, widths
@@ -91,15 +97,17 @@ class LineRecognizer:
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text recogniser {path}: its metadata lacks {exc}") from None
         self._input = self._session.get_inputs()[0].name
-        self._session.run(None, {self._input: np.zeros((4, 1, LINE_HEIGHT, 256), np.float32)})  # first-run set-up
+        self._session.run(None, {self._input: line_batch([np.zeros((LINE_HEIGHT, 256), np.float32)],
+                                                         fixed_shapes(self._session))[0]})  # first-run set-up
 
     @staticmethod
-    def _one_screen(session: InferenceSession) -> None:
+    def _one_screen(session: ModelSession) -> None:
         """What one screen asks of the recogniser (device_choice's workload): its lines in batches of BATCH, lines
         of similar width together."""
         lines = sorted((normalise_line(crop) for crop in sample_screen().line_crops()), key=lambda line: line.shape[1])
         for start in range(0, len(lines), BATCH):
-            session.run(None, {session.get_inputs()[0].name: line_batch(lines[start:start + BATCH])[0]})
+            batch = line_batch(lines[start:start + BATCH], fixed_shapes(session))[0]
+            session.run(None, {session.get_inputs()[0].name: batch})
 
     @property
     def device(self) -> str:
@@ -107,6 +115,6 @@ class LineRecognizer:
 
     def read(self, crops: list[np.ndarray]) -> list[Reading]:
         """Readings of BGR text-line crops (one batch: give crops of similar width together)."""
-        batch, widths = line_batch([normalise_line(c) for c in crops])
-        probabilities = self._session.run(None, {self._input: batch})[0]
+        batch, widths = line_batch([normalise_line(c) for c in crops], fixed_shapes(self._session))
+        probabilities = self._session.run(None, {self._input: batch})[0][:len(crops)]
         return greedy_decode_batch(probabilities, self.alphabet, [width / batch.shape[3] for width in widths])
