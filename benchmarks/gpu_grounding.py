@@ -148,8 +148,11 @@ def measure(screens: dict[str, np.ndarray], variant: str, repeats: int, new: int
     for name, image in screens.items():
         others = [img for other, img in screens.items() if other != name]
         new_screen: list[float] = []
+        loads: list[float] = []
         for _ in range(new):  # sessions warm from the other screens, this one never seen
+            started = time.perf_counter()
             grounder = new_grounder(variant)
+            loads.append(time.perf_counter() - started)
             for other in others:
                 parse_ms(grounder, other)
             new_screen.append(parse_ms(grounder, image)[0])
@@ -160,7 +163,8 @@ def measure(screens: dict[str, np.ndarray], variant: str, repeats: int, new: int
             again.append(total)
             for stage, value in parts.items():
                 stages[stage].append(value)
-        emit({"screen": name, "variant": variant, "new_screen_ms": median(new_screen), "again_ms": median(again),
+        emit({"screen": name, "variant": variant, "load_s": round(median(loads), 2),
+              "new_screen_ms": median(new_screen), "again_ms": median(again),
               **{f"{stage}_ms": median(values) for stage, values in stages.items()},
               "devices": {model: device for model, (device, _) in grounder.engine.devices().items()}
               | {"UI detector": grounder.detector.device if grounder.detector else "none"},

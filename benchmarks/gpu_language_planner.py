@@ -212,7 +212,7 @@ def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int
     from deskpilot.planner.transformers_backend import TransformersBackend, base_model
 
     steps = json.loads(steps_file.read_text())
-    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device)
+    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device, one_line=True)
     merged = backend.model
     unmerged = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_model(str(adapter))),
                                          str(adapter)).to(device).eval()

@@ -5,6 +5,7 @@ reads to the offline planner and any other to the model, refusing in one line wh
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,23 +29,22 @@ REPLY = "Action: click(target='checkbox 1')"
 SCREEN = Observation(np.zeros((300, 400, 3), np.uint8), Monitor(0, 0, 400, 300))
 
 
-@pytest.fixture(scope="module")
-def sure_model(tmp_path_factory):
-    """A micro causal LM taught to answer REPLY to the som-text prompt of TASK on ELEMENTS."""
+def taught_micro_model(folder: Path, reply: str) -> tuple[Path, list[dict]]:
+    """A micro causal LM in `folder` taught to answer `reply` to the som-text prompt of TASK on ELEMENTS, and that
+    prompt's messages."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from deskpilot.training.planner_model import init_planner_model
 
-    folder = tmp_path_factory.mktemp("language") / "model"
     conversation = SomText(TASK)
     messages = [text_message(m) for m in conversation.messages(conversation.screen(ELEMENTS))]
-    init_planner_model(folder, "micro", texts=[m["content"] for m in messages] + [REPLY])
+    init_planner_model(folder, "micro", texts=[m["content"] for m in messages] + [reply])
     tokenizer = AutoTokenizer.from_pretrained(folder)
     model = AutoModelForCausalLM.from_pretrained(folder)
     prompt = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=True, return_dict=True,
                                            return_tensors="pt")["input_ids"]
-    full = tokenizer.apply_chat_template([*messages, {"role": "assistant", "content": REPLY}], tokenize=True,
+    full = tokenizer.apply_chat_template([*messages, {"role": "assistant", "content": reply}], tokenize=True,
                                          return_dict=True, return_tensors="pt")["input_ids"]
     labels = full.clone()
     labels[:, :prompt.shape[1]] = -100
@@ -56,6 +56,12 @@ def sure_model(tmp_path_factory):
         optimizer.zero_grad()
     model.save_pretrained(folder)
     return folder, messages
+
+
+@pytest.fixture(scope="module")
+def sure_model(tmp_path_factory):
+    """A micro causal LM taught to answer REPLY to the som-text prompt of TASK on ELEMENTS."""
+    return taught_micro_model(tmp_path_factory.mktemp("language") / "model", REPLY)
 
 
 def reply_probability(folder, messages, reply: str) -> float:  # noqa: ANN001
@@ -430,6 +436,21 @@ def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the
         else:
             assert 0 < computed[0] < len(prompt) // 2, (computed[0], len(prompt))
     assert reused._cache.get_seq_length() == len(reused._cached_ids)
+
+
+def test_a_one_line_reply_stops_generating_at_the_end_of_its_line(tmp_path):
+    """The som-text planner asks for one line: a model that writes on after it is not waited for (on a GPU an
+    answer that ran on to 64 tokens took 1.3-1.7 s against 0.26-0.33 s for one that stopped)."""
+    rambling = REPLY + "\nAction: click(target='button 2')"
+    folder, messages = taught_micro_model(tmp_path / "model", rambling)
+    replies, forwards = {}, {}
+    for one_line in (False, True):
+        backend = TransformersBackend(str(folder), max_new_tokens=48, one_line=one_line)
+        calls: list[int] = []
+        backend.model.register_forward_pre_hook(lambda *_: calls.append(1))
+        replies[one_line], forwards[one_line] = backend.complete(messages), len(calls)
+    assert replies == {False: rambling, True: REPLY}
+    assert forwards[True] < forwards[False] - 5  # generation itself stopped, not only the text cut
 
 
 @pytest.mark.parametrize("call", ["type(content='$')", "click(target='$x')", "click(target='$1]')"])

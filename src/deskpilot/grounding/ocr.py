@@ -27,7 +27,7 @@ from deskpilot.core.geometry import Box, shared_areas
 
 from .ctc import Reading, greedy_decode
 from .device_choice import Choice, sample_screen
-from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
+from .onnx_session import fixed_shapes, ladder, open_on_best_device, rungs, session_device
 from .regions import DET_PAD, content_regions
 from .text_detector import TextLineDetector
 from .text_recognizer import BATCH, LineRecognizer
@@ -43,6 +43,7 @@ REC_HEIGHT = 48
 # 0.86x of one at a time on both cores; a line alone 6.5 ms instead of 4.5).
 REC_SMALLEST_WIDTH, DET_SMALLEST_SIDE = 96, 256  # on CUDA inputs are padded to ladder sizes from these
 REC_ROWS = 8  # on CUDA PP-OCR's lines are read this many at a time
+REC_READY_WIDTH = 2304  # on CUDA the ladder's widths up to this one get their sessions at load
 MIN_FAST_TEXT = 2  # shorter readings of the small recogniser go to PP-OCR
 REC_CACHE_SIZE = 4096
 DUPLICATE_SHARE = 0.6  # a box this much inside a larger one (seen again at a region's edge) is the same text
@@ -148,7 +149,12 @@ class OcrEngine:
         self._rec = rec
         if self.recognizer_path is not None:
             self._fast = LineRecognizer(self.recognizer_path, self.device_setting, self.threads)
-        rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
+        if fixed_shapes(rec):  # every ladder width's session made now, not on the first screen with such a line
+            _read_in_batches(rec, rec.get_inputs()[0].name,
+                             [np.zeros((3, REC_HEIGHT, width), np.float32)
+                              for width in rungs(REC_SMALLEST_WIDTH, REC_READY_WIDTH)])
+        else:
+            rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
 
     def _read_screen(self, session: Any) -> None:
         """What one screen asks of PP-OCR's recogniser (device_choice's workload): a third of its lines (those the
@@ -232,7 +238,11 @@ class OcrEngine:
         """Line boxes of an RGB image's content regions, seen at `scale`."""
         frame = Box(0, 0, image.shape[1], image.shape[0])
         boxes: list[Box] = []
-        for region in content_regions(image):
+        regions = content_regions(image)
+        if self._lines is not None and self._lines.whole_frame:  # one run of one shape per screen size (CUDA)
+            return [box for box in self._lines.find(image, scale)
+                    if any(region.contains(*box.center) for region in regions)]
+        for region in regions:
             crop = image[region.y0:region.y1, region.x0:region.x1]
             if self._lines is not None:
                 boxes += [b.shifted(region.x0, region.y0) for b in self._lines.find(crop, scale)]

@@ -92,6 +92,15 @@ def fixed_shapes(session: ModelSession) -> bool:
     return isinstance(session, ShapeSessions)
 
 
+def rungs(smallest: int, largest: int) -> list[int]:
+    """The ladder's sizes from `smallest` up to `largest`: the shapes a model's CUDA sessions are made for at load,
+    so a new screen's lines find their sessions ready."""
+    found = [smallest]
+    while found[-1] < largest:
+        found.append(ladder(found[-1] + 1, smallest))
+    return found
+
+
 def ladder(size: int, smallest: int) -> int:
     """The smallest of `smallest` x 1, 1.5, 2, 3, 4, 6, ... that holds `size`: the sizes inputs are padded to on
     CUDA (at most a third of a padded side is padding)."""

@@ -9,7 +9,6 @@ first and last columns say."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +22,7 @@ from deskpilot.core.geometry import Box
 from .detector import STRIDE, prepare
 from .device_choice import sample_screen
 from .regions import content_regions
-from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
+from .onnx_session import fixed_shapes, open_on_best_device, session_device
 
 if TYPE_CHECKING:
     from .onnx_session import ModelSession
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 CORE_SHARE = 0.5  # of a line's height, around its middle
 END_SHARE = 0.25  # of a line's height, left out of the core at each end
 KIND = "text_lines"
-SMALLEST_SIDE = 256  # on CUDA input sides are padded to ladder(side, SMALLEST_SIDE): few shapes, each its session
+
 BUNDLED = "text_detector.onnx"
 
 
@@ -107,17 +106,24 @@ class TextLineDetector:
             self.threshold = float(meta["threshold"])
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text-line detector {path}: its metadata lacks {exc}") from None
-        self._session.run(None, {"image": np.zeros((1, 3, SMALLEST_SIDE, SMALLEST_SIDE), np.float32)})  # set-up
+        self._session.run(None, {"image": np.zeros((1, 3, 256, 256), np.float32)})  # first-run set-up
         self._input: np.ndarray | None = None  # the last input, written over by the next of its size
 
     @staticmethod
     def _one_screen(session: ModelSession) -> None:
         """What one screen asks of the detector (device_choice's workload): its content regions, seen at 1.5x as
-        text of a size not seen yet is."""
+        text of a size not seen yet is; where each input shape has its session (CUDA), the whole screen at once."""
         image = sample_screen().image
-        for region in content_regions(image):
-            crop = image[region.y0:region.y1, region.x0:region.x1]
-            session.run(None, {"image": prepare(crop, 1.5, side=_side(session))})
+        crops = [image] if fixed_shapes(session) else [image[r.y0:r.y1, r.x0:r.x1] for r in content_regions(image)]
+        for crop in crops:
+            session.run(None, {"image": prepare(crop, 1.5)})
+
+    @property
+    def whole_frame(self) -> bool:
+        """Whether lines are found on the whole frame at once rather than region by region: where each input shape
+        has its session (CUDA), one run of one shape per screen size costs less than runs of the regions' many
+        shapes (each new shape a new session); the regions then only say which lines to keep."""
+        return fixed_shapes(self._session)
 
     @property
     def device(self) -> str:
@@ -127,12 +133,8 @@ class TextLineDetector:
         """Text lines of an RGB image seen at `scale`, in its pixels."""
         if image.size == 0 or min(image.shape[:2]) < 8:
             return []
-        self._input = prepare(image, scale, self._input, _side(self._session))
+        self._input = prepare(image, scale, self._input)
         scores, ltrb = self._session.run(None, {"image": self._input})
         frame = Box(0, 0, image.shape[1], image.shape[0])
         return [b.clipped(frame) for b in decode_lines(scores[0, 0], ltrb[0], scale, self.threshold)]
 
-
-def _side(session: ModelSession) -> Callable[[int], int] | None:
-    """How the session's input sides are padded: to the ladder where each shape has its own session (CUDA)."""
-    return (lambda length: ladder(length, SMALLEST_SIDE)) if fixed_shapes(session) else None

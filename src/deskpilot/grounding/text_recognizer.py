@@ -21,7 +21,7 @@ from deskpilot.core.errors import GroundingError
 
 from .ctc import Reading, greedy_decode_batch
 from .device_choice import sample_screen
-from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
+from .onnx_session import fixed_shapes, ladder, open_on_best_device, rungs, session_device
 
 if TYPE_CHECKING:
     from .onnx_session import ModelSession
@@ -31,6 +31,7 @@ COLUMN_STRIDE = 4  # input pixels per output column
 BUNDLED = "text_recognizer.onnx"
 BATCH = 16  # lines per run (grounding.ocr gives them in batches of similar width)
 SMALLEST_WIDTH = 64  # on CUDA a batch is padded to ladder(width, SMALLEST_WIDTH) and a multiple of BATCH lines
+READY_WIDTH = 1536  # on CUDA the ladder's widths up to this one get their sessions at load
 
 
 def bundled_model() -> Path:
@@ -97,8 +98,9 @@ class LineRecognizer:
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text recogniser {path}: its metadata lacks {exc}") from None
         self._input = self._session.get_inputs()[0].name
-        self._session.run(None, {self._input: line_batch([np.zeros((LINE_HEIGHT, 256), np.float32)],
-                                                         fixed_shapes(self._session))[0]})  # first-run set-up
+        fixed = fixed_shapes(self._session)
+        for width in rungs(SMALLEST_WIDTH, READY_WIDTH) if fixed else [256]:  # first-run set-up
+            self._session.run(None, {self._input: line_batch([np.zeros((LINE_HEIGHT, width), np.float32)], fixed)[0]})
 
     @staticmethod
     def _one_screen(session: ModelSession) -> None:

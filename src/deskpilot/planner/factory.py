@@ -65,7 +65,7 @@ def build_planner(settings: Settings, on_text: Callable[[str], None] | None = No
         from .text_planner import TextPlanner
 
         short = settings.model_copy(update={"max_new_tokens": min(settings.max_new_tokens, ANSWER_TOKENS)})
-        return TextPlanner(build_backend(short), on_text=on_text, answers=settings.model_answers,
+        return TextPlanner(build_backend(short, one_line=True), on_text=on_text, answers=settings.model_answers,
                            min_confidence=settings.min_confidence)
     from .model_planner import ModelPlanner
 
@@ -129,8 +129,9 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def build_backend(settings: Settings) -> ChatBackend:
-    """The chat model behind `--planner openai` (an endpoint) or `--planner transformers` (a local folder)."""
+def build_backend(settings: Settings, one_line: bool = False) -> ChatBackend:
+    """The chat model behind `--planner openai` (an endpoint) or `--planner transformers` (a local folder);
+    `one_line`: the reply asked for is one line, and a local model's generation stops at its end."""
     if not settings.model:
         raise PlannerError(f"the {settings.planner} planner needs --model (a model name, or a local folder)")
     if settings.planner == "openai":
@@ -144,5 +145,5 @@ def build_backend(settings: Settings) -> ChatBackend:
         from .transformers_backend import TransformersBackend
 
         return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens, int8=settings.model_int8,
-                                   temperature=settings.temperature)
+                                   temperature=settings.temperature, one_line=one_line)
     raise PlannerError(f"the {settings.planner} planner has no chat model")

@@ -72,10 +72,12 @@ def is_causal_lm(source: str) -> bool:
 
 class TransformersBackend:
     """`threads`: torch's CPU threads while generating (0: one for a small model, torch's own choice otherwise);
-    `dtype`: the weights' precision ("float32", "bfloat16"; default: the checkpoint's own on CUDA, float32 on CPU)."""
+    `dtype`: the weights' precision ("float32", "bfloat16"; default: the checkpoint's own on CUDA, float32 on CPU);
+    `one_line`: a reply is the first line the model writes (the som-text planner asks for one line), and generation
+    stops at its end instead of paying for what a model may write after it (up to `max_new_tokens` tokens)."""
 
     def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0,
-                 threads: int = 0, dtype: str | None = None, int8: bool = False):
+                 threads: int = 0, dtype: str | None = None, int8: bool = False, one_line: bool = False):
         try:
             import torch
             import transformers
@@ -86,6 +88,7 @@ class TransformersBackend:
         self.name = f"transformers:{Path(model).name or model}"
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
+        self.one_line = one_line
         self.likelihood: dict[str, float] = {}  # the last generation's replies and their probabilities
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         weights = getattr(torch, dtype) if dtype else "auto" if self.device.startswith("cuda") else torch.float32
@@ -116,6 +119,7 @@ class TransformersBackend:
             quantize: Any = torch.ao.quantization.quantize_dynamic  # untyped in torch
             self.model = quantize(self.model, {torch.nn.Linear}, dtype=torch.qint8)
         self.threads = threads or (1 if small and self.device == "cpu" else 0)
+        self._line_ends = self._line_end_tokens() if one_line else []
         self._cache: Any = None  # the attention cache of the latest greedy generation, and the tokens it holds
         self._cached_ids: list[int] = []
 
@@ -140,10 +144,13 @@ class TransformersBackend:
         except (ValueError, TypeError) as exc:
             raise PlannerError(f"the model's processor could not build the prompt: {exc}") from None
         inputs = inputs.to(self.device)
+        search: dict[str, Any]
         if self.temperature > 0:
             search = {"do_sample": True, "temperature": self.temperature}
         else:
             search = {"do_sample": False, "num_beams": count} if count > 1 else {"do_sample": False}
+        if self.one_line:  # a token holding a line end ends the reply as the end-of-text token does
+            search["eos_token_id"] = self._line_ends
         reuse = self.causal and count == 1 and not search["do_sample"]
         with self._torch.inference_mode(), self._cpu_threads():
             cache = self._cache_for(inputs["input_ids"][0].tolist()) if reuse else {}
@@ -157,12 +164,23 @@ class TransformersBackend:
             self._cache = output.past_key_values
             self._cached_ids = output.sequences[0, :self._cache.get_seq_length()].tolist()
         texts = [self.processor.decode(row[prompt_length:], skip_special_tokens=True) for row in output.sequences]
+        if self.one_line:  # a stop token may hold more than the line's end
+            texts = [text.split("\n", 1)[0] for text in texts]
         # each reply's probability: the product of its tokens' (-inf where a beam ended early: padding, not counted)
         chances = [float(self._torch.exp(row[self._torch.isfinite(row)].sum())) for row in steps.float()]
         self.likelihood = {}
         for text, chance in zip(texts, chances):
             self.likelihood[text] = max(chance, self.likelihood.get(text, 0.0))
         return texts
+
+    def _line_end_tokens(self) -> list[int]:
+        """The model's end-of-text tokens and every token whose text holds a line end (~0.4 s for a 49,152-token
+        vocabulary, once)."""
+        tokenizer = getattr(self.processor, "tokenizer", self.processor)
+        ends = self.model.generation_config.eos_token_id
+        own = [] if ends is None else [ends] if isinstance(ends, int) else list(ends)
+        texts = tokenizer.batch_decode([[token] for token in range(len(tokenizer))])
+        return [*own, *(token for token, text in enumerate(texts) if "\n" in text and token not in own)]
 
     def forget_prompt(self) -> None:
         """Drop the kept attention cache: the next prompt is computed whole."""

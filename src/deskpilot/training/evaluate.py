@@ -31,7 +31,7 @@ def evaluate_steps(settings: Settings, data: list[Path], family: ModelFamily, ma
         samples = samples[:limit]
     if not samples:
         raise PlannerError("no good steps to evaluate on; label the episodes first (deskpilot label)")
-    backend = build_backend(settings)
+    backend = build_backend(settings, one_line=mode == "som-text")
     per_step: list[dict[str, Any]] = []
     scores: list[StepScore] = []
     exact: list[bool] = []
