@@ -149,13 +149,16 @@ def measure(screens: dict[str, np.ndarray], variant: str, repeats: int, new: int
         others = [img for other, img in screens.items() if other != name]
         new_screen: list[float] = []
         loads: list[float] = []
+        made: list[int] = []  # sessions the new screen's parse had to make (shapes no other screen had)
         for _ in range(new):  # sessions warm from the other screens, this one never seen
             started = time.perf_counter()
             grounder = new_grounder(variant)
             loads.append(time.perf_counter() - started)
             for other in others:
                 parse_ms(grounder, other)
+            before = sum(shapes(grounder).values())
             new_screen.append(parse_ms(grounder, image)[0])
+            made.append(sum(shapes(grounder).values()) - before)
         again: list[float] = []
         stages: dict[str, list[float]] = {stage: [] for stage in STAGES}
         for _ in range(repeats):
@@ -164,7 +167,7 @@ def measure(screens: dict[str, np.ndarray], variant: str, repeats: int, new: int
             for stage, value in parts.items():
                 stages[stage].append(value)
         emit({"screen": name, "variant": variant, "load_s": round(median(loads), 2),
-              "new_screen_ms": median(new_screen), "again_ms": median(again),
+              "new_screen_ms": median(new_screen), "sessions_made_by_new_screen": made, "again_ms": median(again),
               **{f"{stage}_ms": median(values) for stage, values in stages.items()},
               "devices": {model: device for model, (device, _) in grounder.engine.devices().items()}
               | {"UI detector": grounder.detector.device if grounder.detector else "none"},

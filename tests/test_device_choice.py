@@ -155,6 +155,9 @@ def test_as_on_cuda_the_small_recogniser_reads_the_same_and_the_detectors_boxes_
     assert [r.text for r in padded._fast.read(crops[:16])] == [r.text for r in plain._fast.read(crops[:16])]
     ours, theirs = sorted(padded.find_text(screen.image)), sorted(plain.find_text(screen.image))
     assert len(ours) == len(theirs) and padded._lines._session.shapes == 1  # one run, one shape
+    for height, width in ((20, 60), (30, 90), (44, 130), (60, 160), (80, 240)):  # parts of lines read apart
+        padded._lines.find(screen.image[100:100 + height, 40:40 + width], 1.5)
+    assert padded._lines._session.shapes <= 3  # 256 x 256 and 256 x 384 at most: a new crop makes no session
     assert all(min(max(abs(a - b) for a, b in zip(mine, other)) for other in theirs) <= 2 for mine in ours)
     # PP-OCR's recogniser, lines padded to ladder widths and read 8 at a time: rows do not mix, so each line reads
     # as it would alone at its padded width, almost always as unpadded (PaddleOCR pads its own batches so)

@@ -6,6 +6,7 @@ and input scale in its metadata; the bundled one lives in deskpilot/resources/mo
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -46,15 +47,17 @@ def bundled_model() -> Path:
     return Path(str(resources.files("deskpilot.resources") / "models" / BUNDLED))
 
 
-def prepare(image: np.ndarray, scale: float, reuse: np.ndarray | None = None) -> np.ndarray:
-    """RGB uint8 image -> the network's input: scaled, padded to a multiple of PAD_TO, NCHW float in [0, 1].
-    `reuse` is an earlier input to write into when it has the same size (a new array the size of an enlarged full-HD
-    frame costs, in page faults, almost as much as filling it)."""
+def prepare(image: np.ndarray, scale: float, reuse: np.ndarray | None = None,
+            side: Callable[[int], int] | None = None) -> np.ndarray:
+    """RGB uint8 image -> the network's input: scaled, padded (black) to a multiple of PAD_TO or, with `side`, to
+    what it gives for each side, NCHW float in [0, 1]. `reuse` is an earlier input to write into when it has the same
+    size (a new array the size of an enlarged full-HD frame costs, in page faults, almost as much as filling it)."""
     height, width = image.shape[:2]
     scaled = cv2.resize(image, (max(1, round(width * scale)), max(1, round(height * scale))),
                         interpolation=cv2.INTER_AREA) if scale != 1.0 else image
     height, width = scaled.shape[:2]
-    shape = (1, 3, height + -height % PAD_TO, width + -width % PAD_TO)
+    padded = side or (lambda length: length + -length % PAD_TO)
+    shape = (1, 3, padded(height), padded(width))
     if reuse is not None and reuse.shape == shape:
         planes = reuse
         planes[:, :, height:] = 0  # padding is black

@@ -9,6 +9,7 @@ first and last columns say."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ from deskpilot.core.geometry import Box
 from .detector import STRIDE, prepare
 from .device_choice import sample_screen
 from .regions import content_regions
-from .onnx_session import fixed_shapes, open_on_best_device, session_device
+from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
 
 if TYPE_CHECKING:
     from .onnx_session import ModelSession
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 CORE_SHARE = 0.5  # of a line's height, around its middle
 END_SHARE = 0.25  # of a line's height, left out of the core at each end
 KIND = "text_lines"
+SMALLEST_SIDE = 256  # on CUDA input sides are padded to ladder(side, SMALLEST_SIDE): few shapes, each its session
 
 BUNDLED = "text_detector.onnx"
 
@@ -106,7 +108,7 @@ class TextLineDetector:
             self.threshold = float(meta["threshold"])
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text-line detector {path}: its metadata lacks {exc}") from None
-        self._session.run(None, {"image": np.zeros((1, 3, 256, 256), np.float32)})  # first-run set-up
+        self._session.run(None, {"image": np.zeros((1, 3, SMALLEST_SIDE, SMALLEST_SIDE), np.float32)})  # set-up
         self._input: np.ndarray | None = None  # the last input, written over by the next of its size
 
     @staticmethod
@@ -116,7 +118,7 @@ class TextLineDetector:
         image = sample_screen().image
         crops = [image] if fixed_shapes(session) else [image[r.y0:r.y1, r.x0:r.x1] for r in content_regions(image)]
         for crop in crops:
-            session.run(None, {"image": prepare(crop, 1.5)})
+            session.run(None, {"image": prepare(crop, 1.5, side=_side(session))})
 
     @property
     def whole_frame(self) -> bool:
@@ -133,8 +135,13 @@ class TextLineDetector:
         """Text lines of an RGB image seen at `scale`, in its pixels."""
         if image.size == 0 or min(image.shape[:2]) < 8:
             return []
-        self._input = prepare(image, scale, self._input)
+        self._input = prepare(image, scale, self._input, _side(self._session))
         scores, ltrb = self._session.run(None, {"image": self._input})
         frame = Box(0, 0, image.shape[1], image.shape[0])
         return [b.clipped(frame) for b in decode_lines(scores[0, 0], ltrb[0], scale, self.threshold)]
 
+
+def _side(session: ModelSession) -> Callable[[int], int] | None:
+    """How an input's sides are padded: to the ladder where each input shape has its session (CUDA), so the
+    crops grounding reads apart (a line's parts beside a check box) come in a few shapes, not one each."""
+    return (lambda length: ladder(length, SMALLEST_SIDE)) if fixed_shapes(session) else None
