@@ -385,6 +385,32 @@ def test_each_field_the_task_gives_a_value_must_get_that_value(merchant, currenc
     assert check.failed == failed, check
 
 
+@pytest.mark.parametrize(("typed", "failed"), [
+    ("", 'the task gives "Café Roma" for "Merchant", which shows nothing'), ("Café Roma", None)])
+def test_a_label_ocr_read_as_one_line_with_its_fields_text_still_names_the_field(typed, failed):
+    """A held-out Qt form (its final screen's elements, as grounded): OCR read the Merchant label and the field's
+    "Office Depot" as one line, so the field took the heading above it for its label, the task's value for Merchant
+    was bound to nothing, and a run that never typed "Café Roma" passed the goal check."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus, label_of_field
+    from deskpilot.planner.goal_check import GoalTracker
+
+    field = Element(Box(145, 98, 679, 123), "input", "Merchant office Depot")
+    screen = [Element(Box(69, 70, 161, 86), "text", "Expense claim"),
+              Element(Box(81, 101, 226, 118), "text", "Merchant office Depot"), field,
+              Element(Box(81, 130, 138, 146), "text", "Currency"), Element(Box(149, 129, 179, 145), "text", "GBP"),
+              Element(Box(145, 126, 679, 151), "dropdown", "GBP"), Element(Box(70, 209, 275, 234), "button", "Submit")]
+    assert label_of_field(field.box, screen) == "Merchant"
+    assert label_of_field(screen[5].box, screen) == "Currency"  # a line that does not run into it: as before
+    tracker = GoalTracker(task="I require the currency is 'GBP', and replace the Merchant with Café Roma, and press "
+                               "Submit claim please")
+    tracker.start(screen)
+    if typed:
+        focus = KeyboardFocus(name="Merchant", role="input", box=field.box, field=field.box)
+        tracker.follow(Action(kind=ActionKind.TYPE, text=typed), focus, screen, screen, True)
+    assert tracker.check(screen).failed == failed
+
+
 @pytest.mark.parametrize(("checked", "failed"), [
     (True, None), (False, 'the task gives "Own money" for "Paid with", and that option is not chosen')])
 def test_a_value_for_a_radio_groups_title_must_be_its_chosen_option(checked, failed):

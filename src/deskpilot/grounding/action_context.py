@@ -123,10 +123,28 @@ def role_at(point: Point, elements: list[Element]) -> str | None:
 
 
 def label_of_field(field: Box, elements: list[Element]) -> str | None:
-    """The text that labels a field (widgets.label_for_field: left of it on its row, else above it)."""
+    """The text that labels a field: the words left of the field of a text line OCR read across the label and the
+    field's content ("Merchant Office Depot" from "Merchant" and a field showing "Office Depot"), else
+    widgets.label_for_field's: left of it on its row, else above it."""
+    run_in = next((label for e in elements if e.role == "text" and e.text and field.contains(*e.center)
+                   and (label := _words_left_of(e, field.x0))), None)
+    if run_in is not None:
+        return run_in
     texts = [e for e in elements if e.role == "text" and e.text and not field.contains(*e.center)]
     chosen = label_for_field(field, [e.box for e in texts])
     return None if chosen is None else texts[chosen].text
+
+
+def _words_left_of(line: Element, edge: int) -> str | None:
+    """The whole words of a text line that lie left of `edge` (characters placed by their share of the line's
+    width, with half the line's height of slack), where the line goes on past it; else None."""
+    slack = line.box.height / 2
+    if line.box.x0 >= edge - slack or line.box.x1 <= edge + slack:
+        return None
+    width = line.box.width / max(1, len(line.text))
+    spaces = [i for i, ch in enumerate(line.text) if ch == " " and line.box.x0 + i * width <= edge + slack]
+    label = line.text[:spaces[-1]].strip() if spaces else ""
+    return label if label and line.text[len(label):].strip() else None
 
 
 def _sentences(elements: list[Element]) -> list[Element]:
