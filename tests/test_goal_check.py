@@ -228,6 +228,8 @@ def test_the_options_a_task_asks_to_choose(task, choices):
     ("250", "", "250", "2500", True),  # one more in a short value is another value
     ("Zoë Ångström — 東京 ✓", "", "eZoeAngstrom一束京√", "eZoeAngstrom一束京√", False),  # OCR's own reading
     ("250", "1000", "250", "250", False),
+    ("Café Roma", "Office Depot", "Cafe Roma", "Cafe Roma", False),  # the accent OCR dropped: the value replaced
+    ("Café Roma", "Office Depot", "Cafe Roma Office Depot", "Cafe Roma Office Depot", True),  # and a leftover
 ])
 def test_a_typed_value_is_judged_by_its_readings_before_after_and_at_the_end(text, held, shown, now, fails):
     from deskpilot.planner.goal_check import TypedField

@@ -146,8 +146,8 @@ class TypedField:
         """What is wrong with the field showing `now` (None: it is gone), or None. A field gone or emptied (a form
         clears itself on submit; OCR may also run a value into its label and lose it) says nothing either way; nor
         does a document, or a field added to rather than replaced, that shows the value among its other text."""
-        if now is None or not now.strip() or same_text(now, self.text):
-            return None
+        if now is None or not now.strip() or same_text(now, self.text) or _skeleton(self.text) == _skeleton(now) != "":
+            return None  # gone, emptied, or the value (OCR drops accents: "Cafe Roma" for "Café Roma")
         if self.document or not self.replaced:
             return None if self.document or _skeleton(self.text) in _skeleton(now) else \
                 f"{_quote(self.name)} shows {_quote(now)}, which does not hold {_quote(self.text)}"
