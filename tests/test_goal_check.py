@@ -387,6 +387,31 @@ def test_each_field_the_task_gives_a_value_must_get_that_value(merchant, currenc
     assert check.failed == failed, check
 
 
+@pytest.mark.parametrize(("clicked", "failed"), [
+    (None, 'the task says to click "Habitasse", which no step did'),
+    ("Tab #2", 'the task says to click "Habitasse", which no step did'),
+    ("habitasse.", None),  # read with its full stop, in lower case
+])
+def test_what_the_task_says_to_click_by_its_words_must_have_been_clicked(clicked, failed):
+    """MiniWoB's click-tab-2 without its rules: the language planner opened a tab, never clicked the link, and
+    said done (twice in three episodes)."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker, task_clicks
+
+    task = 'Switch between the tabs to find and click on the link "Habitasse".'
+    assert task_clicks(task) == ["Habitasse"]
+    assert task_clicks('Click on the "okay" button, then tap "Next"') == ["okay", "Next"]
+    assert task_clicks('Type "Ada" into Name and press Enter') == []
+    screen = [Element(Box(10, 10, 60, 30), "button", "Tab #2"), Element(Box(80, 50, 160, 66), "link", "habitasse.")]
+    tracker = GoalTracker(task=task)
+    tracker.start(screen)
+    if clicked is not None:
+        target = next(e for e in screen if e.text == clicked)
+        tracker.follow(Action(kind=ActionKind.CLICK, point=target.center), KeyboardFocus(), screen, screen, True)
+    assert tracker.check(screen).failed == failed
+
+
 @pytest.mark.parametrize(("typed", "failed"), [
     ("", 'the task gives "Café Roma" for "Merchant", which shows nothing'), ("Café Roma", None)])
 def test_a_label_ocr_read_as_one_line_with_its_fields_text_still_names_the_field(typed, failed):

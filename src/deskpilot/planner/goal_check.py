@@ -10,6 +10,7 @@ exposes it):
   that differs from the value where the field was empty is OCR's (a single "x" it cannot see), not the app's;
 - every value the task asks to type ("type "Ada" into Name", "set Amount to "250"") was typed whole into a field,
   not inside a longer text;
+- what the task asks to click by its quoted words ("click the "Export" link") was clicked;
 - a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
   its own (its label's word that nothing else on the screen says) was clicked;
 - an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
@@ -62,6 +63,10 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|s
 _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
+# "click the "Export" link", "click on "Open report"", "tap "Next"": what the task asks to click, by its words.
+_TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s+)?"
+                         r"(?:(?:link|button|tab|item|option|entry|icon|word|text)\s+)?"
+                         r"[\"“']([^\"”']{1,80})[\"”']", re.I)
 # Words that ask for a box unticked, in the clause that names it.
 NEGATION = re.compile(r"\b(?:untick|uncheck|unmark|unselect|deselect|clear|disable|off|don't|dont|do not|no|not|"
                       r"without|remove|never|stop|opt out)\b")
@@ -88,6 +93,11 @@ def task_values(task: str) -> list[str]:
 def task_choices(task: str) -> list[str]:
     """The options a task asks to choose in a list."""
     return [(m.group(1) or m.group(2)).strip() for m in _TASK_CHOICE.finditer(task)]
+
+
+def task_clicks(task: str) -> list[str]:
+    """The quoted things a task asks to click."""
+    return [m.group(1).strip() for m in _TASK_CLICK.finditer(task) if m.group(1).strip()]
 
 
 def same_text(shown: str, expected: str) -> bool:
@@ -225,6 +235,7 @@ class GoalTracker:
     missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
     overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
     clicks: list[Point] = field(default_factory=list)  # where every click landed
+    clicked: list[str] = field(default_factory=list)  # the texts of what every click landed on
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
     _last: Action | None = None
@@ -250,6 +261,7 @@ class GoalTracker:
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
             self.clicks.append(action.point)
             hit = elements_at(action.point, before)
+            self.clicked += [e.text for e in hit if e.text]
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
                 toggle = min(toggles, key=lambda e: e.box.area)
@@ -467,6 +479,10 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), problem)
             if now is not None:  # gone: its dialog closed, what it held cannot be read any more
                 held.append(f"{_quote(typed.name)} shows {_quote(typed.text)}")
+        for value in task_clicks(self.task):  # "x" of "click the "x"" is too short for OCR to be sure of
+            if len(_skeleton(value)) >= READABLE and not any(_skeleton(text) == _skeleton(value) or
+                                                             _one_off(text, value) for text in self.clicked):
+                return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue
