@@ -387,6 +387,28 @@ def test_each_field_the_task_gives_a_value_must_get_that_value(merchant, currenc
     assert check.failed == failed, check
 
 
+@pytest.mark.parametrize(("task", "checked", "failed"), [
+    ("Please put a tick in the Has a car box for me", False, 'the task names "Has a car", which no step ticked or '
+                                                            "unticked"),
+    ("Untick Has a car, then press Join", True, 'the task names "Has a car", which no step ticked or unticked'),
+    ("Please have a car park pass ready", False, None),  # its words, not its name: not this box
+])
+def test_a_box_the_task_names_by_its_whole_short_name_is_held_to_it(task, checked, failed):
+    """A form never run before (seed 8000, Qt and web): "Please put a tick in the Has a car box for me"; the run
+    clicked other things and said done. No word of "Has a car" is long enough to name the box alone; its whole name
+    is."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, named_toggles
+
+    screen = [Element(Box(20, 20, 36, 36), "checkbox", "Has a car", checked=checked),
+              Element(Box(20, 50, 36, 66), "checkbox", "First aid trained", checked=False),
+              Element(Box(20, 80, 100, 104), "button", "Join")]
+    assert [name for _, name in named_toggles(task, screen)] == (["Has a car"] if failed else [])
+    tracker = GoalTracker(task=task)
+    tracker.start(screen)
+    assert tracker.check(screen).failed == failed
+
+
 @pytest.mark.parametrize(("clicked", "failed"), [
     (None, 'the task says to click "Habitasse", which no step did'),
     ("Tab #2", 'the task says to click "Habitasse", which no step did'),

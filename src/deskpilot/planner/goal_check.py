@@ -425,7 +425,8 @@ class GoalTracker:
             if toggle.checked is None:
                 continue
             own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
-            clause = next((c for c in CLAUSE_BREAK.split(self.task.lower()) if own & set(WORD.findall(c))), "")
+            clause = next((c for c in CLAUSE_BREAK.split(self.task.lower())
+                           if own & set(WORD.findall(c)) or not own and _says_whole(c, name)), "")
             wanted = not (NEGATION.search(clause) and toggle.role == "checkbox")
             if toggle.checked is not wanted:
                 return f"the task asks for {_quote(name)} {'ticked' if wanted else 'unticked'}, which it is not"
@@ -610,15 +611,24 @@ def toggle_names(elements: list[Element]) -> list[tuple[Element, str, Box]]:
 def named_toggles(task: str, elements: list[Element]) -> list[tuple[Element, str]]:
     """The check boxes and radio buttons the task names by a word of their own: a word of DISTINCT letters or more
     of the name that the task says and no other text on the screen says ("newsletter" of "get the newsletter" for
-    "Subscribe to newsletter"; not "save", which the Save button says too)."""
+    "Subscribe to newsletter"; not "save", which the Save button says too), or by their whole name of two words or
+    more that no other text on the screen holds ("Has a car", whose words are all short)."""
     said = set(WORD.findall(task.lower()))
     found = []
     for toggle, name, _ in toggle_names(elements):
         key = text_key(name)
         others = {w for e in elements if e.text and text_key(e.text) != key for w in WORD.findall(e.text.lower())}
-        if any(len(w) >= DISTINCT and w in said and w not in others for w in WORD.findall(key)):
+        if any(len(w) >= DISTINCT and w in said and w not in others for w in WORD.findall(key)) or (
+                _says_whole(task, name) and not any(e.text and text_key(e.text) != key and _says_whole(e.text, name)
+                                                    for e in elements)):
             found.append((toggle, name))
     return found
+
+
+def _says_whole(text: str, name: str) -> bool:
+    """Whether `text` says all of a name of two words or more, in order."""
+    words = WORD.findall(name.lower())
+    return len(words) >= 2 and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text.lower()) is not None
 
 
 def _clicked_on(value: str, point: Point, element: Element) -> bool:
