@@ -234,9 +234,8 @@ class GoalTracker:
     unseen: list[str] = field(default_factory=list)  # typed texts the screen did not change for
     missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
     overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
-    clicks: list[Point] = field(default_factory=list)  # where every click landed
-    clicked: list[tuple[Point, list[Element]]] = field(default_factory=list)  # each click's point and the texts
-    # it landed on
+    clicked: list[tuple[Point, list[Element]]] = field(default_factory=list)  # where every click landed, with the
+    # texts it landed on
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
     _last: Action | None = None
@@ -260,7 +259,6 @@ class GoalTracker:
             if "\n" in action.text:
                 self.opened = None  # typed into the open list and entered
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
-            self.clicks.append(action.point)
             hit = elements_at(action.point, before)
             self.clicked.append((action.point, [e for e in hit if e.text]))
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
@@ -443,7 +441,7 @@ class GoalTracker:
                                                  text_key(name))]  # its label read apart says the same
             if box.role == "checkbox" and box.text and not any(toggle.iou(box.box) > 0.5 for _, toggle, _ in
                                                                self.toggles) and \
-                    not any(area.contains(*point) for area in areas for point in self.clicks):
+                    not any(area.contains(*point) for area in areas for point, _ in self.clicked):
                 return name
         return None
 
