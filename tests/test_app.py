@@ -246,6 +246,35 @@ def test_the_agent_never_sees_deskpilots_own_window(window, qtbot):
     assert window.own_region() == [Box(frame.left(), frame.top(), frame.right() + 1, frame.bottom() + 1)]
 
 
+def test_cyclic_garbage_another_thread_makes_is_freed_on_the_windows_thread(window, qtbot):
+    """A Qt object freed by the agent's thread while the window's thread delivers it an event crashes the app: while
+    the window is open only its own thread collects reference cycles."""
+    import gc
+    import threading
+
+    freed_on: list[int] = []
+
+    class Cyclic:
+        def __init__(self):
+            self.me = self
+
+        def __del__(self):
+            freed_on.append(threading.get_ident())
+
+    def churn() -> None:
+        for _ in range(20_000):  # far past generation 0's threshold: an automatic collection would start here
+            Cyclic()
+
+    assert not gc.isenabled()
+    worker = threading.Thread(target=churn)
+    worker.start()
+    worker.join()
+    qtbot.waitUntil(lambda: len(freed_on) == 20_000, timeout=60_000)
+    assert set(freed_on) == {threading.get_ident()}
+    window.close()
+    assert gc.isenabled()
+
+
 def qtbot_button():
     from PySide6.QtCore import Qt
 

@@ -92,6 +92,27 @@ def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, t
 
 
 @pytest.mark.display
+@pytest.mark.parametrize("attempt", [1, 2, 3])  # the last frame before `finished` shows the cursor 2 times in 3
+def test_a_field_short_of_a_last_letter_the_text_cursor_reads_as_is_no_success(xdisplay, tmp_path, attempt):
+    """"251" into a field that takes two characters shows "25" and the text cursor, which OCR reads as a "1" (a
+    stand-in for a cursor OCR misreads): the check looks again over one blink of the cursor and sees "25"."""
+    state = tmp_path / "tk-state.json"
+    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state), "--value",
+                            "", "--max-length", "2", "--caret-glyph"])
+    try:
+        boxes = wait_for_state(state)["boxes"]
+        result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
+                                  "Thought: type it.\nAction: type(content='251')", FINISHED, FINISHED],
+                                 'type "251" into Amount', tmp_path)
+        assert read_state(state)["fields"]["Amount"] == "25"
+        assert result.returncode == 1 and episode.meta.outcome == "failed", result.stdout + result.stderr
+        assert '"251"' in episode.meta.goal_check.failed, episode.meta.goal_check
+    finally:
+        app.terminate()
+        app.wait(timeout=10)
+
+
+@pytest.mark.display
 def test_an_error_line_after_apply_ends_the_run_failed_with_the_text_quoted(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]
@@ -236,6 +257,23 @@ def test_a_typed_value_is_judged_by_its_readings_before_after_and_at_the_end(tex
 
     problem = TypedField("Amount", Box(0, 0, 100, 20), text, held, shown).problem(now)
     assert (problem is not None) is fails, problem
+
+
+@pytest.mark.parametrize("text, now, doubt", [
+    ("Metro Taxi", "Metro Taxi", True),  # "Metro Tax" and the text cursor read as the "i"
+    ("251", "251", True),  # a "1" as much as an "i" or an "l"
+    ("Metro Taxi", "Metro Tax", False),  # read short already: the check fails on its own
+    ("Metro Cab", "Metro Cab", False),  # no last letter a cursor reads as
+    ("Hotel", "", False),  # nothing shown
+])
+def test_a_value_ending_in_a_letter_the_text_cursor_reads_as_is_looked_at_again(text, now, doubt):
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    tracker = GoalTracker(f'type "{text}" into Merchant')
+    tracker.fields.append(TypedField("Merchant", Box(100, 10, 300, 34), text, "", text))
+    elements = [Element(Box(100, 10, 300, 34), role="input"), Element(Box(104, 14, 180, 30), text=now)]
+    assert tracker.caret_doubt(elements) is doubt
 
 
 PAGE = """<!doctype html><html><head><title>Sign up</title><style>body{font:16px sans-serif;margin:40px}

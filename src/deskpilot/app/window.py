@@ -15,6 +15,7 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.settings import Settings, default_config_file
 
 from .views.episodes_view import EpisodesView
+from .views.gui_thread_gc import GuiThreadCollector
 from .views.record_view import RecordView
 from .views.run_view import RunView
 from .views.settings_view import SettingsView
@@ -25,6 +26,7 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings):
         super().__init__()
         self.setWindowTitle("deskpilot")
+        self.collector = GuiThreadCollector(self)  # Qt objects in reference cycles are freed on this thread only
         self.settings = settings
         self.run_view = RunView(settings, self.own_region)
         self.episodes_view = EpisodesView(settings.episodes_dir)
@@ -52,6 +54,10 @@ class MainWindow(QMainWindow):
         """deskpilot's own window in screen pixels (kept current by move/resize events; read by the agent thread)."""
         return [self._region]
 
+    def showEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt's name
+        super().showEvent(event)
+        self.collector.start()
+
     def moveEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt's name
         super().moveEvent(event)
         self._remember_region()
@@ -75,6 +81,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt's name
         empty_trash(self.settings.episodes_dir)  # an episode deleted in this session is gone for good now
+        self.collector.stop()
         super().closeEvent(event)
 
     def _use_model(self, folder: str) -> None:

@@ -66,6 +66,12 @@ class Box(NamedTuple):
     def shifted(self, dx: int, dy: int) -> Box:
         return Box(self.x0 + dx, self.y0 + dy, self.x1 + dx, self.y1 + dy)
 
+    def text_span(self, text_length: int, start: int, end: int) -> Box:
+        """Where characters [start, end) of a line of `text_length` characters read in this box lie, each character
+        given an equal share of its width (what OCR gives of a line without character boxes)."""
+        width = self.width / max(1, text_length)
+        return Box(round(self.x0 + start * width), self.y0, round(self.x0 + end * width), self.y1)
+
 
 class Monitor(NamedTuple):
     """One monitor's place on the virtual desktop in logical pixels, and its HiDPI scale

@@ -141,8 +141,8 @@ def _words_left_of(line: Element, edge: int) -> str | None:
     slack = line.box.height / 2
     if line.box.x0 >= edge - slack or line.box.x1 <= edge + slack:
         return None
-    width = line.box.width / max(1, len(line.text))
-    spaces = [i for i, ch in enumerate(line.text) if ch == " " and line.box.x0 + i * width <= edge + slack]
+    spaces = [i for i, ch in enumerate(line.text)
+              if ch == " " and line.box.text_span(len(line.text), i, i).x0 <= edge + slack]
     label = line.text[:spaces[-1]].strip() if spaces else ""
     return label if label and line.text[len(label):].strip() else None
 

@@ -71,8 +71,7 @@ class TextLine:
                 return Box(x0, self.box.y0, x1, self.box.y1)
         if start <= 0 and end >= len(self.text):
             return self.box
-        width = self.box.width / max(1, len(self.text))
-        return Box(round(self.box.x0 + start * width), self.box.y0, round(self.box.x0 + end * width), self.box.y1)
+        return self.box.text_span(len(self.text), start, end)
 
 
 def models_dir() -> Path:

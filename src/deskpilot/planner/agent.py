@@ -35,6 +35,7 @@ from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen, changed_box
 from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
                                     scrubbed_elements, shares_secret, task_secrets)
+from deskpilot.core.verdict import GoalCheck
 from deskpilot.grounding.action_context import KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
 
@@ -44,6 +45,8 @@ from .goal_check import GoalTracker, field_reading, same_text, text_key, without
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
+CARET_LOOKS = 5  # frames over one blink of a text cursor (Tk's is off for 300 ms of every 900) ...
+CARET_LOOK_SECONDS = 0.25  # ... this far apart
 MASK_COLOUR = (128, 128, 128)  # what a secret's region shows in every frame that leaves the process
 PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while the planner thinks
 
@@ -118,7 +121,7 @@ class Agent:
                                                  "so nothing was checked)"
                     break
                 if step.action.kind is ActionKind.FINISHED:
-                    check = self._goal.check(self._elements)
+                    check = self._final_check()
                     if not check.passed and self._tell(f"You said the task is done, but it is not: "
                                                        f"{check.failed}. Carry on, or call the user."):
                         continue
@@ -175,6 +178,23 @@ class Agent:
         if self._selector.select(box, skip=ways.index(way) + 1) is not None:
             self.controller.execute(action)
         return True
+
+    def _final_check(self) -> GoalCheck:
+        """The goal check on the last screen; where a field's value ends in a letter the text cursor could have been
+        read as, also on frames taken over one blink of the cursor, each of which must hold too."""
+        check = self._goal.check(self._elements)
+        if not check.passed or not self._goal.caret_doubt(self._elements):
+            return check
+        frames, started = [], time.perf_counter()
+        for look in range(CARET_LOOKS):  # taken first, read after: a slow read cannot stretch the spacing
+            self.safety.stop.check()
+            time.sleep(max(0.0, started + look * CARET_LOOK_SECONDS - time.perf_counter()))
+            frames.append(self._observe())
+        for obs in frames:
+            again = self._goal.check(self.grounder.parse(obs))
+            if not again.passed:
+                return again
+        return check
 
     def _tell(self, feedback: str) -> bool:
         """Give a model planner `feedback` with its next decision, once per thing; False where it cannot take

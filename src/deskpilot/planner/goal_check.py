@@ -80,6 +80,7 @@ OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, n
 SHOWN_START = 6  # letters and digits of an option's start a narrow drop-down must show to count as showing it
 CLOSING_KEYS = {"escape", "esc", "enter", "return", "kp_enter", "tab"}
 CARET = re.compile(r"\s*[|\]\[]$")
+CARET_READ_AS = "l"  # the folded letter a text cursor after the last character can be read as ("i", "l", "I", "1")
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
 MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
 DOCUMENT_HEIGHT = 64  # pixels: a field taller than this is a text area
@@ -445,6 +446,12 @@ class GoalTracker:
                 return name
         return None
 
+    def caret_doubt(self, elements: list[Element]) -> bool:
+        """Whether a field shows its value and that value ends in a letter the text cursor is read as: the field
+        may hold the value less its last letter ("Metro Tax", the cursor read as the "i" of "Metro Taxi")."""
+        return any(_skeleton(typed.text).endswith(CARET_READ_AS) and (now := field_reading(typed.box, elements))
+                   and typed.problem(now) is None for typed in self.fields)
+
     def check(self, elements: list[Element]) -> GoalCheck:
         """Every expectation against the final screen's `elements`."""
         held: list[str] = []
@@ -639,9 +646,9 @@ def _clicked_on(value: str, point: Point, element: Element) -> bool:
     start = look_alike(element.text).find(wanted)
     if not wanted or start < 0:
         return False
-    width = element.box.width / max(1, len(element.text))
+    span = element.box.text_span(len(element.text), start, start + len(wanted))
     slack = element.box.height / 2
-    return element.box.x0 + start * width - slack <= point.x <= element.box.x0 + (start + len(wanted)) * width + slack
+    return span.x0 - slack <= point.x <= span.x1 + slack
 
 
 def _shown(text: str, elements: list[Element]) -> bool:

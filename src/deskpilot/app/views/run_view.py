@@ -181,6 +181,8 @@ class RunView(QWidget):
             self.worker.give_secret(text if given and text else None)
 
     def _on_thread_finished(self) -> None:
+        if self.worker is not None:  # its Qt object freed by this thread's event loop, never by another thread
+            self.worker.deleteLater()
         self.worker = None
         self._set_running(False)
 
