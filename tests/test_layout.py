@@ -73,6 +73,23 @@ def test_controls_are_found_with_their_kind_and_text(screen):
                      ("button", "Save", None)]
 
 
+def test_tk_check_boxes_read_into_their_labels_line_and_ticked_by_a_fill_are_found():
+    """Tk draws a check box as a sunken square (dark top and left sides, light bottom and right) on a grey window and
+    ticks it by filling it; OCR reads an empty one into its label's line."""
+    image = np.full((120, 320, 3), 217, np.uint8)
+    lines = []
+    for y, ticked, name in ((20, False, "Billable to client"), (60, True, "Has receipt")):
+        cv2.rectangle(image, (10, y), (19, y + 9), (255, 255, 255), -1)
+        cv2.line(image, (10, y), (19, y), (130, 130, 130))
+        cv2.line(image, (10, y), (10, y + 9), (130, 130, 130))
+        if ticked:
+            cv2.rectangle(image, (11, y + 1), (18, y + 8), (99, 99, 99), -1)
+        line = text(image, name, 26, y + 9)
+        lines.append(TextLine(Box(10, line.box.y0, line.box.x1, line.box.y1), name, 0.99) if not ticked else line)
+    found = [(w.role, w.text, w.checked) for w in find_widgets(image, lines)]
+    assert found == [("checkbox", "Billable to client", False), ("checkbox", "Has receipt", True)]
+
+
 def near(box: Box, expected: tuple[int, int, int, int], slack: int = 4) -> bool:
     return all(abs(a - b) <= slack for a, b in zip(box, expected))
 

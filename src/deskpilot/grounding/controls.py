@@ -5,7 +5,6 @@ control, the layout's pixel-exact one is kept."""
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from deskpilot.core.geometry import Box, reading_order
@@ -13,7 +12,7 @@ from deskpilot.core.geometry import Box, reading_order
 from .detector import Detection
 from .layout import Widget, label_beside, text_inside
 from .ocr import TextLine
-from .widgets import field_for_label, toggle_checked, toggle_for_label
+from .widgets import field_for_label, round_toggle, toggle_checked, toggle_for_label
 
 SAME_CONTROL_IOU = 0.5
 # Only detections this sure become controls: a stray low-scored box would shift "the 3rd input" by one. (The
@@ -37,26 +36,6 @@ def detected_widgets(image: np.ndarray, detections: list[Detection], lines: list
             text = " ".join(line.text for line in text_inside(box, lines))
         widgets.append(Widget(box, role, text, checked, detection.score, "detector"))
     return widgets
-
-
-def round_toggle(image: np.ndarray, box: Box) -> bool:
-    """Whether a small toggle is drawn round (a radio button) rather than square (a check box): a square's outline
-    runs through the corners of its box, a circle's leaves them empty. At half size, where the detector looks,
-    the two are hard to tell apart; here they are read at full size."""
-    crop = image[box.y0:box.y1, box.x0:box.x1]
-    if min(crop.shape[:2]) < 6:
-        return False
-    gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.int16)
-    background = int(np.median(gray[gray.shape[0] // 3: -gray.shape[0] // 3 or None,
-                                     gray.shape[1] // 3: -gray.shape[1] // 3 or None]))
-    ink = np.abs(gray - background) > 25
-    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
-    if len(rows) < 4 or len(cols) < 4:
-        return False
-    y0, y1, x0, x1 = rows[0], rows[-1], cols[0], cols[-1]  # the drawn shape's own extent
-    side = max(2, min(y1 - y0, x1 - x0) // 6)
-    corners = [ink[y:y + side, x:x + side].any() for y in (y0, y1 - side + 1) for x in (x0, x1 - side + 1)]
-    return bool(sum(corners) <= 1)
 
 
 def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]:

@@ -14,13 +14,14 @@ from deskpilot.core.geometry import Box, reading_order, shared_areas
 from deskpilot.core.observation import ElementRole, ElementSource
 
 from .ocr import TextLine
-from .widgets import TOGGLE_MIN, edge_map, toggle_checked, toggle_shaped
+from .widgets import TOGGLE_MIN, edge_map, round_toggle, toggle_checked, toggle_shaped
 
 CONTROL_MIN_H, CONTROL_MAX_H, CONTROL_MIN_W = 14, 120, 20
 BUTTON_MAX_SIDE = 400  # a big frame is a control only as a button: centred text and nothing else
 SAME_BOX_IOU = 0.7
 CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
+LINE_START_SLACK = 2  # pixels between a line's left end and a check box OCR read into it
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
 
 
@@ -41,7 +42,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     toggles: list[Widget] = []
     controls: list[Widget] = []
     outlines = _outlines(image)
-    for (box, round_), in_text in zip(outlines, _in_wider_text([box for box, _ in outlines], lines)):
+    for (box, round_), in_text in zip(outlines, _in_wider_text(outlines, lines)):
         if in_text:
             continue
         if toggle_shaped(box):
@@ -57,16 +58,20 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))
 
 
-def _in_wider_text(boxes: list[Box], lines: list[TextLine]) -> np.ndarray:
-    """Per box: whether half of it or more lies in a text line at least 1.5 times as wide. Letters like o, e, 0 and
-    D are closed outlines too; a control holds or sits beside text, not in it. (OCR also reads a lone radio circle
-    as "O": a line no wider than the outline does not count.)"""
-    if not boxes or not lines:
-        return np.zeros(len(boxes), bool)
-    outer, text = np.array(boxes, np.int64), np.array([line.box for line in lines], np.int64)
+def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> np.ndarray:
+    """Per outline: whether half of it or more lies in a text line at least 1.5 times as wide. Letters like o, e, 0
+    and D are closed outlines too; a control holds or sits beside text, not in it. (OCR also reads a lone radio
+    circle as "O": a line no wider than the outline does not count.) A square whose four sides are drawn at a line's
+    very start is a check box OCR read into its label's line (Tk's), not a letter."""
+    if not outlines or not lines:
+        return np.zeros(len(outlines), bool)
+    outer = np.array([box for box, _ in outlines], np.int64)
+    square = np.array([not round_ and toggle_shaped(box) for box, round_ in outlines])
+    text = np.array([line.box for line in lines], np.int64)
     width = outer[:, 2] - outer[:, 0]
     share = shared_areas(outer, text) / np.maximum(width * (outer[:, 3] - outer[:, 1]), 1)[:, None]
-    return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None])).any(axis=1))
+    leading = square[:, None] & (np.abs(outer[:, 0:1] - text[None, :, 0]) <= LINE_START_SLACK)
+    return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None]) & ~leading).any(axis=1))
 
 
 def _distinct(boxes: list[Box]) -> list[int]:
@@ -137,7 +142,8 @@ def _inside(line: TextLine, box: Box) -> bool:
 
 def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) -> Widget:
     """A check box or radio circle, named by the nearest text to its right on the same row."""
-    role: ElementRole = "radio" if round_ else "checkbox"
+    role: ElementRole = "radio" if round_ and round_toggle(image, box) else "checkbox"  # a filled square's edges
+    # can read as a circle's; its inked corners do not
     return Widget(box, role, label_beside(box, lines), toggle_checked(image, box))
 
 

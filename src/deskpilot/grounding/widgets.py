@@ -147,6 +147,25 @@ def find_toggle(image: np.ndarray, label: Box) -> Box | None:
     return None if chosen is None else toggles[chosen]
 
 
+def round_toggle(image: np.ndarray, box: Box) -> bool:
+    """Whether a small toggle is drawn round (a radio button) rather than square (a check box): a square's outline
+    runs through the corners of its box, a circle's leaves them empty. At half size, where the detector looks,
+    the two are hard to tell apart; here they are read at full size."""
+    crop = image[box.y0:box.y1, box.x0:box.x1]
+    if min(crop.shape[:2]) < 6:
+        return False
+    gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.int16)
+    background = int(np.median(gray))  # most of a toggle's box is its background, inside and out (not a dot's ink)
+    ink = np.abs(gray - background) > 25
+    rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    if len(rows) < 4 or len(cols) < 4:
+        return False
+    y0, y1, x0, x1 = rows[0], rows[-1], cols[0], cols[-1]  # the drawn shape's own extent
+    side = max(2, min(y1 - y0, x1 - x0) // 6)
+    corners = [ink[y:y + side, x:x + side].any() for y in (y0, y1 - side + 1) for x in (x0, x1 - side + 1)]
+    return bool(sum(corners) <= 1)
+
+
 def toggle_checked(image: np.ndarray, box: Box) -> bool | None:
     """Whether a check box or radio button (its box, image pixels) shows a mark: a share of its inside that
     stands out from the inside's usual colour (a tick, a cross, a dot), in light and dark themes alike.
@@ -157,4 +176,16 @@ def toggle_checked(image: np.ndarray, box: Box) -> bool | None:
         return None
     gray = cv2.cvtColor(inner, cv2.COLOR_RGB2GRAY).astype(np.int16)
     standing_out = np.abs(gray - int(np.median(gray))) > MARK_CONTRAST
-    return bool(standing_out.mean() >= MARK_SHARE)
+    return bool(standing_out.mean() >= MARK_SHARE) or _filled(image, box, int(np.median(gray)))
+
+
+def _filled(image: np.ndarray, box: Box, inside: int) -> bool:
+    """Whether a box's plain inside is a fill that stands out from what lies around the box (Tk marks a check box by
+    filling it; an empty one is as light as, or a little lighter than, its window)."""
+    h, w = image.shape[:2]
+    outer = box.padded(4, Box(0, 0, w, h))
+    ring = np.ones((outer.height, outer.width), bool)  # 3 pixels around the box, a pixel off its border
+    near = box.padded(1).shifted(-outer.x0, -outer.y0)
+    ring[max(0, near.y0):near.y1, max(0, near.x0):near.x1] = False
+    around = cv2.cvtColor(image[outer.y0:outer.y1, outer.x0:outer.x1], cv2.COLOR_RGB2GRAY)[ring]
+    return around.size > 0 and abs(inside - int(np.median(around))) > MARK_CONTRAST
