@@ -42,6 +42,24 @@ def test_ray_workers_collect_the_same_episodes_as_local_processes(xdisplay, tmp_
     assert report["episodes"] == 2 and report["failed_workers"] == [] and report["steps_per_second"] > 0
 
 
+def test_eval_miniwob_on_ray_workers_scores_the_same_episodes_as_in_one_process(xdisplay, tmp_path):
+    """`eval miniwob --workers 2 --ray auto` runs the agent's own planner on collect's workers: the same report."""
+    args = ("eval", "miniwob", "--tasks", "click-button,focus-text", "--episodes", "1", "--seed", "300", "--no-pack")
+    here = deskpilot(*args, "--episodes-dir", str(tmp_path / "here"), "--json", str(tmp_path / "here.json"),
+                     timeout=300)
+    assert here.returncode == 0, here.stdout + here.stderr
+    on_ray = deskpilot(*args, "--workers", "2", "--ray", "auto", "--episodes-dir", str(tmp_path / "ray"), "--json",
+                       str(tmp_path / "ray.json"), timeout=300)
+    assert on_ray.returncode == 0, on_ray.stdout + on_ray.stderr
+    assert "Traceback" not in on_ray.stderr, on_ray.stderr
+    assert outcomes(tmp_path / "ray") == outcomes(tmp_path / "here") and len(outcomes(tmp_path / "ray")) == 2
+    alone, spread = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("here", "ray"))
+    assert spread["workers"] == 2 and spread["ray"] == "auto" and spread["rule_pack"] == "none"
+    assert {task: row["success_rate"] for task, row in spread["tasks"].items()} == \
+        {task: row["success_rate"] for task, row in alone["tasks"].items()}
+    assert spread["goal_check"] == alone["goal_check"]
+
+
 def test_a_ray_worker_killed_mid_run_loses_at_most_its_episode(xdisplay, tmp_path):
     out = tmp_path / "killed"
     command = [sys.executable, "-m", "deskpilot.app", "collect", "miniwob", "--tasks", "click-button", "--episodes",

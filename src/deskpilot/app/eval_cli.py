@@ -5,9 +5,10 @@ screenshots."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, Optional
 
 import typer
 
@@ -19,6 +20,12 @@ from deskpilot.training.jobs import TrainRequest
 from deskpilot.grounding.factory import build_grounder
 from deskpilot.core.errors import EvaluationError, UsageError
 from deskpilot.core.settings import PLANNERS
+from deskpilot.evaluation.collect import CollectConfig
+
+if TYPE_CHECKING:
+    from deskpilot.core.rule_packs import RulePack
+    from deskpilot.core.settings import Settings
+    from deskpilot.evaluation.miniwob.harness import EpisodeScore
 
 eval_app = typer.Typer(help="Measure models, the agent and grounding.", no_args_is_help=True)
 
@@ -107,13 +114,15 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                       "(default: <episodes>/miniwob)")] = None,
                  no_pack: Annotated[bool, typer.Option("--no-pack", help="leave the MiniWoB rule pack off: the "
-                                                       "agent reads tasks as a person's agent does")] = False) -> None:
-    """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it."""
-    from deskpilot.core.settings import load_settings
-    from deskpilot.planner.factory import build_planner
-    from deskpilot.evaluation.miniwob.harness import EpisodeScore, evaluate_miniwob
+                                                       "agent reads tasks as a person's agent does")] = False,
+                 workers: Annotated[int, typer.Option(min=1, max=64, help="parallel workers, each with its own "
+                                                      "virtual display and browser (1: this process, on this "
+                                                      "display)")] = 1,
+                 ray: Annotated[Optional[str], typer.Option(help=field_help(CollectConfig, "ray"))] = None) -> None:
+    """The agent on MiniWoB++ from pixels, with real input on a visible Chromium; the page's reward scores it.
+    With --workers or --ray the episodes run on worker processes or Ray actors, as `collect` runs them."""
     from deskpilot.core.rule_packs import NONE
-    from deskpilot.evaluation.miniwob.page import MiniWobBrowser
+    from deskpilot.core.settings import load_settings
     from deskpilot.evaluation.miniwob.rules import MINIWOB
 
     if planner not in PLANNERS:
@@ -124,28 +133,69 @@ def eval_miniwob(tasks: TasksOption = None, episodes: EpisodesOption = 5, seed: 
     settings = load_settings(planner=planner, model=model, base_url=base_url, family=family, plan_mode=mode,
                              confirm="never")
     settings.episodes_dir = episodes_dir or settings.episodes_dir / "miniwob"
+
+    def show(score: EpisodeScore) -> None:
+        mark = "ok  " if score.success else "FAIL"
+        err.print(f"{mark} {score.task:<24} seed {score.seed:<4} reward {score.raw_reward:+.2f} "
+                  f"{score.steps:>2} steps {score.seconds:5.1f} s  {score.utterance}"
+                  + ("" if score.success else f"  [{score.outcome}: {score.detail}]"),
+                  markup=False, highlight=False)
+
+    if workers > 1 or ray:
+        asked = {"planner": planner, "model": model, "base_url": base_url, "family": family, "plan_mode": mode}
+        config = CollectConfig(tasks=tuple(chosen), episodes=episodes, out=settings.episodes_dir, seed=seed,
+                               policy="planner", workers=workers, scale=scale, ray=ray, pack=not no_pack,
+                               settings={name: value for name, value in asked.items() if value is not None})
+        report = _evaluate_on_workers(config, show)
+    else:
+        report = _evaluate_here(settings, chosen, episodes, seed, scale, NONE if no_pack else MINIWOB, show)
+    report.update({"rule_pack": "none" if no_pack else MINIWOB.name, "planner": planner,
+                   "mode": settings.plan_mode if planner != "offline" else None, "model": model,
+                   "seed": seed, "episodes_dir": str(settings.episodes_dir), "workers": workers, "ray": ray})
+    _print_miniwob(report)
+    write_json(json_file, report)
+    if report.get("failed_workers"):
+        raise typer.Exit(1)
+
+
+def _evaluate_here(settings: Settings, tasks: list[str], episodes: int, seed: int, scale: float, rules: RulePack,
+                   show: Callable[[EpisodeScore], None]) -> dict[str, Any]:
+    """`eval miniwob` in this process, on this display (a virtual one where there is none)."""
+    from deskpilot.evaluation.miniwob.harness import evaluate_miniwob
+    from deskpilot.evaluation.miniwob.page import MiniWobBrowser
+    from deskpilot.planner.factory import build_planner
+
     grounder = build_grounder(settings)
     with ExitStack() as stack:
         _ensure_screen(stack)
         stop = listen_for_stop(settings, stack)
         agent = build_agent(settings, grounder, build_planner(settings, grounder=grounder), stop, confirmer(True),
                             None)
-        browser = stack.enter_context(MiniWobBrowser(scale=scale).start(chosen[0]))
+        browser = stack.enter_context(MiniWobBrowser(scale=scale).start(tasks[0]))
+        return evaluate_miniwob(agent, browser, tasks, episodes, seed, on_episode=show, rules=rules)
 
-        def show(score: EpisodeScore) -> None:
-            mark = "ok  " if score.success else "FAIL"
-            err.print(f"{mark} {score.task:<24} seed {score.seed:<4} reward {score.raw_reward:+.2f} "
-                      f"{score.steps:>2} steps {score.seconds:5.1f} s  {score.utterance}"
-                      + ("" if score.success else f"  [{score.outcome}: {score.detail}]"),
-                      markup=False, highlight=False)
 
-        report = evaluate_miniwob(agent, browser, chosen, episodes, seed, on_episode=show,
-                                  rules=NONE if no_pack else MINIWOB)
-    report.update({"rule_pack": "none" if no_pack else MINIWOB.name, "planner": planner,
-                   "mode": settings.plan_mode if planner != "offline" else None, "model": model,
-                   "seed": seed, "episodes_dir": str(settings.episodes_dir)})
-    _print_miniwob(report)
-    write_json(json_file, report)
+def _evaluate_on_workers(config: CollectConfig, show: Callable[[EpisodeScore], None]) -> dict[str, Any]:
+    """`eval miniwob` on `collect`'s workers (processes, or Ray actors with config.ray): every (task, seed) once,
+    in the same report; a worker that fails is named in `failed_workers`."""
+    from deskpilot.evaluation.collect import Collected, CollectSummary, run_jobs
+    from deskpilot.evaluation.miniwob.harness import EpisodeScore, summarize
+
+    scores: dict[str, list[EpisodeScore]] = {task: [] for task in config.tasks}
+
+    def finished(episode: Collected) -> None:
+        score = EpisodeScore(episode.task, episode.seed, episode.utterance, episode.raw_reward, episode.reward,
+                             episode.steps, episode.seconds, episode.outcome, episode.detail, Path(episode.episode),
+                             episode.checked)
+        scores[episode.task].append(score)
+        show(score)
+
+    config.out.mkdir(parents=True, exist_ok=True)
+    jobs = [(task, config.seed + n) for task in config.tasks for n in range(config.episodes)]
+    summary = run_jobs(config, jobs, CollectSummary(), finished)
+    ran = {task: sorted(runs, key=lambda r: r.seed) for task, runs in scores.items() if runs}
+    return {**summarize(ran, scale=config.scale), "failed_workers": summary.failed_workers,
+            "seconds": round(summary.seconds, 1)}
 
 
 @eval_app.command("desktop")

@@ -38,7 +38,7 @@ from .miniwob.tasks import COLLECT_TASKS
 log = logging.getLogger(__name__)
 ESCAPES = re.compile(r"\x1b\[[0-9;]*m")  # the colours Ray puts in its messages
 ROLLOUT_KEY = "rollout"  # episode.json `extra` key of a continuation of another episode's steps (rollouts.py)
-POLICIES = ("offline", "explore", "model")
+POLICIES = ("offline", "explore", "model", "planner")
 WORKER_POLL_SECONDS = 0.5
 
 
@@ -69,7 +69,8 @@ class CollectConfig:
     out: Path = field(default=Path("episodes/collected"), metadata={
         "flag": "--out", "help": "episodes folder (a re-run adds to it)"})
     seed: int = field(default=0, metadata={"help": "seed of the first episode; episode i uses seed+i"})
-    policy: str = field(default="offline", metadata={"help": "offline | explore | model"})
+    policy: str = field(default="offline", metadata={"help": "offline | explore | model | planner (the planner the "
+                                                             "settings choose, as `deskpilot run` builds it)"})
     model: str | None = field(default=None, metadata={"help": "model folder for --policy model (or a model's name "
                                                               "at --base-url)"})
     base_url: str | None = field(default=None, metadata={"help": "an OpenAI-compatible endpoint serving --model "
@@ -86,6 +87,8 @@ class CollectConfig:
     ray: str | None = field(default=None, metadata={
         "help": "run the workers as Ray actors: auto (the cluster RAY_ADDRESS names, else a local one) or a "
                 "cluster's address (host:port, ray://host:10001); deskpilot must be installed on its machines"})
+    pack: bool = field(default=True, metadata={"help": "the MiniWoB rule pack on while an episode runs (--no-pack: "
+                                                       "off, the agent reads tasks as a person's agent does)"})
     settings: dict[str, Any] = field(default_factory=dict)  # further settings for each worker's agent
 
     @property
@@ -104,6 +107,12 @@ class Collected:
     steps: int
     labels: dict[str, int]
     seconds: float
+    utterance: str = ""  # the task as the page said it (secrets scrubbed)
+    reward: float = 0.0  # discounted by time, as MiniWoB reports it
+    outcome: str = ""  # how the agent's run ended, and why
+    detail: str = ""
+    checked: bool | None = None  # the agent's own goal check (None where it did not run)
+    episode: str = ""  # its folder
 
 
 @dataclass
@@ -386,13 +395,15 @@ class Worker:
         config = self.config
         if config.policy == "explore":
             return ExplorePlanner(self._rng)
-        if config.policy == "offline":
+        from deskpilot.planner.factory import build_planner
+
+        if config.policy == "planner":
+            base: Any = build_planner(settings, grounder=grounder)
+        elif config.policy == "offline":
             from deskpilot.planner.offline import OfflinePlanner
 
-            base: Any = OfflinePlanner(grounder)
+            base = OfflinePlanner(grounder)
         else:
-            from deskpilot.planner.factory import build_planner
-
             served = {"planner": "openai", "base_url": config.base_url} if config.base_url else \
                 {"planner": "transformers"}
             base = build_planner(settings.model_copy(update={**served, "model": config.model, "plan_mode": "som-text",
@@ -406,7 +417,10 @@ class Worker:
         the prefix that answer of the model's (a branch, branches.py). `tag` is kept in the episode's
         `extra.rollout`, with `reenacted` saying whether the whole prefix could be re-enacted (and `branched`, for
         a branch, whether its answer was there to act on)."""
+        from deskpilot.core.rule_packs import NONE
+
         from .miniwob.harness import run_episode
+        from .miniwob.rules import MINIWOB
 
         policy = self.agent.planner
         branch = (int(tag["answer"]), int(tag["answers"])) if tag is not None and "answer" in tag else None
@@ -420,7 +434,8 @@ class Worker:
                                       "--epsilon)")
             self.agent.planner = PrefixPlanner([Action.from_dict(a) for a in prefix], policy, branch)
         try:
-            score = run_episode(self.agent, self.browser, task, seed, verifier=self.verifier)
+            score = run_episode(self.agent, self.browser, task, seed, MINIWOB if self.config.pack else NONE,
+                                verifier=self.verifier)
         finally:
             replayed, self.agent.planner = self.agent.planner, policy
         episode = read_episode(score.episode_dir)
@@ -434,7 +449,9 @@ class Worker:
         prune_frames(episode, self.config.frames)
         labels: Counter[str] = Counter(s.verification.label if s.verification else "unknown" for s in episode.steps
                                        if not s.action.is_terminal)
-        return Collected(task, seed, score.raw_reward, len(episode.steps), dict(labels), score.seconds)
+        return Collected(task, seed, score.raw_reward, len(episode.steps), dict(labels), score.seconds,
+                         score.utterance, score.reward, score.outcome, score.detail, score.checked,
+                         str(episode.directory))
 
     def __exit__(self, *exc: object) -> None:
         self._stack.close()
