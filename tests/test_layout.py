@@ -90,6 +90,18 @@ def test_tk_check_boxes_read_into_their_labels_line_and_ticked_by_a_fill_are_fou
     assert found == [("checkbox", "Billable to client", False), ("checkbox", "Has receipt", True)]
 
 
+def test_a_fields_text_cursor_does_not_split_it_into_two_controls():
+    """A caret's line from the field's top to its bottom closes two frames inside it: still one input, its text."""
+    image = np.full((80, 400, 3), 217, np.uint8)
+    cv2.rectangle(image, (40, 20), (340, 44), (255, 255, 255), -1)
+    cv2.rectangle(image, (40, 20), (340, 44), (130, 130, 130), 1)
+    line = text(image, "Metro Tax", 44, 38)
+    cv2.line(image, (line.box.x1 + 2, 22), (line.box.x1 + 2, 42), INK, 1)
+    found = find_widgets(image, [line])
+    assert [(w.role, w.text) for w in found] == [("input", "Metro Tax")], found
+    assert near(found[0].box, (40, 20, 341, 45)), found
+
+
 def near(box: Box, expected: tuple[int, int, int, int], slack: int = 4) -> bool:
     return all(abs(a - b) <= slack for a, b in zip(box, expected))
 

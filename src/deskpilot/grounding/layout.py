@@ -21,6 +21,7 @@ BUTTON_MAX_SIDE = 400  # a big frame is a control only as a button: centred text
 SAME_BOX_IOU = 0.7
 CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
+SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's border and padding
 LINE_START_SLACK = 2  # pixels between a line's left end and a check box OCR read into it
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
 
@@ -52,10 +53,21 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
             control = _control(image, box, lines)
             if control is not None and (box.height <= CONTROL_MAX_H or (control.role == "button" and control.text)):
                 controls.append(control)
-    # A frame around other controls is a container (a tab bar, a toolbar), not a control itself.
+    # Frames side by side that fill another's inside are that control's inside split (a field's text cursor), not
+    # controls; a frame around other controls is a container (a tab bar, a toolbar), not a control itself.
+    controls = [c for c in controls if not _split_part(c.box, [o.box for o in controls])]
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))
+
+
+def _split_part(box: Box, boxes: list[Box]) -> bool:
+    """Whether `box` fills the inside of another of `boxes` from top to bottom beside a neighbour as tall, with at
+    most SPLIT_GAP pixels between them: a field split by its text cursor's line (OCR's caret), or a drop-down by
+    its arrow's edge."""
+    outers = [o for o in boxes if _contains(o, box) and box.y0 - o.y0 <= SPLIT_INSET and o.y1 - box.y1 <= SPLIT_INSET]
+    return any(_contains(o, other) and other != box and abs(other.y0 - box.y0) <= 2 and abs(other.y1 - box.y1) <= 2
+               and min(abs(other.x0 - box.x1), abs(box.x0 - other.x1)) <= SPLIT_GAP for o in outers for other in boxes)
 
 
 def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> np.ndarray:
