@@ -14,7 +14,7 @@ from deskpilot.core.observation import Observation
 from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.layout import find_widgets, ink_box
 from deskpilot.grounding.ocr import TextLine
-from deskpilot.grounding.widgets import find_field, find_toggle
+from deskpilot.grounding.widgets import find_field, find_toggle, toggle_checked
 
 INK, FRAME = (20, 20, 20), (120, 120, 120)
 
@@ -88,6 +88,10 @@ def test_tk_check_boxes_read_into_their_labels_line_and_ticked_by_a_fill_are_fou
         lines.append(TextLine(Box(10, line.box.y0, line.box.x1, line.box.y1), name, 0.99) if not ticked else line)
     found = [(w.role, w.text, w.checked) for w in find_widgets(image, lines)]
     assert found == [("checkbox", "Billable to client", False), ("checkbox", "Has receipt", True)]
+    band = np.full((60, 200, 3), 40, np.uint8)  # an empty white box on a dark band is not ticked
+    cv2.rectangle(band, (20, 20), (33, 33), (255, 255, 255), -1)
+    cv2.rectangle(band, (20, 20), (33, 33), (130, 130, 130), 1)
+    assert toggle_checked(band, Box(20, 20, 34, 34)) is False
 
 
 def test_a_fields_text_cursor_does_not_split_it_into_two_controls():

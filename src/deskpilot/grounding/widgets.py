@@ -180,12 +180,12 @@ def toggle_checked(image: np.ndarray, box: Box) -> bool | None:
 
 
 def _filled(image: np.ndarray, box: Box, inside: int) -> bool:
-    """Whether a box's plain inside is a fill that stands out from what lies around the box (Tk marks a check box by
-    filling it; an empty one is as light as, or a little lighter than, its window)."""
+    """Whether a box's plain inside is a fill darker than what lies around the box (Tk marks a check box by filling
+    it; an empty one is as light as its window, or lighter: a white box on a dark band is not a ticked one)."""
     h, w = image.shape[:2]
     outer = box.padded(4, Box(0, 0, w, h))
     ring = np.ones((outer.height, outer.width), bool)  # 3 pixels around the box, a pixel off its border
     near = box.padded(1).shifted(-outer.x0, -outer.y0)
     ring[max(0, near.y0):near.y1, max(0, near.x0):near.x1] = False
     around = cv2.cvtColor(image[outer.y0:outer.y1, outer.x0:outer.x1], cv2.COLOR_RGB2GRAY)[ring]
-    return around.size > 0 and abs(inside - int(np.median(around))) > MARK_CONTRAST
+    return around.size > 0 and int(np.median(around)) - inside > MARK_CONTRAST
