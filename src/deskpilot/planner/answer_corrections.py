@@ -1,9 +1,9 @@
 """A som-text model's answer set right, before it is acted on, by what the task says and the screen shows: a
 value the task gives a field goes into that field (planner/field_values.py), a button the task names waits for
-those fields, a click on what the task does not name goes to the box it does name, the name of a box typed is a
-click on it, and the task's words misspelt are typed as the task spells them. Each correction is one the model's
-own answer shows it needed (an answer that already fits is left alone), and each says why; the episode's history
-keeps the corrected call as if the model had given it."""
+those fields and for the boxes it names, a click on what the task does not name goes to the box it does name, the
+name of a box typed is a click on it, and the task's words misspelt are typed as the task spells them. Each
+correction is one the model's own answer shows it needed (an answer that already fits is left alone), and each says
+why; the episode's history keeps the corrected call as if the model had given it."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
 from .offline import next_untried_tab
-from .goal_check import (PRESSABLE, SUBMITS, field_labels, list_reading, named_toggles, other_named_field,
-                         reads_as, toggle_names)
+from .goal_check import (PRESSABLE, SUBMITS, asked_state, field_labels, list_reading, named_toggles,
+                         other_named_field, reads_as, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -53,6 +53,7 @@ class AnswerCorrections:
         found = _field_not_its_label(action, elements) or _open_its_list(episode, action, elements, labelled) or \
             _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
+            _boxes_before_pressing(episode, action, elements, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
             _clicked_not_typed(action, elements) or _task_spelling(episode, screen, action)
         if found is None or episode.answer_for(found[0], screen) is None:
@@ -214,6 +215,30 @@ def _given(task: str, elements: list[Element], labelled: dict[Box, str]) -> dict
             if not PLACEHOLDER.fullmatch(value)}
 
 
+def _boxes_before_pressing(episode: SomText, action: Action, elements: list[Element],
+                           history: list[Step]) -> tuple[Action, str] | None:
+    """A click on a button the task names (or one that submits) while a box the task names shows the other state
+    than the task asks, and no step has clicked it, goes to that box first: the shipped planner pressed Submit
+    claim for "... and include billable to client. Finish with Submit claim" with the box still clear."""
+    if action.kind is not ActionKind.CLICK or action.point is None or not _presses(episode.task, action.point,
+                                                                                   elements):
+        return None
+    clicks = _clicks(history)
+    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+    for toggle, name in named_toggles(episode.task, elements):
+        wanted = asked_state(episode.task, toggle, name)
+        if toggle.checked is None or toggle.checked is wanted or any(
+                box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks):
+            continue
+        instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
+        return instead, f"the task asks for {name!r} {'ticked' if wanted else 'unticked'}, which it is not: that first"
+    return None
+
+
+def _clicks(history: list[Step]) -> list[Point]:
+    return [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+
+
 def _named_toggle(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str],
                   history: list[Step]) -> tuple[Action, str] | None:
     """A click on a check box or radio button (or its label, a line of text, or a field) whose name the task
@@ -232,7 +257,7 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
     if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
             any(len(word) >= 3 and word in said for name in names for word in WORD.findall(name.lower())):
         return None
-    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    clicks = _clicks(history)
     labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
     named = [(toggle, name) for toggle, name in named_toggles(episode.task, elements) if toggle.checked is False
              and not any(box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks)]

@@ -423,10 +423,7 @@ class GoalTracker:
         for toggle, name in named_toggles(self.task, elements):
             if toggle.checked is None:
                 continue
-            own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
-            clause = next((c for c in CLAUSE_BREAK.split(self.task.lower())
-                           if own & set(WORD.findall(c)) or not own and _says_whole(c, name)), "")
-            wanted = not (NEGATION.search(clause) and toggle.role == "checkbox")
+            wanted = asked_state(self.task, toggle, name)
             if toggle.checked is not wanted:
                 return f"the task asks for {_quote(name)} {'ticked' if wanted else 'unticked'}, which it is not"
         return None
@@ -628,6 +625,15 @@ def named_toggles(task: str, elements: list[Element]) -> list[tuple[Element, str
                                                     for e in elements)):
             found.append((toggle, name))
     return found
+
+
+def asked_state(task: str, toggle: Element, name: str) -> bool:
+    """The state the task asks of a check box or radio button it names (named_toggles): ticked, unless the clause
+    naming it says no ("untick", "don't", "no", "without", ...; a radio button is only ever chosen)."""
+    own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
+    clause = next((c for c in CLAUSE_BREAK.split(task.lower())
+                   if own & set(WORD.findall(c)) or not own and _says_whole(c, name)), "")
+    return not (NEGATION.search(clause) and toggle.role == "checkbox")
 
 
 def _says_whole(text: str, name: str) -> bool:
