@@ -4,6 +4,8 @@ reads to the offline planner and any other to the model, refusing in one line wh
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from pathlib import Path
 
@@ -90,10 +92,13 @@ def test_the_likelihood_is_the_replys_real_probability_and_an_unsure_answer_asks
     chance = decision.confidence
     assert chance is not None and 0 < chance <= 1
     assert chance == pytest.approx(reply_probability(folder, messages, REPLY), rel=1e-3)
-    unsure = TextPlanner(backend, answers=1, min_confidence=min(1.0, chance * 1.01)).decide(TASK, [], SCREEN,
-                                                                                          ELEMENTS)
+    # Unsure where the task leaves nothing of its own to do (the box it names already ticked): the user is asked.
+    ticked = [dataclasses.replace(ELEMENTS[0], checked=True), ELEMENTS[1]]
+    sure_there = TextPlanner(backend, answers=1, min_confidence=0.0).decide(TASK, [], SCREEN, ticked).confidence
+    unsure = TextPlanner(backend, answers=1, min_confidence=min(1.0, sure_there * 1.01)).decide(TASK, [], SCREEN,
+                                                                                              ticked)
     assert unsure.action.kind is ActionKind.CALL_USER and "not sure" in (unsure.action.text or "")
-    assert unsure.confidence == pytest.approx(chance)
+    assert unsure.confidence == pytest.approx(sure_there)
     ranked = TextPlanner(backend, answers=3, min_confidence=0.0)  # beam search: the chosen beam's own probability
     assert ranked.decide(TASK, [], SCREEN, ELEMENTS).confidence == pytest.approx(chance, rel=1e-3)
 
@@ -374,6 +379,21 @@ def test_an_unsure_step_does_what_the_task_gives_the_fields_left():
     assert first.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*first.action.point), first
     second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
     assert second.action.kind is ActionKind.TYPE and second.action.text == "mia@home.net", second
+
+
+def test_an_unsure_step_ticks_the_box_the_task_names_once_no_field_is_left():
+    """"... then switch on the Has a car, thank you": the shipped planner, unsure after the fields, asked the user.
+    Unsure, it clicks a box the task names that shows the other state and no step clicked; then it asks."""
+    class Unsure(Replies):
+        likelihood = {"Action: click(target='button 1')": 0.2}
+
+    planner = TextPlanner(Unsure(*["Action: click(target='button 1')"] * 2), min_confidence=0.4)
+    task = "Then switch on the newsletter, thank you"
+    first = planner.decide(task, [], SCREEN, DEMO_FORM)
+    assert first.action.kind is ActionKind.CLICK and DEMO_FORM[6].box.contains(*first.action.point), first
+    assert "'Subscribe to newsletter' ticked" in first.thought
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png")], SCREEN, DEMO_FORM)
+    assert second.action.kind is ActionKind.CALL_USER, second
 
 
 def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():

@@ -64,7 +64,8 @@ class AnswerCorrections:
                    history: list[Step]) -> tuple[Action, str] | None:
         """Where the model is unsure what to do next, what the task itself says is left: the value it gives the
         text field in focus, typed, or else a click on the first field it gives a value that shows another and was
-        never typed into; None when the task says nothing more of the fields on this screen."""
+        never typed into, or else on a box it names that shows the other state and was never clicked; None when the
+        task says nothing more of the fields and boxes on this screen."""
         given = _given(episode.task, elements, labelled)
         fields = _fields_by_label(elements, labelled)
         typed = _typed(history)
@@ -78,7 +79,9 @@ class AnswerCorrections:
                 break
         else:
             if not left:
-                return None
+                box_left = _box_not_as_asked(episode.task, elements, history)
+                return box_left if box_left is not None and episode.answer_for(box_left[0], screen) is not None \
+                    else None
             label, value, now = left[0]
             found = (Action(kind=ActionKind.CLICK, point=fields[label].click_point),
                      f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}")
@@ -223,15 +226,22 @@ def _boxes_before_pressing(episode: SomText, action: Action, elements: list[Elem
     if action.kind is not ActionKind.CLICK or action.point is None or not _presses(episode.task, action.point,
                                                                                    elements):
         return None
+    left = _box_not_as_asked(episode.task, elements, history)
+    return None if left is None else (left[0], left[1] + ": that first")
+
+
+def _box_not_as_asked(task: str, elements: list[Element], history: list[Step]) -> tuple[Action, str] | None:
+    """A click on the first box the task names that shows the other state than the task asks and that no step
+    clicked (a box clicked is the goal check's to judge), and why; None when there is none."""
     clicks = _clicks(history)
     labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
-    for toggle, name in named_toggles(episode.task, elements):
-        wanted = asked_state(episode.task, toggle, name)
+    for toggle, name in named_toggles(task, elements):
+        wanted = asked_state(task, toggle, name)
         if toggle.checked is None or toggle.checked is wanted or any(
                 box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks):
             continue
-        instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
-        return instead, f"the task asks for {name!r} {'ticked' if wanted else 'unticked'}, which it is not: that first"
+        return (Action(kind=ActionKind.CLICK, point=toggle.click_point),
+                f"the task asks for {name!r} {'ticked' if wanted else 'unticked'}, which it is not")
     return None
 
 
