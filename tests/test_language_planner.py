@@ -275,6 +275,18 @@ def test_a_button_the_task_names_is_pressed_once_each_field_it_gives_a_value_was
     assert pressed.action.kind is ActionKind.CLICK and DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
 
 
+def test_a_click_on_a_field_that_shows_its_value_already_goes_to_a_field_still_to_fill():
+    """A GTK form: "Noor Aziz" in Full name, the shipped planner clicked Full name again and again and never gave
+    Hours per week its 5. A click on a field that shows the value the task gives it goes to one that does not."""
+    task = "My name is Ada Lovelace and my email is mia@home.net"
+    filled = [*DEMO_FORM[:2], Element(Box(146, 100, 260, 120), "text", "Ada Lovelace"), *DEMO_FORM[2:]]
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: click(target='field 1')"))
+    moved, again = decide_in_turn(planner, task, 2, filled)
+    assert moved.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*moved.action.point), moved
+    assert "'Full name' shows its value already" in moved.thought, moved.thought
+    assert DEMO_FORM[1].box.contains(*again.action.point), again  # once: then as answered
+
+
 @pytest.mark.parametrize(("task", "first"), [
     ("Include the newsletter, and finish with Save", 6),  # the box first, then Save as answered
     ("Don't include the newsletter, and finish with Save", 11),  # clear already: Save as answered
