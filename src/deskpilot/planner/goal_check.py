@@ -632,14 +632,29 @@ def asked_state(task: str, toggle: Element, name: str) -> bool:
     naming it says no ("untick", "don't", "no", "without", ...; a radio button is only ever chosen)."""
     own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
     clause = next((c for c in CLAUSE_BREAK.split(task.lower())
-                   if own & set(WORD.findall(c)) or not own and _says_whole(c, name)), "")
+                   if own & set(WORD.findall(c)) or _says_whole(c, name)), "")
     return not (NEGATION.search(clause) and toggle.role == "checkbox")
 
 
 def _says_whole(text: str, name: str) -> bool:
-    """Whether `text` says all of a name of two words or more, in order."""
+    """Whether `text` says all of a name of two words or more, in order; or says the words of a name OCR read
+    without its spaces ("Hasacar" for the "Has a car" box), two words or more."""
     words = WORD.findall(name.lower())
-    return len(words) >= 2 and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text.lower()) is not None
+    if len(words) >= 2:
+        return re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text.lower()) is not None
+    squashed = _skeleton(name)
+    if len(words) != 1 or len(squashed) < DISTINCT:
+        return False
+    said = [_skeleton(word) for word in WORD.findall(text.lower())]
+    for start in range(len(said)):
+        run = said[start]
+        for end in range(start + 1, len(said)):
+            run += said[end]
+            if len(run) >= len(squashed):
+                if run == squashed:
+                    return True
+                break
+    return False
 
 
 def _clicked_on(value: str, point: Point, element: Element) -> bool:
