@@ -1,9 +1,10 @@
-"""Which value a task gives each field it names, read against the labels the screen shows: 'set Amount to 7.99',
-'the currency is "GBP"', 'insert Café Roma into the Merchant field', 'my full name is Li Wei', 'Category: Meals',
-'three copies'. The planner types a value into its own field with it, and the goal check holds each named field to
-its value. It reads English's ways of giving a thing a value — a label and a value in one clause, joined by a word
-that assigns (is, to, as, with, should read, into, for, ':') — and binds nothing it cannot tell apart (two values,
-two labels, a value run into instruction words): an unbound field is left to the model and the other checks."""
+"""Which value a task gives each field it names, read against the labels the screen shows: 'set Amount to 7.99', 'the
+currency is "GBP"', 'insert Café Roma into the Merchant field', 'my full name is Li Wei', 'Category: Meals', 'three
+copies', 'make the Full name Li Wei'. The planner types a value into its own field with it, and the goal check holds
+each named field to its value. It reads English's ways of giving a thing a value — a label and a value in one
+clause, joined by a word that assigns (is, to, as, with, should read, into, for, ':') — and binds nothing it cannot
+tell apart (two values, two labels, a value run into instruction words): an unbound field is left to the model and
+the other checks."""
 
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ JOINS = frozenset("and then also plus but next after finally lastly".split())
 AFTER = frozenset("is are was be becomes become to as with read reads say says show shows contain contains equal "
                   "equals".split()) | {":", "="}
 # Words that may stand between a label and that joining word: "the Name field should read", "Amount needs to be".
-BETWEEN = frozenset("field box value entry text number address should must will would needs need has have now set it "
-                    "over"
-                    .split())
+BETWEEN = frozenset("field box list drop-down dropdown menu value entry text number address should must will would "
+                    "needs need has have now set it over".split())
 # Words that join a value to the label after it: "Ada into the Name field", "7.99 as the amount", "M for size".
 BEFORE = frozenset("into in as for under on from".split())  # "from": "pick Spain from the Country list"
 OPTION_WORDS = frozenset("option item choice entry value".split())  # "the Evening option from Shift"
+NAMING = frozenset("make set call name".split())  # "make the Full name Li Wei": the value right after the label
 PLACED = frozenset("goes go belongs belong should must will can".split())  # "X goes in Y": X is Y's value
 DETERMINERS = frozenset("the a an my our your their this that its".split())
 # Words that are never part of an unquoted value: instruction verbs, pronouns, modals, politeness.
@@ -153,6 +154,8 @@ def _joined(clause: list[_Token], start: int, end: int) -> str | None:
         return value  # "type Ada where it says Name"
     if before >= 0 and before == start - 1 and (count := _count(clause[before])):
         return count  # "three copies", "5 hours per week": a count said right before what it counts
+    if before >= 0 and clause[before].key in NAMING and after < len(clause):
+        return _run(clause[after:])  # "make the Full name Li Wei": the label, then its value
     return None
 
 

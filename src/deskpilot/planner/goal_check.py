@@ -637,13 +637,13 @@ def asked_state(task: str, toggle: Element, name: str) -> bool:
 
 
 def _says_whole(text: str, name: str) -> bool:
-    """Whether `text` says all of a name of two words or more, in order; or says the words of a name OCR read
-    without its spaces ("Hasacar" for the "Has a car" box), two words or more."""
+    """Whether `text` says all of a name of two words or more, in order; or says, as two words or more, a name OCR
+    read with spaces dropped ("Hasacar" or "Has acar" for the "Has a car" box)."""
     words = WORD.findall(name.lower())
-    if len(words) >= 2:
-        return re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text.lower()) is not None
+    if len(words) >= 2 and re.search(r"\b" + r"\W+".join(map(re.escape, words)) + r"\b", text.lower()):
+        return True
     squashed = _skeleton(name)
-    if len(words) != 1 or len(squashed) < DISTINCT:
+    if not words or len(squashed) < DISTINCT:
         return False
     said = [_skeleton(word) for word in WORD.findall(text.lower())]
     for start in range(len(said)):
