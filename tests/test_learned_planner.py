@@ -44,6 +44,18 @@ def test_values_are_quoted_strings_and_task_phrases_the_screen_shows():
     assert 'Values: $1="Ada" $2="OK"' in user and user.endswith("Done:\n(nothing yet)")
 
 
+@pytest.mark.parametrize(("task", "values"), [
+    ('I\'d like "Own money" as the Paid with option', ["Own money"]),  # the apostrophe of "I'd" opens nothing
+    ("the team's name is 'Garden', don't wait", ["Garden"]),
+    ("Would you pick out 'L' for the T-shirt size", ["L"]),
+    ('Enter "a" and \u201cb\u201d', ["a", "b"]),
+])
+def test_a_quote_is_a_value_and_an_apostrophe_is_not(task, values):
+    from deskpilot.core.task_text import task_values
+
+    assert task_values(task) == values
+
+
 def test_unquoted_numbers_dates_and_handles_are_values_too():
     assert literal_values('Set 3:48 AM, pay $5.99 for 12 items on 2021-03-04, tell @ada (a@b.com) "99 red"') == [
         "3:48 AM", "$5.99", "12", "2021-03-04", "@ada"]

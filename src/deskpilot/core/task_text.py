@@ -11,7 +11,9 @@ import re
 
 from .rule_packs import active
 
-QUOTED = re.compile(r"[\"“«']([^\"”»']{1,80})[\"”»']")
+# A quoted string: in double quotes or guillemets, or in single quotes that stand outside words (the apostrophe of
+# "I'd like "Own money"" opens nothing).
+QUOTED = re.compile(r"(?:[\"“«]|(?<!\w)')([^\"”»']{1,80})(?:[\"”»]|'(?!\w))")
 
 
 # A number, date, time or amount of two digits or more (1991, 01/28/2011, 3:48 AM, $3.50), or a handle (@ada),
