@@ -35,6 +35,9 @@ def plan(task: str) -> list[str]:
     ("open the File menu and click Quit",
      ['{"kind": "click", "target": "the File menu"}', '{"kind": "click", "target": "Quit"}']),
     ('click the "Terms and Conditions" link', ['{"kind": "click", "target": "the \\"Terms and Conditions\\" link"}']),
+    ("Put down 8 as Hours per week", ['{"kind": "click", "target": "Hours per week field"}',
+                                      '{"kind": "type", "text": "8"}']),  # "put down": a verb of two words
+    ("Click Save, thanks!", ['{"kind": "click", "target": "Save"}']),  # thanks: nothing to do
 ])
 def test_instruction_becomes_actions(task, expected):
     assert plan(task) == expected
@@ -55,7 +58,11 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
     assert actions[1].text == "a, b; c. d"
 
 
-@pytest.mark.parametrize("task", ["make me a sandwich", "", "the Save button", "click", "scroll sideways"])
+@pytest.mark.parametrize("task", ["make me a sandwich", "", "the Save button", "click", "scroll sideways",
+                                  # where a value goes, said in words, is not part of the value
+                                  "write 07700 900123 where it asks for mobile",
+                                  # an instruction the grammar does not know is not more text to type
+                                  'write "8" into Hours, replace the Full name with Tomas'])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

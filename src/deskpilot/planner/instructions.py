@@ -37,6 +37,9 @@ _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right c
           "search", "save", "rename", "set", "change", "create", "make", "add", "run", "execute", "answer",
           "copy", "paste", "cut", "undo", "redo")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
+_THANKS = re.compile(r"^(?:thanks?|thank\s+you|thx|cheers|ta)(?:\s+(?:a\s+lot|so\s+much|very\s+much))?!?$", re.I)
+_TYPING = ("type", "enter", "write", "input", "fill in", "fill", "put")
+_QUOTED_VALUE = re.compile(r"«\d+»")
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
 
@@ -99,8 +102,12 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         if rules.tab_search.match(clause):
             look_in = "tabs"
             continue
+        if _THANKS.match(clause):
+            continue
         if not _starts_with_verb(clause):
-            if not verb:
+            if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)):
+                # what a typing verb goes on to type must be quoted: "replace the Full name with ..." after "write
+                # ..." is an instruction the grammar does not know, not more text to type
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
@@ -245,12 +252,17 @@ def _replace_field_text(text: str) -> list[Action]:
 
 # "enter Ada for the name": words that name a field, in a phrase no form above could split into field and value
 _NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its|this|that)\s+\w", re.I)
+# "write 07700 900123 where it asks for mobile": words that say where the value goes, outside any quotes
+_SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b(?![^«]*»)", re.I)
 
 
 def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Type into whatever has the keyboard focus — only where the phrase is all value. One that also names a field
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
+    if _SAYS_WHERE.search(text) and not re.fullmatch(r"«\d+»", text.strip()):
+        raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
+                           "into FIELD")
     if _NAMES_A_FIELD.search(" " + _value(text, quoted)) and not re.fullmatch(r"«\d+»", text.strip()):
         raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
                            "into FIELD")
@@ -339,7 +351,7 @@ def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
 
 
 MAX_REPEAT = 20  # "press Down 500 times" is not a plan
-_TYPE_VERBS = r"(?:type|enter|write|input|put|fill in)"
+_TYPE_VERBS = r"(?:type|enter|write|input|put(?:\s+down)?|fill in)"
 _IT = r"(?:it|this|that|the\s+(?:file|document|text|sheet|spreadsheet|page|selection|result)|everything|your\s+work)"
 _RULES: list[Rule] = [
     (re.compile(r"^(?!fill\b)(?P<what>.+?)\s+(?:with|using|by\s+pressing|via)\s+(?:the\s+)?(?:keys?\s+|shortcut\s+)?"
