@@ -113,6 +113,26 @@ def test_a_field_short_of_a_last_letter_the_text_cursor_reads_as_is_no_success(x
 
 
 @pytest.mark.display
+def test_a_short_value_that_never_landed_in_its_field_is_no_success(xdisplay, tmp_path):
+    """A Qt form's Hours per week took no "2" and the run passed: OCR does not read one character, so an empty
+    reading said nothing. The field's pixels do: empty right after the typing and at the end, the value is not there."""
+    state = tmp_path / "tk-state.json"
+    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state), "--value",
+                            "", "--read-only"])
+    try:
+        boxes = wait_for_state(state)["boxes"]
+        result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
+                                  "Thought: type it.\nAction: type(content='2')", FINISHED, FINISHED],
+                                 'type "2" into Amount', tmp_path)
+        assert read_state(state)["fields"]["Amount"] == ""
+        assert result.returncode == 1 and episode.meta.outcome == "failed", result.stdout + result.stderr
+        assert episode.meta.goal_check.failed == '"2" was typed, but "Amount" stayed empty'
+    finally:
+        app.terminate()
+        app.wait(timeout=10)
+
+
+@pytest.mark.display
 def test_an_error_line_after_apply_ends_the_run_failed_with_the_text_quoted(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]

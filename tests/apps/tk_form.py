@@ -1,11 +1,12 @@
 """A Tk form with a pre-filled entry: in Tk on X11 ctrl+a moves the caret to the line start (Emacs style) instead of
 selecting, so typing after it would leave the old value in the field. Writes its state as JSON.
 
-    python tests/apps/tk_form.py --state FILE [--at X,Y] [--value TEXT] [--max-length N] [--caret-glyph]
+    python tests/apps/tk_form.py --state FILE [--at X,Y] [--value TEXT] [--max-length N] [--caret-glyph] [--read-only]
 
 `--max-length` makes the entry refuse characters past N (as a web field's maxlength does). `--caret-glyph` draws the
 text cursor as a "1" after the last character, blinking as Tk's own (600 ms on, 300 ms off): a cursor OCR reads as
-a letter, as it read Chromium's after "Metro Tax" as the "i" of "Metro Taxi".
+a letter, as it read Chromium's after "Metro Tax" as the "i" of "Metro Taxi". `--read-only` makes an entry that
+takes the focus and no typing.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ def main() -> int:
     parser.add_argument("--value", default="1000")
     parser.add_argument("--max-length", type=int, default=0)
     parser.add_argument("--caret-glyph", action="store_true")
+    parser.add_argument("--read-only", action="store_true")
     args = parser.parse_args()
     root = tk.Tk()
     root.title("Invoice")
@@ -30,6 +32,8 @@ def main() -> int:
     tk.Label(root, text="Amount", font=("DejaVu Sans", 12)).pack(anchor="w", padx=12, pady=(16, 2))
     amount = tk.StringVar(value=args.value)
     entry = tk.Entry(root, textvariable=amount, font=("DejaVu Sans", 12), width=30)
+    if args.read_only:
+        entry.configure(state="readonly", readonlybackground="white")
     if args.max_length:
         fits = root.register(lambda proposed: len(proposed) <= args.max_length)
         entry.configure(validate="key", validatecommand=(fits, "%P"))

@@ -38,6 +38,7 @@ from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens
 from deskpilot.core.verdict import GoalCheck
 from deskpilot.grounding.action_context import KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
+from deskpilot.grounding.layout import ink_box
 
 from .base import Decision, Planner
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
@@ -47,6 +48,7 @@ log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
 CARET_LOOKS = 5  # frames over one blink of a text cursor (Tk's is off for 300 ms of every 900) ...
 CARET_LOOK_SECONDS = 0.25  # ... this far apart
+CARET_WIDTH = 3  # pixels: a mark no wider than this in an empty field is its text cursor
 MASK_COLOUR = (128, 128, 128)  # what a secret's region shows in every frame that leaves the process
 PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while the planner thinks
 
@@ -79,6 +81,7 @@ class Agent:
         self._goal = GoalTracker()
         self._selector = FieldSelector(screen, controller, safety.stop)
         self._elements: list[Element] = []  # what grounding found on the screen the current step saw
+        self._seen: Observation | None = None  # ... and that screen
         self._feedback: str | None = None  # told to a model planner with its next decision
         self._told: set[str] = set()  # what a model planner has been told already (each thing once)
 
@@ -182,7 +185,7 @@ class Agent:
     def _final_check(self) -> GoalCheck:
         """The goal check on the last screen; where a field's value ends in a letter the text cursor could have been
         read as, also on frames taken over one blink of the cursor, each of which must hold too."""
-        check = self._goal.check(self._elements)
+        check = self._goal.check(self._elements, blank_in(self._seen) if self._seen is not None else None)
         if not check.passed or not self._goal.caret_doubt(self._elements):
             return check
         frames, started = [], time.perf_counter()
@@ -191,7 +194,7 @@ class Agent:
             time.sleep(max(0.0, started + look * CARET_LOOK_SECONDS - time.perf_counter()))
             frames.append(self._observe())
         for obs in frames:
-            again = self._goal.check(self.grounder.parse(obs))
+            again = self._goal.check(self.grounder.parse(obs), blank_in(obs))
             if not again.passed:
                 return again
         return check
@@ -240,7 +243,7 @@ class Agent:
         timing: dict[str, float] = {}
         started = time.perf_counter()
         elements = self.grounder.parse(obs)
-        self._elements = elements
+        self._elements, self._seen = elements, obs
         timing["parse_ms"] = _ms(started)
         error = self._goal.look(elements)
         if error is not None and not self._tell(f"The screen shows an error: {error!r}. Put it right, or call the "
@@ -294,8 +297,8 @@ class Agent:
         after_elements = self.grounder.parse(after_obs)
         after = writer.add_frame(self._masked(after_obs, after_elements).image)
         changed = screen_changed(elements, after_elements, obs, after_obs)
-        self._goal.follow(executed, focus_then, seen, after_elements, changed, selected)
-        self._elements = after_elements  # the latest screen, until the next step reads it again
+        self._goal.follow(executed, focus_then, seen, after_elements, changed, selected, blank_in(after_obs))
+        self._elements, self._seen = after_elements, after_obs  # the latest screen, until the next step reads it
         timing["step_ms"] = _ms(started)
         step = Step(index, action, before, after, thought, monitor, self._stored(used), timing,
                     dry_run=self.safety.dry_run, window=obs.window_title, seen=self._stored(elements),
@@ -384,6 +387,16 @@ class Agent:
     def _report(self, step: Step, obs: Observation, elements: list[Element], changed: bool | None = None) -> None:
         if self.on_step is not None:
             self.on_step(StepReport(step, obs, elements, changed))
+
+
+def blank_in(obs: Observation) -> Callable[[Box], bool]:
+    """Whether a field's box (screen pixels) shows no mark wider than a text cursor on `obs`: a value of a character
+    or two OCR does not read is there or not by its pixels."""
+    def blank(box: Box) -> bool:
+        ink = ink_box(obs.image, obs.monitor.screen_box_to_image(box))
+        return ink is None or ink.width <= CARET_WIDTH * obs.monitor.scale
+
+    return blank
 
 
 def _ms(since: float) -> float:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from deskpilot.core.actions import Action, ActionKind
@@ -84,6 +85,9 @@ CARET_READ_AS = "l"  # the folded letter a text cursor after the last character 
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
 MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
 DOCUMENT_HEIGHT = 64  # pixels: a field taller than this is a text area
+
+
+Blank = Callable[[Box], bool]  # whether a field's box (screen pixels) shows no mark wider than a text cursor
 
 
 def task_values(task: str) -> list[str]:
@@ -146,6 +150,7 @@ class TypedField:
     held: str = ""
     shown: str | None = None
     replaced: bool = True  # what the field held was selected first (or there was nothing): the value is all of it
+    blank_after: bool | None = None  # the field showed no mark right after the typing (its pixels; None: not looked)
 
     @property
     def document(self) -> bool:
@@ -245,10 +250,11 @@ class GoalTracker:
         self.initial = {text_key(e.text) for e in elements if e.text}
 
     def follow(self, action: Action, focus: KeyboardFocus, before: list[Element], after: list[Element],
-               changed: bool, selected: bool = False) -> None:
+               changed: bool, selected: bool = False, blank: Blank | None = None) -> None:
         """Note what `action` (just done, with `focus` as it was when it ran, `before` the elements it was done on,
         `after` those of the screen it left) must leave on the screen. `changed`: whether the screen changed;
-        `selected`: whether a typed text replaced a selection the agent made first."""
+        `selected`: whether a typed text replaced a selection the agent made first; `blank`: whether a field's box
+        shows no mark on the screen it left (pixels)."""
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
             lines = [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
             self.typed += lines
@@ -256,7 +262,7 @@ class GoalTracker:
                 self.unseen += [line for line in lines if len(_skeleton(line)) >= READABLE]  # OCR misses "x"
             selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
                                     and self._last.keys in SELECTING_KEYS)
-            self._typed(action.text, focus, before, after, selected)
+            self._typed(action.text, focus, before, after, selected, blank)
             if "\n" in action.text:
                 self.opened = None  # typed into the open list and entered
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
@@ -303,7 +309,7 @@ class GoalTracker:
                                    frozenset(text_key(e.text) for e in after if e.text) - was)
 
     def _typed(self, text: str, focus: KeyboardFocus, before: list[Element], after: list[Element],
-               selected: bool) -> None:
+               selected: bool, blank: Blank | None) -> None:
         """The field a value went into is the one whose reading the typing changed (the focus the click left is
         the fallback, where grounding saw a field there): a click on a label, or a described target, may name a
         box that is not the field."""
@@ -312,21 +318,24 @@ class GoalTracker:
             return
         fields = [e.box for e in after if e.role in FIELD_ROLES]
         changed = [box for box in fields if field_reading(box, after) != field_reading(box, before)]
-        box = changed[0] if len(changed) == 1 else focus.field if focus.field in fields else None
+        # the focused field as the screen after shows it (its box may have moved a pixel: a focus ring)
+        box = changed[0] if len(changed) == 1 else next(
+            (b for b in fields if focus.field is not None and b.iou(focus.field) > 0.5), None)
         if box is None:
             return  # typed where no field can be read back
         shown = field_reading(box, after) if "\n" not in text and "\t" not in text else None
         previous = self.fields[-1] if self.fields else None
+        blank_after = blank(box) if blank is not None else None
         if (previous is not None and previous.box == box and self._last is not None
                 and self._last.kind is ActionKind.TYPE and not self._last.secret):
-            previous.text, previous.shown = previous.text + value, shown
+            previous.text, previous.shown, previous.blank_after = previous.text + value, shown, blank_after
             return
         self.overwritten += [f.text for f in self.fields if f.box == box and not same_text(f.text, value)]
         self.fields = [f for f in self.fields if f.box != box]
         name = label_of_field(box, before) or focus.name or "the field"
         held = field_reading(box, before) or ""
         self.fields.append(TypedField(name if len(name) <= MAX_NAME else "the text area", box, value, held, shown,
-                                      selected or not held.strip()))
+                                      selected or not held.strip(), blank_after))
 
     def look(self, elements: list[Element]) -> str | None:
         """After a step: the first new text on the screen that reads as an error (also kept for `check`)."""
@@ -430,11 +439,15 @@ class GoalTracker:
 
     def _untouched_box(self, elements: list[Element]) -> str | None:
         """A check box the task names by a word of its label that nothing else on the screen says (five letters
-        or more: "newsletter" of "get the newsletter"), which no step ticked or unticked: what the task asked of
-        it was not done (an untick asked of a box already clear fails here too: an honest failure). A click on the
-        box or its label touched it, where grounding missed the box at the time of the click."""
+        or more: "newsletter" of "get the newsletter"), which no step ticked or unticked and which does not show
+        the state the task asks: what the task asked of it was not done (one whose state cannot be read fails too:
+        an honest failure; one that shows the state asked needed nothing, as "check Remember me" of a box already
+        ticked). A click on the box or its label touched it, where grounding missed the box at the time of the
+        click."""
         labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
         for box, name in named_toggles(self.task, elements):
+            if box.checked is not None and box.checked is asked_state(self.task, box, name):
+                continue
             areas = [box.box, labels[id(box)], *(e.box for e in elements if e.text and text_key(e.text) ==
                                                  text_key(name))]  # its label read apart says the same
             if box.role == "checkbox" and box.text and not any(toggle.iou(box.box) > 0.5 for _, toggle, _ in
@@ -449,8 +462,9 @@ class GoalTracker:
         return any(_skeleton(typed.text).endswith(CARET_READ_AS) and (now := field_reading(typed.box, elements))
                    and typed.problem(now) is None for typed in self.fields)
 
-    def check(self, elements: list[Element]) -> GoalCheck:
-        """Every expectation against the final screen's `elements`."""
+    def check(self, elements: list[Element], blank: Blank | None = None) -> GoalCheck:
+        """Every expectation against the final screen's `elements`; `blank` says whether a field's box shows no
+        mark on that screen (pixels: a value of a character or two OCR does not read)."""
         held: list[str] = []
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
@@ -479,6 +493,9 @@ class GoalTracker:
         for typed in self.fields:
             now = field_reading(typed.box, elements)
             problem = typed.problem(now)
+            if problem is None and typed.blank_after and now is not None and not now.strip() and blank is not None \
+                    and blank(typed.box):  # empty right after the typing and still: the value never landed there
+                problem = f"{_quote(typed.text)} was typed, but {_quote(typed.name)} stayed empty"
             if problem is not None:
                 return GoalCheck(False, tuple(held), problem)
             if now is not None:  # gone: its dialog closed, what it held cannot be read any more
