@@ -205,6 +205,21 @@ def test_a_drop_down_left_open_is_not_a_choice(unseen_form, tmp_path):
 
 
 @pytest.mark.display
+def test_a_click_elsewhere_while_a_list_is_open_lands_where_it_aims(unseen_form, tmp_path):
+    """A Qt list spends a click outside it on closing itself: the model opened Team, then clicked Hours per week and
+    typed "2", which went nowhere. The agent escapes the open list first, so the click focuses the field."""
+    state = unseen_form("shipping")
+    boxes = read_state(state)["boxes"]
+    result, _, _ = run([f"Thought: open it.\nAction: click(point='{at(boxes['Country'])}')",
+                        f"Thought: the city.\nAction: click(point='{at(boxes['City'])}')",
+                        "Thought: type it.\nAction: type(content='Lyon')", FINISHED], 'type "Lyon" into City',
+                       tmp_path)
+    assert read_state(state)["fields"]["City"] == "Lyon", result.stdout + result.stderr
+    assert read_state(state)["country"] == "France"
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.display
 def test_an_option_chosen_in_a_drop_down_shows_in_it(unseen_form, tmp_path):
     state = unseen_form("shipping")
     combo = read_state(state)["boxes"]["Country"]

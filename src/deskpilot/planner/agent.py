@@ -49,6 +49,7 @@ LOCATE_RETRY_SECONDS = 0.25
 CARET_LOOKS = 5  # frames over one blink of a text cursor (Tk's is off for 300 ms of every 900) ...
 CARET_LOOK_SECONDS = 0.25  # ... this far apart
 CARET_WIDTH = 3  # pixels: a mark no wider than this in an empty field is its text cursor
+POINTED_CLICKS = (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK)
 MASK_COLOUR = (128, 128, 128)  # what a secret's region shows in every frame that leaves the process
 PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while the planner thinks
 
@@ -182,6 +183,13 @@ class Agent:
             self.controller.execute(action)
         return True
 
+    def _close_open_list(self, obs: Observation) -> None:
+        """Escape the drop-down list the last click opened, so that the click elsewhere that follows lands on what
+        it aims at instead of only closing the list."""
+        log.info("a drop-down list is open: escaping it before the click elsewhere")
+        self.controller.execute(Action(kind=ActionKind.HOTKEY, keys=("escape",)))
+        self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, check=self.safety.stop.check)
+
     def _final_check(self) -> GoalCheck:
         """The goal check on the last screen; where a field's value ends in a letter the text cursor could have been
         read as, also on frames taken over one blink of the cursor, each of which must hold too."""
@@ -279,6 +287,9 @@ class Agent:
         mark = time.perf_counter()
         selected = False
         if not self.safety.dry_run:
+            if executed.kind in POINTED_CLICKS and executed.point is not None and \
+                    self._goal.list_in_the_way(executed.point, seen):
+                self._close_open_list(obs)
             if executed.kind is ActionKind.TYPE:
                 selected = self._type_in_place(executed, task, history, elements, obs)
             else:

@@ -456,6 +456,17 @@ class GoalTracker:
                 return name
         return None
 
+    def list_in_the_way(self, point: Point, elements: list[Element]) -> bool:
+        """Whether the drop-down list the last click opened still shows on `elements` (texts its opening brought
+        up) and a click at `point` lands neither on one of its options nor on the drop-down: toolkits spend such a
+        click on closing the list (a Qt form's Hours per week never got the focus, and the "2" typed next went
+        nowhere)."""
+        opened = self.opened
+        if opened is None or opened.box.contains(*point):
+            return False
+        return any(e.text and text_key(e.text) in opened.brought for e in elements) and \
+            _option_at(point, opened, elements) is None
+
     def caret_doubt(self, elements: list[Element]) -> bool:
         """Whether a field shows its value and that value ends in a letter the text cursor is read as: the field
         may hold the value less its last letter ("Metro Tax", the cursor read as the "i" of "Metro Taxi")."""
