@@ -106,6 +106,20 @@ def test_a_fields_text_cursor_does_not_split_it_into_two_controls():
     assert near(found[0].box, (40, 20, 341, 45)), found
 
 
+def test_a_drop_down_whose_one_letter_value_ocr_left_unread_is_still_a_drop_down():
+    """A Qt T-shirt size list showing "S": OCR reads no line of one letter, and the frame with marks from left to
+    right was taken for a button. A mark at the right end (the arrow) makes it a drop-down."""
+    image = np.full((60, 400, 3), 240, np.uint8)
+    cv2.rectangle(image, (20, 15), (360, 40), FRAME, 1)
+    cv2.putText(image, "S", (28, 34), cv2.FONT_HERSHEY_SIMPLEX, 0.6, INK, 1, cv2.LINE_AA)
+    cv2.fillPoly(image, [np.array([[338, 24], [350, 24], [344, 32]])], INK)
+    assert [(w.role, w.text) for w in find_widgets(image, [])] == [("dropdown", "")]
+    plain = np.full((60, 400, 3), 240, np.uint8)  # an empty field with its caret: still an input
+    cv2.rectangle(plain, (20, 15), (360, 40), FRAME, 1)
+    cv2.line(plain, (26, 19), (26, 36), INK, 1)
+    assert [w.role for w in find_widgets(plain, [])] == ["input"]
+
+
 def near(box: Box, expected: tuple[int, int, int, int], slack: int = 4) -> bool:
     return all(abs(a - b) <= slack for a, b in zip(box, expected))
 

@@ -181,8 +181,14 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     if arrow and len(arrow) < len(inside):
         return Widget(box, "dropdown", " ".join(ln.text for ln in inside if ln not in arrow))
     text = " ".join(ln.text for ln in inside)
+    arrow_end = Box(box.x1 - box.height, box.y0 + 3, box.x1 - 3, box.y1 - 3)
     if not inside:
-        # Unread marks at the left (password dots, a caret) are a field's content; a centred mark is an icon.
+        # Unread marks at the left (password dots, a caret, a value of one letter OCR leaves unread) are a field's
+        # content, and with a mark at the right end (its arrow) a drop-down's; a centred mark is an icon.
+        left = _ink_columns(image, Box(box.x0, box.y0, arrow_end.x0 - 1, box.y1))
+        if box.width > 4 * box.height and _ink(image, arrow_end) and (
+                left is None or left[1] < box.x0 + 0.5 * box.width):
+            return Widget(box, "dropdown")
         ink = _ink_columns(image, box)
         return Widget(box, "input" if ink is None or ink[1] < box.x0 + 0.5 * box.width else "button")
     left, right = min(ln.box.x0 for ln in inside), max(ln.box.x1 for ln in inside)
@@ -196,7 +202,6 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
         return Widget(box, "button", text)
     if len(inside) > 1:
         return None  # several lines in a frame, not centred like a button's: a panel of text, not a control
-    arrow_end = Box(box.x1 - box.height, box.y0 + 3, box.x1 - 3, box.y1 - 3)
     if right < arrow_end.x0 - 2 and _ink(image, arrow_end) or right >= arrow_end.x0 - 2 and fills_from_left:
         return Widget(box, "dropdown", text)
     return Widget(box, "input", text)
