@@ -185,9 +185,9 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     if not inside:
         # Unread marks at the left (password dots, a caret, a value of one letter OCR leaves unread) are a field's
         # content, and with a mark at the right end (its arrow) a drop-down's; a centred mark is an icon.
-        left = _ink_columns(image, Box(box.x0, box.y0, arrow_end.x0 - 1, box.y1))
+        marks = _ink_columns(image, Box(box.x0, box.y0, arrow_end.x0 - 1, box.y1))
         if box.width > 4 * box.height and _ink(image, arrow_end) and (
-                left is None or left[1] < box.x0 + 0.5 * box.width):
+                marks is None or marks[1] < box.x0 + 0.5 * box.width):
             return Widget(box, "dropdown")
         ink = _ink_columns(image, box)
         return Widget(box, "input" if ink is None or ink[1] < box.x0 + 0.5 * box.width else "button")
