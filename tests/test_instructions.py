@@ -62,7 +62,9 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
                                   # where a value goes, said in words, is not part of the value
                                   "write 07700 900123 where it asks for mobile",
                                   # an instruction the grammar does not know is not more text to type
-                                  'write "8" into Hours, replace the Full name with Tomas'])
+                                  'write "8" into Hours, replace the Full name with Tomas',
+                                  # what something should be is no target of the verb before
+                                  'Select the First aid trained, then the full name should be "Tomas Diaz"'])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

@@ -40,6 +40,7 @@ _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|rig
 _THANKS = re.compile(r"^(?:thanks?|thank\s+you|thx|cheers|ta)(?:\s+(?:a\s+lot|so\s+much|very\s+much))?!?$", re.I)
 _TYPING = ("type", "enter", "write", "input", "fill in", "fill", "put")
 _QUOTED_VALUE = re.compile(r"«\d+»")
+_STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
 
@@ -105,9 +106,10 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         if _THANKS.match(clause):
             continue
         if not _starts_with_verb(clause):
-            if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)):
-                # what a typing verb goes on to type must be quoted: "replace the Full name with ..." after "write
-                # ..." is an instruction the grammar does not know, not more text to type
+            if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause):
+                # what a typing verb goes on to type must be quoted ("replace the Full name with ..." after "write
+                # ..." is an instruction the grammar does not know, not more text to type), and a clause that says
+                # what something should be ("then the full name should be ...") is no target of the verb before
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
