@@ -59,20 +59,27 @@ def test_typing_into_a_pre_filled_field_replaces_what_it_held(unseen_form, tmp_p
     assert any('"Amount" shows "250"' in line for line in episode.meta.goal_check.held)
 
 
-@pytest.mark.display
-def test_a_tk_field_where_ctrl_a_does_not_select_is_replaced_another_way(xdisplay, tmp_path):
+def type_into_tk_amount(tmp_path: Path, value: str, *options: str) -> tuple[dict, object, object]:
+    """`type "VALUE" into Amount` on tests/apps/tk_form.py started with `options`, the model clicking the entry,
+    typing the value and saying it is done: the form's state after, the run, and its episode."""
     state = tmp_path / "tk-state.json"
-    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state)])
+    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state), *options])
     try:
         boxes = wait_for_state(state)["boxes"]
         result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
-                                  "Thought: type it.\nAction: type(content='250')", FINISHED],
-                                 'type "250" into Amount', tmp_path)
-        assert read_state(state)["fields"]["Amount"] == "250", result.stdout + result.stderr
-        assert result.returncode == 0, result.stdout + result.stderr
+                                  f"Thought: type it.\nAction: type(content='{value}')", FINISHED, FINISHED],
+                                 f'type "{value}" into Amount', tmp_path)
+        return read_state(state), result, episode
     finally:
         app.terminate()
         app.wait(timeout=10)
+
+
+@pytest.mark.display
+def test_a_tk_field_where_ctrl_a_does_not_select_is_replaced_another_way(xdisplay, tmp_path):
+    state, result, _ = type_into_tk_amount(tmp_path, "250")
+    assert state["fields"]["Amount"] == "250", result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.display
@@ -96,40 +103,20 @@ def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, t
 def test_a_field_short_of_a_last_letter_the_text_cursor_reads_as_is_no_success(xdisplay, tmp_path, attempt):
     """"251" into a field that takes two characters shows "25" and the text cursor, which OCR reads as a "1" (a
     stand-in for a cursor OCR misreads): the check looks again over one blink of the cursor and sees "25"."""
-    state = tmp_path / "tk-state.json"
-    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state), "--value",
-                            "", "--max-length", "2", "--caret-glyph"])
-    try:
-        boxes = wait_for_state(state)["boxes"]
-        result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
-                                  "Thought: type it.\nAction: type(content='251')", FINISHED, FINISHED],
-                                 'type "251" into Amount', tmp_path)
-        assert read_state(state)["fields"]["Amount"] == "25"
-        assert result.returncode == 1 and episode.meta.outcome == "failed", result.stdout + result.stderr
-        assert '"251"' in episode.meta.goal_check.failed, episode.meta.goal_check
-    finally:
-        app.terminate()
-        app.wait(timeout=10)
+    state, result, episode = type_into_tk_amount(tmp_path, "251", "--value", "", "--max-length", "2", "--caret-glyph")
+    assert state["fields"]["Amount"] == "25"
+    assert result.returncode == 1 and episode.meta.outcome == "failed", result.stdout + result.stderr
+    assert '"251"' in episode.meta.goal_check.failed, episode.meta.goal_check
 
 
 @pytest.mark.display
 def test_a_short_value_that_never_landed_in_its_field_is_no_success(xdisplay, tmp_path):
     """A Qt form's Hours per week took no "2" and the run passed: OCR does not read one character, so an empty
     reading said nothing. The field's pixels do: empty right after the typing and at the end, the value is not there."""
-    state = tmp_path / "tk-state.json"
-    app = subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "tk_form.py"), "--state", str(state), "--value",
-                            "", "--read-only"])
-    try:
-        boxes = wait_for_state(state)["boxes"]
-        result, episode, _ = run([f"Thought: the amount.\nAction: click(point='{at(boxes['Amount'])}')",
-                                  "Thought: type it.\nAction: type(content='2')", FINISHED, FINISHED],
-                                 'type "2" into Amount', tmp_path)
-        assert read_state(state)["fields"]["Amount"] == ""
-        assert result.returncode == 1 and episode.meta.outcome == "failed", result.stdout + result.stderr
-        assert episode.meta.goal_check.failed == '"2" was typed, but "Amount" stayed empty'
-    finally:
-        app.terminate()
-        app.wait(timeout=10)
+    state, result, episode = type_into_tk_amount(tmp_path, "2", "--value", "", "--read-only")
+    assert state["fields"]["Amount"] == ""
+    assert result.returncode == 1 and episode.meta.outcome == "failed", result.stdout + result.stderr
+    assert episode.meta.goal_check.failed == '"2" was typed, but "Amount" stayed empty'
 
 
 @pytest.mark.display
