@@ -55,7 +55,8 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
                 controls.append(control)
     # Frames side by side that fill another's inside are that control's inside split (a field's text cursor), not
     # controls; a frame around other controls is a container (a tab bar, a toolbar), not a control itself.
-    controls = [c for c in controls if not _split_part(c.box, [o.box for o in controls])]
+    boxes = [c.box for c in controls]
+    controls = [c for c in controls if not _split_part(c.box, boxes)]
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))

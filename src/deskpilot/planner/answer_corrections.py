@@ -245,20 +245,21 @@ def _boxes_before_pressing(episode: SomText, action: Action, elements: list[Elem
 def _box_not_as_asked(task: str, elements: list[Element], history: list[Step]) -> tuple[Action, str] | None:
     """A click on the first box the task names that shows the other state than the task asks and that no step
     clicked (a box clicked is the goal check's to judge), and why; None when there is none."""
-    clicks = _clicks(history)
-    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
-    for toggle, name in named_toggles(task, elements):
+    for toggle, name in _unclicked_named_toggles(task, elements, history):
         wanted = asked_state(task, toggle, name)
-        if toggle.checked is None or toggle.checked is wanted or any(
-                box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks):
-            continue
-        return (Action(kind=ActionKind.CLICK, point=toggle.click_point),
-                f"the task asks for {name!r} {'ticked' if wanted else 'unticked'}, which it is not")
+        if toggle.checked is not None and toggle.checked is not wanted:
+            return (Action(kind=ActionKind.CLICK, point=toggle.click_point),
+                    f"the task asks for {name!r} {'ticked' if wanted else 'unticked'}, which it is not")
     return None
 
 
-def _clicks(history: list[Step]) -> list[Point]:
-    return [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+def _unclicked_named_toggles(task: str, elements: list[Element], history: list[Step]) -> list[tuple[Element, str]]:
+    """The boxes the task names (goal_check.named_toggles) that no step of `history` clicked, on them or their
+    labels."""
+    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+    return [(toggle, name) for toggle, name in named_toggles(task, elements)
+            if not any(box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks)]
 
 
 def _named_toggle(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str],
@@ -279,10 +280,8 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
     if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
             any(len(word) >= 3 and word in said for name in names for word in WORD.findall(name.lower())):
         return None
-    clicks = _clicks(history)
-    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
-    named = [(toggle, name) for toggle, name in named_toggles(episode.task, elements) if toggle.checked is False
-             and not any(box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks)]
+    named = [(toggle, name) for toggle, name in _unclicked_named_toggles(episode.task, elements, history)
+             if toggle.checked is False]
     if not named:
         return None
     toggle, name = named[0]

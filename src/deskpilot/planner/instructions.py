@@ -254,18 +254,16 @@ def _replace_field_text(text: str) -> list[Action]:
 
 # "enter Ada for the name": words that name a field, in a phrase no form above could split into field and value
 _NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its|this|that)\s+\w", re.I)
-# "write 07700 900123 where it asks for mobile": words that say where the value goes, outside any quotes
-_SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b(?![^«]*»)", re.I)
+# "write 07700 900123 where it asks for mobile": words that say where the value goes (quoted text is a «n» here)
+_SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b", re.I)
 
 
 def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Type into whatever has the keyboard focus — only where the phrase is all value. One that also names a field
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
-    if _SAYS_WHERE.search(text) and not re.fullmatch(r"«\d+»", text.strip()):
-        raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
-                           "into FIELD")
-    if _NAMES_A_FIELD.search(" " + _value(text, quoted)) and not re.fullmatch(r"«\d+»", text.strip()):
+    if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted))) and \
+            not re.fullmatch(r"«\d+»", text.strip()):
         raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
                            "into FIELD")
     return [Action(kind=ActionKind.TYPE, text=_value(text, quoted))]
