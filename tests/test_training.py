@@ -152,16 +152,30 @@ def test_sft_teaches_the_model_and_the_agent_runs_it(check_only, tiny_model, tmp
     assert read_state(demo_app.state_file)["remember_me"] is True
 
 
+@pytest.mark.timeout(600)
 def test_distributed_run_through_torchrun(episodes, tiny_model, tmp_path):
-    """Two data-parallel processes on the CPU (gloo): the standard launcher, no home-made one."""
+    """Two data-parallel processes on the CPU (gloo): the standard launcher, no home-made one. `--standalone` lets the
+    launcher pick a free rendezvous port (the fixed default, 29500, is anyone's to take)."""
     out = tmp_path / "ddp"
-    result = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "-m",
-                             "deskpilot.app", "train", "kto", "--model", str(tiny_model), "--data", str(episodes),
-                             "--out", str(out), "--max-steps", "2"], capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "OMP_NUM_THREADS": "1"})
-    workers_said = result.stderr.split("Traceback (most recent call last)")[0]  # not the launcher's own traceback
-    assert result.returncode == 0, workers_said[-3000:]
-    assert result.stdout.count("steps in") == 1, "only the main process reports"
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2", "-m",
+               "deskpilot.app", "train", "kto", "--model", str(tiny_model), "--data", str(episodes), "--out", str(out),
+               "--max-steps", "2"]
+    # One run takes about 20 s; CI once saw a launch sit for 300 s with no word. A launch that is silent for 270 s is
+    # killed (what it printed goes in the failure) and started once more.
+    for attempt in (1, 2):
+        launcher = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    start_new_session=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        try:
+            stdout, stderr = launcher.communicate(timeout=270)
+            break
+        except subprocess.TimeoutExpired:
+            os.killpg(launcher.pid, 9)
+            stdout, stderr = launcher.communicate()
+            assert attempt == 1, f"torchrun hung twice; what the second launch printed:\n{stderr[-3000:]}"
+            print(f"torchrun hung; what it printed:\n{stderr[-3000:]}")  # kept in the report of a later failure
+    workers_said = stderr.split("Traceback (most recent call last)")[0]  # not the launcher's own traceback
+    assert launcher.returncode == 0, workers_said[-3000:]
+    assert stdout.count("steps in") == 1, "only the main process reports"
     run = json.loads((out / "deskpilot_training.json").read_text())
     assert run["metrics"]["epoch"] == 1.0, "9 rows over 2 processes x batch 4 is one epoch in 2 steps"
     assert_lora_trained(out)
