@@ -109,6 +109,23 @@ def test_web_form_phrasing_logs_in_and_never_stores_the_password(unseen_form, tm
     assert "HhE7!x" not in stored and "HhE7!x" not in result.stdout + result.stderr
 
 
+def test_a_value_asked_in_capitals_and_a_password_asked_in_both_fields(unseen_form, tmp_path):
+    """Two ways people ask for typing: a letter case ("in capital letters") and one value for both fields of a
+    kind (a change-password dialog)."""
+    shipping, password = unseen_form("shipping"), unseen_form("password", at="700,120")
+    result = deskpilot("run", 'type "alan turing" in capital letters into Recipient', "--episodes-dir",
+                       str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(shipping)["fields"]["Recipient"] == "ALAN TURING"
+    result = deskpilot("run", 'Enter the new password "Tr0ub4dor" in both password fields, then click Change',
+                       "--episodes-dir", str(tmp_path / "ep2"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(password)
+    assert state["fields"] == {"new": "Tr0ub4dor", "confirm": "Tr0ub4dor"} and state["submitted"] == ["change"]
+    episode = only_episode(tmp_path / "ep2")
+    assert "Tr0ub4dor" not in (episode.directory / "steps.jsonl").read_text() + result.stdout + result.stderr
+
+
 def test_dry_run_plans_but_never_touches_the_app(demo_app, tmp_path):
     before = read_state(demo_app.state_file)
     result = deskpilot("run", 'type "Ada" into Full name then click "Save"', "--dry-run",

@@ -93,8 +93,8 @@ def planned(task: str) -> list[tuple[str, str | None, str | None, str | None, st
     ('Enter "ada" in uppercase into the Name field',
      [("click", "Name field", None, None, None), ("type", None, "ADA", None, None)]),
     ('Enter the password "fU" into both text fields and press submit.',
-     [("click", "first text field", None, None, None), ("type", None, "fU", None, None),
-      ("click", "second text field", None, None, None), ("type", None, "fU", None, None),
+     [("click", "1st text field", None, None, None), ("type", None, "fU", None, None),
+      ("click", "2nd text field", None, None, None), ("type", None, "fU", None, None),
       ("click", "submit", None, None, None)]),
     ('Switch between the tabs to find and click on the link "euismod.".',
      [("click", 'the link "euismod."', None, "tabs", None)]),
@@ -114,7 +114,6 @@ def test_web_task_phrasings(task, expected):
     assert planned(task) == expected
 
 
-@pytest.mark.usefixtures("miniwob_rules")
 def test_typed_secrets_stay_secret_in_both_fields():
     secrets = [p.action for p in parse_instructions('Enter the password "pw1" into both text fields')
                if p.action.kind.value == "type"]

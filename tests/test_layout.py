@@ -75,19 +75,34 @@ def test_controls_are_found_with_their_kind_and_text(screen):
 
 def test_tk_check_boxes_read_into_their_labels_line_and_ticked_by_a_fill_are_found():
     """Tk draws a check box as a sunken square (dark top and left sides, light bottom and right) on a grey window and
-    ticks it by filling it; OCR reads an empty one into its label's line."""
-    image = np.full((120, 320, 3), 217, np.uint8)
+    ticks it by filling it; OCR reads an empty one into its label's line, from the box's left side or from its
+    middle."""
+    image = np.full((160, 320, 3), 217, np.uint8)
     lines = []
-    for y, ticked, name in ((20, False, "Billable to client"), (60, True, "Has receipt")):
+    for y, ticked, line_from, name in ((20, False, 10, "Billable to client"), (60, True, None, "Has receipt"),
+                                       (100, False, 15, "Urgent")):
         cv2.rectangle(image, (10, y), (19, y + 9), (255, 255, 255), -1)
         cv2.line(image, (10, y), (19, y), (130, 130, 130))
         cv2.line(image, (10, y), (10, y + 9), (130, 130, 130))
         if ticked:
             cv2.rectangle(image, (11, y + 1), (18, y + 8), (99, 99, 99), -1)
         line = text(image, name, 26, y + 9)
-        lines.append(TextLine(Box(10, line.box.y0, line.box.x1, line.box.y1), name, 0.99) if not ticked else line)
+        lines.append(line if line_from is None else TextLine(Box(line_from, line.box.y0, line.box.x1, line.box.y1),
+                                                               name, 0.99))
     found = [(w.role, w.text, w.checked) for w in find_widgets(image, lines)]
-    assert found == [("checkbox", "Billable to client", False), ("checkbox", "Has receipt", True)]
+    assert found == [("checkbox", "Billable to client", False), ("checkbox", "Has receipt", True),
+                     ("checkbox", "Urgent", False)]
+    # Under the pointer Tk lightens the box's surroundings and the edges of its border run into its fill's: the box
+    # found is the fill alone, too small to look inside with a margin. Its plain colour says ticked or not.
+    hovered = np.full((40, 40, 3), 236, np.uint8)
+    cv2.rectangle(hovered, (10, 10), (21, 21), (142, 142, 142), -1)
+    cv2.rectangle(hovered, (11, 11), (21, 21), (255, 255, 255), -1)
+    cv2.rectangle(hovered, (11, 11), (20, 20), (74, 74, 74), -1)
+    assert toggle_checked(hovered, Box(12, 12, 20, 20)) is True
+    cv2.rectangle(hovered, (11, 11), (20, 20), (255, 255, 255), -1)
+    assert toggle_checked(hovered, Box(12, 12, 20, 20)) is False
+    cv2.line(hovered, (12, 15), (19, 15), (0, 0, 0))  # not one plain colour: too small to tell
+    assert toggle_checked(hovered, Box(12, 12, 20, 20)) is None
     band = np.full((60, 200, 3), 40, np.uint8)  # an empty white box on a dark band is not ticked
     cv2.rectangle(band, (20, 20), (33, 33), (255, 255, 255), -1)
     cv2.rectangle(band, (20, 20), (33, 33), (130, 130, 130), 1)

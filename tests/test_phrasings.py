@@ -1,12 +1,14 @@
 """Each rule of the MiniWoB++ pack pinned on its own, without a browser, with the pack on (as the harness has it),
 beside the general readers written for such sentences (by clicking X, select X from the list, text that repeats
-the task); the case-directive bug fixed: "capital", "lower" or "upper" alone is no case directive."""
+the task, the letter case asked, a value for both fields of a kind); "capital", "lower" or "upper" alone is no
+letter case."""
 
 from __future__ import annotations
 
 import pytest
 
 from deskpilot.core.actions import ActionKind
+from deskpilot.core.task_text import letter_case
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element
 from deskpilot.evaluation.miniwob.rules import MINIWOB
@@ -15,8 +17,7 @@ from deskpilot.grounding.task_echoes import echoes_task, quoted_at, task_echoes
 from deskpilot.planner.instructions import BY_CLICKING, SELECT_FROM_LIST, parse_instructions
 from deskpilot.planner.offline import next_untried_tab
 
-CASE_DIRECTIVE, TAB_SEARCH, BOTH_FIELDS, SELECT_NOTHING = (MINIWOB.case_directive, MINIWOB.tab_search,
-                                                           MINIWOB.both_fields, MINIWOB.nothing)
+TAB_SEARCH, SELECT_NOTHING = MINIWOB.tab_search, MINIWOB.nothing
 pytestmark = pytest.mark.usefixtures("miniwob_rules")
 
 
@@ -34,6 +35,9 @@ def test_by_clicking_makes_the_click_the_action():
     ('type "ada" in uppercase into the text field', "ADA"),
     ('type "ada" in capital letters into the text field', "ADA"),
     ('type "Ada" in lower-case into the text field', "ada"),
+    ('write "Ng" in block capitals as the surname', "NG"),
+    ('type "ng" in caps into Surname', "NG"),
+    ('enter "ADA" using small letters into Name', "ada"),
 ])
 def test_case_directives_need_case_or_letters(task, typed):
     assert [s for s in steps(task) if s[0] == "type"][0][2] == typed
@@ -43,10 +47,12 @@ def test_case_directives_need_case_or_letters(task, typed):
     ('type "Paris" into the capital city field', [("click", "capital city field", None), ("type", None, "Paris")]),
     ("click the lower button", [("click", "the lower button", None)]),
     ('type "x" into the upper field', [("click", "upper field", None), ("type", None, "x")]),
+    ('type "x" into the Upper case field', [("click", "Upper case field", None), ("type", None, "x")]),
+    ("check Upper case letters", [("click", "Upper case letters checkbox", None)]),
 ])
 def test_lower_upper_capital_alone_are_part_of_the_name(task, expected):
     assert steps(task) == expected
-    assert CASE_DIRECTIVE.search(task) is None
+    assert letter_case(task) is None
 
 
 def test_tab_search_looks_through_the_tabs_for_the_next_target():
@@ -63,11 +69,12 @@ def test_select_from_the_list_keeps_and_inside_the_option():
     assert planned[1].or_type == "Heard Island and McDonald Islands"
 
 
-def test_both_fields_means_the_first_and_the_second():
-    assert BOTH_FIELDS.match("both text fields").group("kind") == "text field"
-    assert steps('Enter the password "pw" into both text fields.') == [
-        ("click", "first text field", None), ("type", None, "pw"),
-        ("click", "second text field", None), ("type", None, "pw")]
+@pytest.mark.parametrize("task, kind", [('Enter the password "pw" into both text fields.', "text field"),
+                                        ('put "pw" in both of the password boxes', "password box"),
+                                        ('type "pw" into each of the two inputs', "input")])
+def test_both_fields_means_the_first_and_the_second(task, kind):
+    assert steps(task)[:4] == [("click", f"1st {kind}", None), ("type", None, "pw"),
+                               ("click", f"2nd {kind}", None), ("type", None, "pw")]
 
 
 def test_select_nothing_is_no_action():

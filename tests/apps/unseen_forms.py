@@ -1,7 +1,7 @@
 """Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
 the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
 
-    python tests/apps/unseen_forms.py {shipping|login|flat|account|reveal|transfer} --state FILE [--at X,Y]
+    python tests/apps/unseen_forms.py {shipping|login|flat|account|reveal|transfer|password} --state FILE [--at X,Y]
 """
 
 from __future__ import annotations
@@ -214,9 +214,22 @@ class TransferForm(Form):
                           "heading": self._box(self.heading)}}
 
 
+class PasswordForm(Form):
+    """A change-password dialog: the new password twice, in two password fields."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Change password")
+        form = QFormLayout(self)
+        form.addRow("New password", self.field("new", secret=True))
+        form.addRow("Confirm password", self.field("confirm", secret=True))
+        change = QPushButton("Change")
+        change.clicked.connect(lambda: (self.submitted.append("change"), self.save()))
+        form.addRow(change)
+
+
 FORMS = {"shipping": ShippingForm, "login": LoginForm, "flat": FlatForm, "account": AccountForm,
-         "reveal": RevealForm,
-         "transfer": TransferForm}
+         "reveal": RevealForm, "transfer": TransferForm, "password": PasswordForm}
 
 
 def main() -> int:

@@ -30,10 +30,6 @@ class RulePack:
     tab_search: re.Pattern[str] = NEVER
     # a clause that asks for nothing to be done
     nothing: re.Pattern[str] = NEVER
-    # where a value goes into two fields of a kind (kind: the kind's words)
-    both_fields: re.Pattern[str] = NEVER
-    # how the typed text is cased (case: lower / upper / capital)
-    case_directive: re.Pattern[str] = NEVER
 
 
 NONE = RulePack()
@@ -50,7 +46,3 @@ def use(pack: RulePack) -> None:
     global _active
     _active = pack
 
-
-def in_case(text: str, case: str) -> str:
-    """`text` in the case a case directive names (lower; upper or capital)."""
-    return text.lower() if case.lower() == "lower" else text.upper()

@@ -2,7 +2,7 @@
 literals ('Enter 01/28/2011 as the date' gives 01/28/2011), its shape (the
 task with each quoted value blanked), which tells two tasks that differ only in their values, one spelling of
 ordinals ('the third field' and 'the 3rd field' say the same), and the controls it names by rank ('the 3rd
-textbox': the third field)."""
+textbox': the third field), and the letter case it asks the typed text in ('in capital letters')."""
 
 from __future__ import annotations
 
@@ -31,6 +31,29 @@ def literal_values(task: str) -> list[str]:
     """What the task gives to type or find without quoting it: numbers, dates, times and @handles outside its
     quoted strings, in order ('Enter 01/28/2011 as the date', 'For the user @ada, click Reply')."""
     return [m.group(0) for m in LITERAL.finditer(QUOTED.sub('""', task))]
+
+
+# How a task asks its typed text to be cased: "in upper case", "in all lower-case letters", "in capital letters",
+# "in block capitals", "using small letters", "in caps", "all caps". The case word stands after "in", "using",
+# "with" or "all", with "case", "letters" or "capitals" beside it (or is "caps" / "capitals" itself): "the capital
+# city field", "the lower button" and "into the Upper case field" say no case.
+LETTER_CASE = re.compile(
+    r"\s*\b(?:(?:in|using|with)\s+(?:all\s+)?|all\s+)"
+    r"(?:(?P<case>lower|upper|capital|small|block)(?:[\s-]*case(?:\s+letters)?|\s+letters|\s+capitals)"
+    r"|(?P<caps>caps|capitals))\b", re.I)
+
+
+def letter_case(text: str) -> str | None:
+    """The case `text` asks typed text to be in ("lower" or "upper"), if it asks for one."""
+    match = LETTER_CASE.search(text)
+    if not match:
+        return None
+    return "lower" if (match.group("case") or "").lower() in ("lower", "small") else "upper"
+
+
+def in_case(text: str, case: str) -> str:
+    """`text` in `case` (as letter_case names it)."""
+    return text.lower() if case == "lower" else text.upper()
 
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",

@@ -22,7 +22,7 @@ SAME_BOX_IOU = 0.7
 CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
 SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's border and padding
-LINE_START_SLACK = 2  # pixels between a line's left end and a check box OCR read into it
+LINE_START_SLACK = 2  # pixels a check box OCR read into its label's line may start after the line's left end
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
 
 
@@ -75,7 +75,8 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     """Per outline: whether half of it or more lies in a text line at least 1.5 times as wide. Letters like o, e, 0
     and D are closed outlines too; a control holds or sits beside text, not in it. (OCR also reads a lone radio
     circle as "O": a line no wider than the outline does not count.) A square whose four sides are drawn at a line's
-    very start is a check box OCR read into its label's line (Tk's), not a letter."""
+    very start, or that starts before the line does, is a check box OCR read into its label's line (Tk's), not a
+    letter."""
     if not outlines or not lines:
         return np.zeros(len(outlines), bool)
     outer = np.array([box for box, _ in outlines], np.int64)
@@ -83,7 +84,7 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     text = np.array([line.box for line in lines], np.int64)
     width = outer[:, 2] - outer[:, 0]
     share = shared_areas(outer, text) / np.maximum(width * (outer[:, 3] - outer[:, 1]), 1)[:, None]
-    leading = square[:, None] & (np.abs(outer[:, 0:1] - text[None, :, 0]) <= LINE_START_SLACK)
+    leading = square[:, None] & (outer[:, 0:1] - text[None, :, 0] <= LINE_START_SLACK)
     return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None]) & ~leading).any(axis=1))
 
 

@@ -261,7 +261,7 @@ class OcrGrounder:
             return self._icon_button(obs, spec)
         line, box = label
         if spec.role in ("input", "dropdown"):
-            field = find_field(obs.image, box)
+            field = find_field(obs.image, box, [other.box for other in self._lines])
             role: ElementRole = "dropdown" if spec.role == "dropdown" else "input"
             if field is None:
                 detected = field_beside(box, self._controls(obs.image), ("input", "dropdown"))
@@ -317,7 +317,7 @@ class OcrGrounder:
         shown = sorted((line for line in self._lines if ADDRESS_TEXT.match(line.text.strip())),
                        key=lambda line: (line.box.y0, line.box.x0))
         for line in shown:
-            field = find_field(obs.image, line.box)
+            field = find_field(obs.image, line.box, [other.box for other in self._lines])
             if field is not None:
                 return self._element(obs, line, field, "input")
         return self._element(obs, shown[0], shown[0].box, "input") if shown else None

@@ -4,6 +4,8 @@ other way round for the label of a field), and from pixels alone around a label 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -19,6 +21,8 @@ LABEL_ABOVE_REACH = 80  # ... or this far below it
 TOGGLE_REACH = 48  # a check box is at most this far before (or after) its label
 ROW_SLACK = 4  # how far a box may stand off a label's row and still be on it
 MARK_CONTRAST, MARK_SHARE = 60, 0.1
+PLAIN_SPREAD = 12  # grey levels a plain colour's pixels may differ by
+HUG = 2  # pixels of slack around a text line's box for an outline within it
 
 
 def text_scale(label: Box) -> float:
@@ -111,12 +115,15 @@ def toggle_for_label(label: Box, toggles: list[Box]) -> int | None:
     return min(after, key=lambda i: toggles[i].x0) if after else None
 
 
-def find_field(image: np.ndarray, label: Box) -> Box | None:
+def find_field(image: np.ndarray, label: Box, texts: Sequence[Box] = ()) -> Box | None:
     """The input box a label names, from the outlines around it: one that contains it (placeholder text), else
-    the one `field_for_label` picks."""
+    the one `field_for_label` picks of those no other text labels. An outline that lies within one of `texts` (the
+    screen's text lines) is letters whose edges run together ("password" read as a box), not a field."""
     k = text_scale(label)
     pad_x, pad_y, reach = round(12 * k), round(30 * k), round(FIELD_REACH * k)
-    around = rectangles(image, Box(label.x0 - pad_x, label.y0 - pad_y, label.x1 + pad_x, label.y1 + pad_y))
+    lines = [t.padded(HUG) for t in (*texts, label)]
+    around = [b for b in rectangles(image, Box(label.x0 - pad_x, label.y0 - pad_y, label.x1 + pad_x,
+                                               label.y1 + pad_y)) if not _within_any(b, lines)]
     inside = [b for b in around if _field_shaped(b, k) and b.x0 <= label.x0 and b.x1 >= label.x1
               and b.y0 <= label.y0 + 2 and b.y1 >= label.y1 - 2]
     if inside:
@@ -125,9 +132,21 @@ def find_field(image: np.ndarray, label: Box) -> Box | None:
     half_row = round(40 * k)
     near = rectangles(image, Box(label.x1 - 4, cy - half_row, label.x1 + reach, cy + half_row)) + rectangles(
         image, Box(label.x0 - round(30 * k), label.y1 - 2, label.x0 + reach, label.y1 + round(LABEL_ABOVE_REACH * k)))
-    fields = [b for b in near if _field_shaped(b, k)]
+    fields = [b for b in near if _field_shaped(b, k) and not _within_any(b, lines)
+              and not _text_between(label, b, texts)]
     chosen = field_for_label(label, fields)
     return None if chosen is None else fields[chosen]
+
+
+def _text_between(label: Box, field: Box, texts: Sequence[Box]) -> bool:
+    """Whether another text stands on the label's row between it and a field right of it: that text is the
+    field's label ("Recipient" above its own field does not name the "New password" field further right)."""
+    return any(t.x0 >= label.x1 and t.x1 <= field.x0 + HUG and t.y0 < label.y1 and t.y1 > label.y0
+               and not t.intersects(label) for t in texts)
+
+
+def _within_any(box: Box, areas: Sequence[Box]) -> bool:
+    return any(a.x0 <= box.x0 and a.y0 <= box.y0 and box.x1 <= a.x1 and box.y1 <= a.y1 for a in areas)
 
 
 def _field_shaped(box: Box, scale: float = 1.0) -> bool:
@@ -169,11 +188,16 @@ def round_toggle(image: np.ndarray, box: Box) -> bool:
 def toggle_checked(image: np.ndarray, box: Box) -> bool | None:
     """Whether a check box or radio button (its box, image pixels) shows a mark: a share of its inside that
     stands out from the inside's usual colour (a tick, a cross, a dot), in light and dark themes alike.
-    None when the box is too small to tell."""
+    None when the box is too small to tell — unless all of it inside a pixel's margin is one plain colour: then the
+    box found is the inside of the drawn one (a Tk box under the pointer, whose border's edges run into its fill's),
+    ticked where that colour is darker than what lies around it."""
     inset = max(3, min(box.width, box.height) // 5)
     inner = image[box.y0 + inset:box.y1 - inset, box.x0 + inset:box.x1 - inset]
     if inner.size == 0 or min(inner.shape[:2]) < 3:
-        return None
+        plain = cv2.cvtColor(image[box.y0 + 1:box.y1 - 1, box.x0 + 1:box.x1 - 1], cv2.COLOR_RGB2GRAY)
+        if plain.size == 0 or min(plain.shape[:2]) < 3 or int(plain.max()) - int(plain.min()) > PLAIN_SPREAD:
+            return None
+        return _filled(image, box, int(np.median(plain)))
     gray = cv2.cvtColor(inner, cv2.COLOR_RGB2GRAY).astype(np.int16)
     standing_out = np.abs(gray - int(np.median(gray))) > MARK_CONTRAST
     return bool(standing_out.mean() >= MARK_SHARE) or _filled(image, box, int(np.median(gray)))

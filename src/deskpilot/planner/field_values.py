@@ -1,10 +1,10 @@
 """Which value a task gives each field it names, read against the labels the screen shows: 'set Amount to 7.99', 'the
 currency is "GBP"', 'insert Café Roma into the Merchant field', 'my full name is Li Wei', 'Category: Meals', 'three
-copies', 'make the Full name Li Wei'. The planner types a value into its own field with it, and the goal check holds
-each named field to its value. It reads English's ways of giving a thing a value — a label and a value in one
-clause, joined by a word that assigns (is, to, as, with, should read, into, for, ':') — and binds nothing it cannot
-tell apart (two values, two labels, a value run into instruction words): an unbound field is left to the model and
-the other checks."""
+copies', 'make the Full name Li Wei', 'type "ng" in capitals into Surname' (NG). The planner types a value into its
+own field with it, and the goal check holds each named field to its value. It reads English's ways of giving a thing
+a value — a label and a value in one clause, joined by a word that assigns (is, to, as, with, should read, into, for,
+':') — and binds nothing it cannot tell apart (two values, two labels, a value run into instruction words): an
+unbound field is left to the model and the other checks."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from deskpilot.core.task_text import NUMBER_WORDS, normalised
+from deskpilot.core.task_text import LETTER_CASE, NUMBER_WORDS, in_case, letter_case, normalised
 
 # A task's pieces: quoted strings, e-mail addresses, things with digits (7.99, R-1001, +44, 12/24/2026), words,
 # the marks that assign (":" "="), and the marks that end a clause (a "." in 7.99 is not one).
@@ -74,7 +74,8 @@ def field_values(task: str, labels: Sequence[str], texts: Sequence[str] = ()) ->
     names = {label: normalised(label).split() for label in dict.fromkeys(labels) if normalised(label)}
     shown = {word for text in texts for word in normalised(text).split()}
     found: dict[str, set[str]] = {}
-    for clause in _clauses(task):
+    case = letter_case(task)  # "type "ng" in capitals into Surname": NG, and "capitals" is no value
+    for clause in _clauses(LETTER_CASE.sub("", task) if case else task):
         mentions = _mentions(clause, names, shown)
         candidates = [i for i, token in enumerate(clause) if token.given and not any(s <= i < e for _, s, e in
                                                                                       mentions)]
@@ -86,7 +87,7 @@ def field_values(task: str, labels: Sequence[str], texts: Sequence[str] = ()) ->
                 start, end = places[-1]  # one label, one value: "7.99 please, for the amount"
                 value = _around(clause, candidates[0], start, end)
             if value:
-                found.setdefault(label, set()).add(value)
+                found.setdefault(label, set()).add(in_case(value, case) if case else value)
     return {label: values.pop() for label, values in found.items() if len(values) == 1}
 
 

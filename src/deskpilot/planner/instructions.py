@@ -21,8 +21,9 @@ from typing import NamedTuple
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.keys import is_key_combo, split_combo
-from deskpilot.core.rule_packs import active, in_case
+from deskpilot.core.rule_packs import active
 from deskpilot.core.secrets import is_secret_label
+from deskpilot.core.task_text import LETTER_CASE, in_case, letter_case
 from deskpilot.grounding.description import parse_description, role_words
 
 HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD, enter the FIELD "text", '
@@ -40,6 +41,9 @@ _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|rig
 _THANKS = re.compile(r"^(?:thanks?|thank\s+you|thx|cheers|ta)(?:\s+(?:a\s+lot|so\s+much|very\s+much))?!?$", re.I)
 _TYPING = ("type", "enter", "write", "input", "fill in", "fill", "put")
 _QUOTED_VALUE = re.compile(r"«\d+»")
+# two fields of one kind a value goes into: "both password fields", "each of the two boxes", "both of the fields"
+_BOTH_FIELDS = re.compile(r"^(?:the\s+)?(?:both(?:\s+of\s+the)?|each\s+of\s+the\s+two|the\s+two)\s+"
+                          r"(?P<kind>.+?)(?:(?<=x)es|s)?$", re.I)
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -118,11 +122,10 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         by_clicking = BY_CLICKING.search(clause)
         if by_clicking:
             clause = f"click {by_clicking.group('what')}"
-        case = rules.case_directive.search(clause)
-        clause = rules.case_directive.sub("", clause) if case else clause
-        planned = _parse_clause(clause, quoted)
+        case = letter_case(clause) if verb in _TYPING else None  # "type "ada" in capitals into Name"
+        planned = _parse_clause(LETTER_CASE.sub("", clause) if case else clause, quoted)
         if case:
-            planned = [p._replace(action=_in_case(p.action, case.group("case"))) for p in planned]
+            planned = [p._replace(action=_in_case(p.action, case)) for p in planned]
         if look_in and planned:
             planned[0] = planned[0]._replace(look_in=look_in)
             look_in = None
@@ -192,14 +195,15 @@ def _click(kind: ActionKind, target: str) -> Action:
 
 
 def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
-    """Click the field, then type. `where` may name two fields, where the rule pack turned on says how."""
+    """Click the field, then type. `where` may name two fields of a kind ("both password fields"): the value goes
+    into the first and the second."""
     target = _field_target(field, quoted)
     secret = is_secret_label(target)
     typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
-    both = active().both_fields.match((where or "").strip())
+    both = _BOTH_FIELDS.match((where or "").strip())
     if both:
         kind = _field_target(both.group("kind"), quoted)
-        return [a for n in ("first", "second") for a in (_click(ActionKind.CLICK, f"{n} {kind}"), typed)]
+        return [a for n in ("1st", "2nd") for a in (_click(ActionKind.CLICK, f"{n} {kind}"), typed)]
     return [_click(ActionKind.CLICK, target), typed]
 
 

@@ -34,10 +34,9 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
-from deskpilot.core.rule_packs import active, in_case
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
-from deskpilot.core.task_text import (WORD, counts, kind_named, literal_values, normalised, numbered_ordinals,
-                                      ranked_references, said_in, task_values)
+from deskpilot.core.task_text import (WORD, counts, in_case, kind_named, letter_case, literal_values, normalised,
+                                      numbered_ordinals, ranked_references, said_in, task_values)
 from deskpilot.grounding.action_context import TOGGLE_ROLES
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label, toggle_for_label
@@ -144,9 +143,8 @@ class SomText:
         self._fields: dict[str, Box] = {}  # the fields of the latest screen
         self._listed: list[Listed] = []  # the latest screen's listed elements
         self._clicked_field: tuple[str, Box] | None = None  # the field the latest click went to, and where
-        # a value the task asks for in a case (where the rule pack turned on has a case directive), in that case
-        case = active().case_directive.search(task)
-        self._given = [*(in_case(v, case["case"]) if case else v for v in task_values(task)),
+        case = letter_case(task)  # a value the task asks for in a case ("in capitals"), in that case
+        self._given = [*(in_case(v, case) if case else v for v in task_values(task)),
                        *literal_values(task)]  # known before any screen
         self._ranked = ranked_references(task)  # controls the task names by rank: {("field", 3): "3rd textbox"}
 

@@ -23,10 +23,4 @@ MINIWOB = RulePack(
                           r"(?:the\s+)?(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I),
     # "Select nothing and click Submit." (click-checkboxes)
     nothing=re.compile(r"^(?:select|choose|pick|check|tick)\s+(?:nothing|none|no\s+\w+)$", re.I),
-    # "Enter the password "x" into both text fields." (enter-password)
-    both_fields=re.compile(r"^(?:the\s+)?(?:both|each of the two|the two)\s+(?P<kind>.+?)s?$", re.I),
-    # "Enter "ADA" into the text field in all lower case letters." (enter-text-2). The word "case" or "letters"
-    # must be there: "the capital city field" and "the lower button" are no case directives.
-    case_directive=re.compile(r"\s*\b(?:in\s+)?(?:all\s+)?(?P<case>lower|upper|capital)"
-                              r"(?:[\s-]*case(?:\s+letters)?|\s+letters)\b", re.I),
 )
