@@ -108,7 +108,7 @@ class OcrGrounder:
             detections = self.detector.detect(image) if self.detector is not None else []
             inferred = time.perf_counter()
             detected = detected_widgets(image, detections, self._lines)
-            if self._split_at_toggles(image, widgets + detected):  # the labels read apart now: name again
+            if self._split_at_controls(image, widgets + detected):  # the labels read apart now: name again
                 widgets = self._named(image, find_widgets(image, self._lines))
                 detected = detected_widgets(image, detections, self._lines)
             self._widgets = merge_controls(widgets, detected) if detected else widgets
@@ -118,20 +118,22 @@ class OcrGrounder:
             self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (inferred - laid_out) * 1000
         return self._widgets
 
-    def _split_at_toggles(self, image: np.ndarray, widgets: list[Widget]) -> bool:
-        """Read again, in its parts either side, every text line that runs over a check box or radio button: a
-        checked box is a filled square with a white tick, which text detection takes for a glyph and joins to the
-        label beside it ("zAHr" with its box read as "Ｋ") or across to the next column's label ("PCQ2JfG √9908").
-        Whether any line was split."""
+    def _split_at_controls(self, image: np.ndarray, widgets: list[Widget]) -> bool:
+        """Read again, in its parts either side, every text line that runs over a check box or radio button, or
+        into a field from the left: a checked box is a filled square with a white tick, which text detection takes
+        for a glyph and joins to the label beside it ("zAHr" with its box read as "Ｋ") or across to the next
+        column's label ("PCQ2JfG √9908"); a label set close to its field is joined to the field's text
+        ("ceiptnumberR-100" for "Receipt number" and "R-1001"). Whether any line was split."""
         toggles = _toggle_boxes(widgets)
-        if not toggles or not self._lines:
+        fields = [w.box for w in widgets if w.role in ("input", "dropdown") and w.source == "layout"]  # drawn borders
+        if not (toggles or fields) or not self._lines:
             return False
         frame = Box(0, 0, image.shape[1], image.shape[0])
         lines: list[TextLine] = []
         fresh: set[int] = set()
         split = False
         for index, line in enumerate(self._lines):
-            pieces = _parts_beside(line.box, toggles, frame)
+            pieces = _parts_beside(line.box, toggles, frame) or _parts_across_fields(line.box, fields, frame)
             parts = [line] if pieces is None else [
                 found for piece in pieces for found in self._read_part(image, piece)
                 if not _mostly_inside_any(found.box, [other for other in self._lines if other is not line])]
@@ -405,6 +407,22 @@ def _parts_beside(line: Box, toggles: list[Box], frame: Box) -> list[Box] | None
     pieces.append((start, max(start, line.x1 + line.height)))
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
     return [Box(x0, line.y0, x1, line.y1).padded(TOGGLE_GAP * 2, frame) for x0, x1 in pieces if x1 - x0 >= least]
+
+
+def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] | None:
+    """The parts of a text line's box either side of the left border of a field it runs into on the field's row
+    (None when it runs into none), for reading afresh; the left part reaches three line heights further left (the
+    joined line's box may start inside the label: "ceipt")."""
+    crossing = [f for f in fields if f.y0 - TOGGLE_GAP <= line.y0 and line.y1 <= f.y1 + TOGGLE_GAP
+                and line.x0 < f.x0 - TOGGLE_GAP and line.x1 > f.x0 + 2 * TOGGLE_GAP]
+    if not crossing:
+        return None
+    field = min(crossing, key=lambda f: f.x0)
+    left = Box(max(frame.x0, line.x0 - 3 * line.height), line.y0, field.x0 - TOGGLE_GAP, line.y1)
+    right = Box(field.x0 + TOGGLE_GAP, line.y0, min(field.x1, line.x1 + line.height), line.y1)
+    least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
+    return [Box(p.x0, max(frame.y0, p.y0 - TOGGLE_GAP), p.x1, min(frame.y1, p.y1 + TOGGLE_GAP))
+            for p in (left, right) if p.width >= least]
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:

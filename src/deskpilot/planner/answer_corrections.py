@@ -94,14 +94,14 @@ class AnswerCorrections:
         task gives another field goes there (that field is clicked first; the model types into it next); text the
         task does not give, typed into a field the task gives a value, becomes that value; a click on a button the
         task names (or one that submits) while a field the task gives a value shows another goes to that field
-        first, and so does a click on a field that shows its value already (once a field an episode: a drop-down OCR
-        cannot read stays unread; and never where the value was typed already: a field grounding reads as empty may
-        hold it)."""
+        first, and so does a click on a field that shows its value already or on one the task neither names nor
+        gives a value (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value
+        was typed already: a field grounding reads as empty may hold it)."""
         given = _given(episode.task, elements, labelled)
         fields = _fields_by_label(elements, labelled)
         if not given:
             return None
-        done = None
+        done = other = None
         if action.kind is ActionKind.TYPE and action.text and (box := episode.field_in_focus) is not None:
             label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
             text = comparable(action.text)
@@ -118,7 +118,8 @@ class AnswerCorrections:
                 return None
         elif action.kind is ActionKind.CLICK and action.point is not None and (
                 _presses(episode.task, action.point, elements) or
-                (done := _filled_field(action.point, given, fields, elements)) is not None):
+                (done := _filled_field(action.point, given, fields, elements)) is not None or
+                (other := _unasked_field(episode.task, action.point, given, fields)) is not None):
             typed = _typed(history)
             unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
                         self.filled_first and comparable(value) not in typed and
@@ -129,9 +130,10 @@ class AnswerCorrections:
             label, value, now = unfilled[0]
             self.filled_first.add(label)
             instead = Action(kind=ActionKind.CLICK, point=fields[label].click_point)
-            why = f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}: that first" if done is None \
-                else f"{done!r} shows its value already; the task gives {value!r} for {label!r}, which shows " \
-                     f"{now.strip()!r}"
+            why = f"{done!r} shows its value already; the task gives {value!r} for {label!r}, which shows " \
+                f"{now.strip()!r}" if done is not None else \
+                f"the task gives {value!r} for {label!r}, and nothing for {other!r}" if other is not None else \
+                f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}: that first"
         else:
             return None
         return instead, why
@@ -209,6 +211,13 @@ def _filled_field(point: Point, given: dict[str, str], fields: dict[str, Element
     """The label of the field under `point` when the task gives it a value and it shows that value already."""
     return next((label for label, value in given.items() if label in fields and fields[label].box.contains(*point)
                  and reads_as(list_reading(fields[label].box, elements) or "", value)), None)
+
+
+def _unasked_field(task: str, point: Point, given: dict[str, str], fields: dict[str, Element]) -> str | None:
+    """The label of the field under `point` when the task gives it no value and says no word of its label."""
+    said = set(WORD.findall(task.lower()))
+    return next((label for label, field in fields.items() if field.box.contains(*point) and label not in given
+                 and not any(len(word) >= 3 and word in said for word in WORD.findall(label.lower()))), None)
 
 
 def _fields_by_label(elements: list[Element], labelled: dict[Box, str]) -> dict[str, Element]:
