@@ -60,6 +60,10 @@ def test_unquoted_numbers_dates_and_handles_are_values_too():
     assert literal_values('Set 3:48 AM, pay $5.99 for 12 items on 2021-03-04, tell @ada (a@b.com) "99 red"') == [
         "3:48 AM", "$5.99", "12", "2021-03-04", "@ada"]
     assert literal_values("Click on Tab #2 in the 3rd row, then 5 more") == []  # names, ranks, one digit: not
+    # a telephone number in groups is one value ("+44 20 7946" had been three: 44, 20 and 7946, each clicked for)
+    assert literal_values("set the Mobile to +44 20 7946, then write 07700 900123 as the other") == [
+        "+44 20 7946", "07700 900123"]
+    assert literal_values("set Hours to 20 and pick 2019 2020") == ["20", "2019", "2020"]
     episode = SomText("Enter 01/28/2011 as the date and hit submit.")
     screen = episode.screen([FIRST, Element(Box(10, 100, 90, 130), "button", "Submit")])
     assert screen.values == ["01/28/2011", "submit"]

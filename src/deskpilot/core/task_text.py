@@ -16,10 +16,11 @@ from .rule_packs import active
 QUOTED = re.compile(r"(?:[\"“«]|(?<!\w)')([^\"”»']{1,80})(?:[\"”»]|'(?!\w))")
 
 
-# A number, date, time or amount of two digits or more (1991, 01/28/2011, 3:48 AM, $3.50), or a handle (@ada),
-# standing as a word of its own: one digit alone is more often part of a name ('Tab #2') or a count, and a rank
-# ('3rd') is read by ranked_references.
-LITERAL = re.compile(r"(?<![\w#@$./:,-])(?:@\w+|[$€£]?\d[\d/:.,-]*\d(?:\s?[AaPp][Mm]\b)?)(?![\w@])")
+# A number, date, time or amount of two digits or more (1991, 01/28/2011, 3:48 AM, $3.50), a telephone number
+# written in groups (+44 20 7946, 07700 900123), or a handle (@ada), standing as a word of its own: one digit alone
+# is more often part of a name ('Tab #2') or a count, and a rank ('3rd') is read by ranked_references.
+LITERAL = re.compile(r"(?<![\w#@$./:,+-])(?:@\w+|\+\d{1,4}(?:[ -]\d{2,})*|0\d{2,}(?: \d{3,})+"
+                     r"|[$€£]?\d[\d/:.,-]*\d(?:\s?[AaPp][Mm]\b)?)(?![\w@])")
 
 
 def task_values(task: str) -> list[str]:
