@@ -289,6 +289,16 @@ def test_a_click_on_a_field_that_shows_its_value_already_goes_to_a_field_still_t
     assert DEMO_FORM[1].box.contains(*again.action.point), again  # once: then as answered
 
 
+def test_a_click_on_a_value_to_type_that_the_screen_does_not_show_goes_to_its_field():
+    """A Qt form: for "... set the Mobile to +44 20 7946", the shipped planner clicked the number itself, which no
+    element shows, and the run ended `could not find '+44 20 7946'`; the click goes to the field it is the value of."""
+    planner = TextPlanner(Replies("Action: click(target='$2')", "Action: type(content='$2')"))
+    moved, typed = decide_in_turn(planner, 'Set the Email to "mia@home.net"', 2)
+    assert moved.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*moved.action.point), moved
+    assert "the value the task gives 'Email'" in moved.thought, moved.thought
+    assert typed.action.kind is ActionKind.TYPE and typed.action.text == "mia@home.net", typed
+
+
 def test_a_click_on_a_field_the_task_neither_names_nor_fills_goes_to_the_field_it_gives_a_value():
     """A Tk form: for "Use 77341 for the Receipt number field and then Urgent: yes", the shipped planner clicked
     Merchant, which the task does not mention; the click goes to the field the task gives a value."""

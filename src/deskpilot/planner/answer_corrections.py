@@ -92,11 +92,12 @@ class AnswerCorrections:
         """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
         not leave each of them with its value, done another way: (the action instead, why), or None. A value the
         task gives another field goes there (that field is clicked first; the model types into it next); text the
-        task does not give, typed into a field the task gives a value, becomes that value; a click on a button the
-        task names (or one that submits) while a field the task gives a value shows another goes to that field
-        first, and so does a click on a field that shows its value already or on one the task neither names nor
-        gives a value (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value
-        was typed already: a field grounding reads as empty may hold it)."""
+        task does not give, typed into a field the task gives a value, becomes that value; a click on a value the
+        task gives a field, which nothing on the screen shows, goes to that field; a click on a button the task
+        names (or one that submits) while a field the task gives a value shows another goes to that field first,
+        and so does a click on a field that shows its value already or on one the task neither names nor gives a
+        value (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value was
+        typed already: a field grounding reads as empty may hold it)."""
         given = _given(episode.task, elements, labelled)
         fields = _fields_by_label(elements, labelled)
         if not given:
@@ -116,6 +117,10 @@ class AnswerCorrections:
                 why = f"the task gives {given[label]!r} for {label!r}"
             else:
                 return None
+        elif action.kind is ActionKind.CLICK and action.point is None and action.target and \
+                (owner := _owner_not_shown(action.target, given, fields, elements)) is not None:
+            instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
+            why = f"{action.target!r} is the value the task gives {owner!r}, not a thing on the screen: its field"
         elif action.kind is ActionKind.CLICK and action.point is not None and (
                 _presses(episode.task, action.point, elements) or
                 (done := _filled_field(action.point, given, fields, elements)) is not None or
@@ -211,6 +216,17 @@ def _filled_field(point: Point, given: dict[str, str], fields: dict[str, Element
     """The label of the field under `point` when the task gives it a value and it shows that value already."""
     return next((label for label, value in given.items() if label in fields and fields[label].box.contains(*point)
                  and reads_as(list_reading(fields[label].box, elements) or "", value)), None)
+
+
+def _owner_not_shown(target: str, given: dict[str, str], fields: dict[str, Element], elements: list[Element]
+                     ) -> str | None:
+    """The label of the field the task gives `target` as its value, where nothing on the screen shows that text (a
+    value to type, which a click cannot find; an option an open list shows is clicked as answered)."""
+    owner = next((label for label, value in given.items() if comparable(value) == comparable(target)), None)
+    if owner is None or owner not in fields or any(e.text and comparable(e.text) == comparable(target)
+                                                   for e in elements):
+        return None
+    return owner
 
 
 def _unasked_field(task: str, point: Point, given: dict[str, str], fields: dict[str, Element]) -> str | None:
