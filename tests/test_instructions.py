@@ -43,6 +43,13 @@ def test_instruction_becomes_actions(task, expected):
     assert plan(task) == expected
 
 
+def test_what_is_opened_to_choose_from_is_opened_by_a_click():
+    """"Open the Category and choose Supplies": a double click would open the list and close it again."""
+    assert [(p.action.kind.value, p.action.target) for p in parse_instructions(
+        "Open the Category and choose Supplies")] == [("click", "the Category"), ("click", "Supplies")]
+    assert parse_instructions("open Notes.md then type 'x'")[0].action.kind.value == "double_click"
+
+
 def test_web_form_phrasing_with_a_shared_verb():
     actions = [p.action for p in parse_instructions('Enter the username "kanesha" and the password "HhE" into the '
                                                     "text fields and press login.")]
@@ -64,7 +71,10 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
                                   # an instruction the grammar does not know is not more text to type
                                   'write "8" into Hours, replace the Full name with Tomas',
                                   # what something should be is no target of the verb before
-                                  'Select the First aid trained, then the full name should be "Tomas Diaz"'])
+                                  'Select the First aid trained, then the full name should be "Tomas Diaz"',
+                                  # a new sentence with no verb is no more of the last one; a yes or a no is the
+                                  # state of what comes before it, not a thing to select
+                                  "Choose Supplies in the Category. urgent, no", "select Own money, urgent, no"])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

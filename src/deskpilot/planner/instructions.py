@@ -44,6 +44,7 @@ _QUOTED_VALUE = re.compile(r"«\d+»")
 # two fields of one kind a value goes into: "both password fields", "each of the two boxes", "both of the fields"
 _BOTH_FIELDS = re.compile(r"^(?:the\s+)?(?:both(?:\s+of\s+the)?|each\s+of\s+the\s+two|the\s+two)\s+"
                           r"(?P<kind>.+?)(?:(?<=x)es|s)?$", re.I)
+_ANSWER = re.compile(r"^(?:yes|no|on|off|true|false)$", re.I)
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -93,12 +94,17 @@ def parse_instructions(task: str) -> list[PlannedAction]:
     """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
     quoted = _Quoted(SELECT_FROM_LIST.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
                                       task.strip()))
-    clauses = re.split(r"\s*(?:;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
+    # each clause with what ended the one before it: a sentence's end ("." or a line break) ends its verb too
+    pieces = re.split(r"\s*(;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
+    clauses = zip(pieces[::2], ["", *pieces[1::2]])
     actions: list[PlannedAction] = []
     verb = ""
+    opened: int | None = None  # the action of an "open X" clause just before
     look_in: str | None = None
     rules = active()
-    for raw in clauses:
+    for raw, before in clauses:
+        if before.strip() in (".", "") and before:
+            verb = ""  # "... in the Paid with. urgent, no": a new sentence with no verb is no more of the last
         clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
         while _FILLER.match(clause):
             clause = _FILLER.sub("", clause).strip()
@@ -110,10 +116,12 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         if _THANKS.match(clause):
             continue
         if not _starts_with_verb(clause):
-            if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause):
+            if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause) \
+                    or _ANSWER.match(clause):
                 # what a typing verb goes on to type must be quoted ("replace the Full name with ..." after "write
                 # ..." is an instruction the grammar does not know, not more text to type), and a clause that says
-                # what something should be ("then the full name should be ...") is no target of the verb before
+                # what something should be ("then the full name should be ...") is no target of the verb before,
+                # nor is a yes or a no ("..., urgent, no": the state of the box before it)
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
@@ -129,6 +137,12 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         if look_in and planned:
             planned[0] = planned[0]._replace(look_in=look_in)
             look_in = None
+        if opened is not None and verb in ("select", "choose", "pick"):
+            # "open the Category and choose Supplies": what is opened to choose from is a list or a menu, opened
+            # by a click (a double click opens and closes it)
+            actions[opened] = actions[opened]._replace(
+                action=actions[opened].action.model_copy(update={"kind": ActionKind.CLICK}))
+        opened = len(actions) if verb == "open" and len(planned) == 1 else None
         actions.extend(planned)
     if not actions:
         raise PlannerError(f"the task has no instruction in it. {HELP}")
