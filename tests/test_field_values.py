@@ -50,6 +50,11 @@ OTHER_TEXTS = ["Has receipt", "First aid trained", "Submit claim", "Own money"]
     ("Has receipt: yes, and the amount is 7.99", EXPENSES, {"Amount": "7.99"}),  # a check box's word, not a field's
     ("set Amount to 5 and Amount to 6", EXPENSES, {}),  # two values for one field: neither
     ("Sign me up for the newsletter", ["Full name", "Email"], {}),
+    # a list opened in one clause, its option chosen in the next
+    ("Open the Category and choose Supplies, select Own money in the Paid with", [*EXPENSES, "Paid with"],
+     {"Category": "Supplies", "Paid with": "Own money"}),
+    ("click the Category list, then pick the Travel option", EXPENSES, {"Category": "Travel"}),
+    ("open the Category and click Save", EXPENSES, {}),  # a click is no choice
 ])
 def test_the_value_a_task_gives_each_field_it_names(task, labels, expected):
     assert field_values(task, labels, OTHER_TEXTS) == expected

@@ -50,7 +50,7 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = _field_not_its_label(action, elements) or _open_its_list(episode, action, elements, labelled) or \
+        found = _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
             _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _boxes_before_pressing(episode, action, elements, history) or \
@@ -92,8 +92,7 @@ class AnswerCorrections:
         """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
         not leave each of them with its value, done another way: (the action instead, why), or None. A value the
         task gives another field goes there (that field is clicked first; the model types into it next); text the
-        task does not give, typed into a field the task gives a value, becomes that value; a click on a value the
-        task gives a field, which nothing on the screen shows, goes to that field; a click on a button the task
+        task does not give, typed into a field the task gives a value, becomes that value; a click on a button the task
         names (or one that submits) while a field the task gives a value shows another goes to that field first,
         and so does a click on a field that shows its value already or on one the task neither names nor gives a
         value (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value was
@@ -117,10 +116,6 @@ class AnswerCorrections:
                 why = f"the task gives {given[label]!r} for {label!r}"
             else:
                 return None
-        elif action.kind is ActionKind.CLICK and action.point is None and action.target and \
-                (owner := _owner_not_shown(action.target, given, fields, elements)) is not None:
-            instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
-            why = f"{action.target!r} is the value the task gives {owner!r}, not a thing on the screen: its field"
         elif action.kind is ActionKind.CLICK and action.point is not None and (
                 _presses(episode.task, action.point, elements) or
                 (done := _filled_field(action.point, given, fields, elements)) is not None or
@@ -165,20 +160,25 @@ def _field_not_its_label(action: Action, elements: list[Element]) -> tuple[Actio
     return None
 
 
-def _open_its_list(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]
-                   ) -> tuple[Action, str] | None:
-    """A click on a value no element of the screen shows, which the task gives a drop-down of the screen
-    ("Currency: USD" while the Currency list is closed), opens that drop-down: its options show once it is open."""
+def _to_its_field(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str]
+                  ) -> tuple[Action, str] | None:
+    """A click on a value no element of the screen shows, which the task gives a field of the screen, goes to that
+    field: a drop-down is opened ("Currency: USD" while the Currency list is closed: its options show once it is
+    open), a text field is clicked (the value is typed there next: a Qt run had ended "could not find '+44 20
+    7946'")."""
     if action.kind is not ActionKind.CLICK or action.point is not None or not action.target:
         return None
     wanted = comparable(action.target)
     owner = next((label for label, value in _given(episode.task, elements, labelled).items()
                   if comparable(value) == wanted), None)
-    lists = [e for e in elements if e.role == "dropdown" and owner is not None and labelled.get(e.box) == owner]
-    if not lists:
+    fields = [e for e in elements if e.role in FIELD_ROLES and owner is not None and labelled.get(e.box) == owner]
+    if not fields:
         return None
-    return (Action(kind=ActionKind.CLICK, point=lists[0].click_point),
-            f"{action.target!r} is an option of {owner!r}, which is closed: open it first")
+    if fields[0].role == "dropdown":
+        return (Action(kind=ActionKind.CLICK, point=fields[0].click_point),
+                f"{action.target!r} is an option of {owner!r}, which is closed: open it first")
+    return (Action(kind=ActionKind.CLICK, point=fields[0].click_point),
+            f"{action.target!r} is the value the task gives {owner!r}, not a thing on the screen: its field")
 
 
 def _look_in_tabs(episode: SomText, action: Action, elements: list[Element], history: list[Step]
@@ -216,17 +216,6 @@ def _filled_field(point: Point, given: dict[str, str], fields: dict[str, Element
     """The label of the field under `point` when the task gives it a value and it shows that value already."""
     return next((label for label, value in given.items() if label in fields and fields[label].box.contains(*point)
                  and reads_as(list_reading(fields[label].box, elements) or "", value)), None)
-
-
-def _owner_not_shown(target: str, given: dict[str, str], fields: dict[str, Element], elements: list[Element]
-                     ) -> str | None:
-    """The label of the field the task gives `target` as its value, where nothing on the screen shows that text (a
-    value to type, which a click cannot find; an option an open list shows is clicked as answered)."""
-    owner = next((label for label, value in given.items() if comparable(value) == comparable(target)), None)
-    if owner is None or owner not in fields or any(e.text and comparable(e.text) == comparable(target)
-                                                   for e in elements):
-        return None
-    return owner
 
 
 def _unasked_field(task: str, point: Point, given: dict[str, str], fields: dict[str, Element]) -> str | None:

@@ -1,10 +1,10 @@
 """Which value a task gives each field it names, read against the labels the screen shows: 'set Amount to 7.99', 'the
 currency is "GBP"', 'insert Café Roma into the Merchant field', 'my full name is Li Wei', 'Category: Meals', 'three
-copies', 'make the Full name Li Wei', 'type "ng" in capitals into Surname' (NG). The planner types a value into its
-own field with it, and the goal check holds each named field to its value. It reads English's ways of giving a thing
-a value — a label and a value in one clause, joined by a word that assigns (is, to, as, with, should read, into, for,
-':') — and binds nothing it cannot tell apart (two values, two labels, a value run into instruction words): an
-unbound field is left to the model and the other checks."""
+copies', 'make the Full name Li Wei', 'type "ng" in capitals into Surname' (NG), 'open the Category and choose
+Supplies'. The planner types a value into its own field with it, and the goal check holds each named field to its
+value. It reads English's ways of giving a thing a value — a label and a value in one clause, joined by a word that
+assigns (is, to, as, with, should read, into, for, ':') — and binds nothing it cannot tell apart (two values, two
+labels, a value run into instruction words): an unbound field is left to the model and the other checks."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ BETWEEN = frozenset("field box list drop-down dropdown menu value entry text num
 # Words that join a value to the label after it: "Ada into the Name field", "7.99 as the amount", "M for size".
 BEFORE = frozenset("into in as for under on from".split())  # "from": "pick Spain from the Country list"
 OPTION_WORDS = frozenset("option item choice entry value".split())  # "the Evening option from Shift"
+OPENS = frozenset("open click expand".split())  # "open the Category and choose Supplies": a list opened to choose
+CHOOSES = frozenset("choose select pick".split())
 NAMING = frozenset("make set call name".split())  # "make the Full name Li Wei": the value right after the label
 PLACED = frozenset("goes go belongs belong should must will can".split())  # "X goes in Y": X is Y's value
 DETERMINERS = frozenset("the a an my our your their this that its".split())
@@ -75,7 +77,8 @@ def field_values(task: str, labels: Sequence[str], texts: Sequence[str] = ()) ->
     shown = {word for text in texts for word in normalised(text).split()}
     found: dict[str, set[str]] = {}
     case = letter_case(task)  # "type "ng" in capitals into Surname": NG, and "capitals" is no value
-    for clause in _clauses(LETTER_CASE.sub("", task) if case else task):
+    clauses = _clauses(LETTER_CASE.sub("", task) if case else task)
+    for number, clause in enumerate(clauses):
         mentions = _mentions(clause, names, shown)
         candidates = [i for i, token in enumerate(clause) if token.given and not any(s <= i < e for _, s, e in
                                                                                       mentions)]
@@ -86,6 +89,8 @@ def field_values(task: str, labels: Sequence[str], texts: Sequence[str] = ()) ->
             if value is None and len(said) == 1 and len(candidates) == 1:
                 start, end = places[-1]  # one label, one value: "7.99 please, for the amount"
                 value = _around(clause, candidates[0], start, end)
+            if value is None and len(said) == 1 and number + 1 < len(clauses):
+                value = _chosen_next(clause, places[0][0], clauses[number + 1], names, shown)
             if value:
                 found.setdefault(label, set()).add(in_case(value, case) if case else value)
     return {label: values.pop() for label, values in found.items() if len(values) == 1}
@@ -158,6 +163,21 @@ def _joined(clause: list[_Token], start: int, end: int) -> str | None:
     if before >= 0 and clause[before].key in NAMING and after < len(clause):
         return _run(clause[after:])  # "make the Full name Li Wei": the label, then its value
     return None
+
+
+def _chosen_next(clause: list[_Token], start: int, following: list[_Token], names: dict[str, list[str]],
+                 shown: set[str]) -> str | None:
+    """The value the next clause chooses for a label this clause opens: "open the Category and choose Supplies",
+    "click the Country list, then pick Spain" (the next clause naming no label of its own)."""
+    if not any(token.key in OPENS for token in clause[:start]) or _mentions(following, names, shown):
+        return None
+    at = next((i for i, token in enumerate(following) if token.key in CHOOSES), None)
+    if at is None or any(token.kind != "word" or token.key not in NOT_VALUE for token in following[:at]):
+        return None  # "choose" must be the next clause's verb ("and then choose", "please pick")
+    rest = following[at + 1:]
+    while rest and rest[0].key in DETERMINERS:
+        rest = rest[1:]
+    return _run(rest)
 
 
 def _before_where(clause: list[_Token], verb: int) -> str | None:
