@@ -289,6 +289,17 @@ def test_a_click_on_a_field_that_shows_its_value_already_goes_to_a_field_still_t
     assert DEMO_FORM[1].box.contains(*again.action.point), again  # once: then as answered
 
 
+def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it():
+    """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed
+    "Supplies", and the run asked the user (a name the screen shows is clicked, not typed): it is clicked."""
+    opened = [*DEMO_FORM[:6], Element(Box(140, 226, 400, 246), "list_item", "Red"),
+              Element(Box(140, 246, 400, 266), "list_item", "Blue"), *DEMO_FORM[6:]]
+    planner = TextPlanner(Replies("Action: click(target='field 3')", "Action: type(content='Blue')"))
+    _, chosen = decide_in_turn(planner, "Open the Colour and choose Blue", 2, opened)
+    assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
+    assert "clicked, not typed" in chosen.thought, chosen.thought
+
+
 def test_a_click_on_a_value_to_type_that_the_screen_does_not_show_goes_to_its_field():
     """A Qt form: for "... set the Mobile to +44 20 7946", the shipped planner clicked the number itself, which no
     element shows, and the run ended `could not find '+44 20 7946'`; the click goes to the field it is the value of."""

@@ -27,6 +27,9 @@ from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
 
+OPTION_ROLES = ("text", "list_item", "menu_item")  # what an open list shows its options as
+
+
 @dataclass
 class AnswerCorrections:
     """The corrections of one episode, with what they remember across its steps."""
@@ -55,7 +58,7 @@ class AnswerCorrections:
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _boxes_before_pressing(episode, action, elements, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
-            _clicked_not_typed(action, elements) or _task_spelling(episode, screen, action)
+            _clicked_not_typed(episode.task, action, elements, labelled) or _task_spelling(episode, screen, action)
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
@@ -303,10 +306,12 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
     return instead, f"the task names {name!r}, not {names[0]!r}"
 
 
-def _clicked_not_typed(action: Action, elements: list[Element]) -> tuple[Action, str] | None:
+def _clicked_not_typed(task: str, action: Action, elements: list[Element], labelled: dict[Box, str]
+                       ) -> tuple[Action, str] | None:
     """Typing the name of an unticked check box or radio button of the screen ("small" for "The size should be
-    small", where a radio button says Small), or of a label on a row of them, is a click on it: what names a thing
-    on the screen is clicked, not typed."""
+    small", where a radio button says Small), or of a label on a row of them, or the value the task gives a
+    drop-down while its open list shows that option ("open the Category and choose Supplies"), is a click on it:
+    what names a thing on the screen is clicked, not typed."""
     if action.kind is not ActionKind.TYPE or not action.text:
         return None
     wanted = comparable(action.text)
@@ -315,7 +320,9 @@ def _clicked_not_typed(action: Action, elements: list[Element]) -> tuple[Action,
         toggles = [e.box for e in elements if e.role in TOGGLE_ROLES]
         named = [e for e in elements if e.role == "text" and comparable(e.text) == wanted and any(
             abs(box.center.y - e.box.center.y) <= e.box.height / 2 for box in toggles)]
-    if len(named) != 1 or named[0].role != "text" and named[0].checked is not False:
+    if not named and any(comparable(value) == wanted for value in _given(task, elements, labelled).values()):
+        named = [e for e in elements if e.role in OPTION_ROLES and e.text and comparable(e.text) == wanted]
+    if len(named) != 1 or named[0].role in TOGGLE_ROLES and named[0].checked is not False:
         return None
     instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)
     return instead, f"{action.text!r} names an option of the screen: clicked, not typed"
