@@ -294,10 +294,11 @@ def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_o
     "Supplies", and the run asked the user (a name the screen shows is clicked, not typed): it is clicked."""
     opened = [*DEMO_FORM[:6], Element(Box(140, 226, 400, 246), "list_item", "Red"),
               Element(Box(140, 246, 400, 266), "list_item", "Blue"), *DEMO_FORM[6:]]
-    planner = TextPlanner(Replies("Action: click(target='field 3')", "Action: type(content='Blue')"))
-    _, chosen = decide_in_turn(planner, "Open the Colour and choose Blue", 2, opened)
-    assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
-    assert "clicked, not typed" in chosen.thought, chosen.thought
+    for typed in ("Blue", "meeting invitation"):  # the option itself, or text the task does not give
+        planner = TextPlanner(Replies("Action: click(target='field 3')", f"Action: type(content='{typed}')"))
+        _, chosen = decide_in_turn(planner, "Open the Colour and choose Blue", 2, opened)
+        assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
+        assert "clicked, not typed" in chosen.thought, chosen.thought
 
 
 def test_a_click_on_a_value_to_type_that_the_screen_does_not_show_goes_to_its_field():

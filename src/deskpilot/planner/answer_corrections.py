@@ -59,6 +59,8 @@ class AnswerCorrections:
             _boxes_before_pressing(episode, action, elements, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
             _clicked_not_typed(episode.task, action, elements, labelled) or _task_spelling(episode, screen, action)
+        if found is not None and (clicked := _clicked_not_typed(episode.task, found[0], elements, labelled)):
+            found = clicked[0], f"{found[1]}; {clicked[1]}"  # the value to type instead is an option shown
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
