@@ -298,6 +298,26 @@ def test_a_value_ending_in_a_letter_the_text_cursor_reads_as_is_looked_at_again(
     assert tracker.caret_doubt(elements) is doubt
 
 
+@pytest.mark.parametrize(("task", "passed"), [
+    ("put 5 in the hours per week field", False),  # the task gives the field its value: "85" is not it
+    ("add 5 at the end of the hours per week field", True),  # added to what it held, as asked
+])
+def test_a_value_typed_beside_what_its_field_held_is_not_the_value_the_task_gives(task, passed):
+    """A GTK form held "8" in Hours per week, the selection before the typing did not take, "5" went in beside it,
+    and "85" passed as holding "5": where the task gives the field its value, the field must show that value."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    tracker = GoalTracker(task)
+    field = Box(194, 90, 462, 124)
+    tracker.fields.append(TypedField("Hours per week", field, "5", held="8", shown="85", replaced=False))
+    tracker.typed.append("5")
+    elements = [Element(Box(80, 90, 182, 124), text="Hours per week"), Element(field, role="input"),
+                Element(Box(202, 100, 221, 114), text="85")]
+    check = tracker.check(elements)
+    assert check.passed is passed, check
+
+
 PAGE = """<!doctype html><html><head><title>Sign up</title><style>body{font:16px sans-serif;margin:40px}
 input{font:16px sans-serif;width:260px;padding:4px} #error{color:#c62828;font-weight:bold;margin-top:12px}</style>
 </head><body><h2>Newsletter</h2><label for="email">Email</label><br><input id="email"><br><br>

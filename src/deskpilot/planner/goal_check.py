@@ -39,7 +39,7 @@ from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, Keybo
 from deskpilot.grounding.text_match import PATH
 from deskpilot.grounding.widgets import toggle_for_label
 
-from .field_text import SELECTING_KEYS
+from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
 
 # Text that reads as an error or a refusal, in the languages the safety words cover.
@@ -389,6 +389,11 @@ class GoalTracker:
                 if not (same_text(typed[-1].text, value) or _skeleton(typed[-1].text) == _skeleton(value)):
                     return (f"the task gives {_quote(value)} for {_quote(label)}, but {_quote(typed[-1].text)} went "
                             "into it")
+                now = field_reading(typed[-1].box, elements)
+                if not typed[-1].replaced and replaces(self.task) and now and now.strip() and \
+                        not (same_text(now, value) or _skeleton(now) == _skeleton(value)):
+                    # typed beside what the field held ("8" and "5" made "85"): the task gave the whole value
+                    return f"{_quote(label)} shows {_quote(now)}, expected {_quote(value)}"
                 continue  # what the field shows of it is the typed value's own check
             if not found:
                 continue  # gone with its dialog, or the app moved on: nothing to read
