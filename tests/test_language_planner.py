@@ -301,6 +301,14 @@ def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_o
         assert "clicked, not typed" in chosen.thought, chosen.thought
 
 
+def test_typing_the_name_of_a_button_the_task_says_is_a_click_on_it():
+    """Qt and a web page: for "I need you to untick the Weekends only and then hit join!", the shipped planner typed
+    "join"; the Join button is clicked."""
+    planner = TextPlanner(Replies("Action: type(content='save')"))
+    pressed = planner.decide("Untick the newsletter and then hit save!", [], SCREEN, DEMO_FORM)
+    assert pressed.action.kind is ActionKind.CLICK and DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
+
+
 def test_a_click_on_a_value_to_type_that_the_screen_does_not_show_goes_to_its_field():
     """A Qt form: for "... set the Mobile to +44 20 7946", the shipped planner clicked the number itself, which no
     element shows, and the run ended `could not find '+44 20 7946'`; the click goes to the field it is the value of."""

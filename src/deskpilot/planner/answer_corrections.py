@@ -312,8 +312,9 @@ def _clicked_not_typed(task: str, action: Action, elements: list[Element], label
                        ) -> tuple[Action, str] | None:
     """Typing the name of an unticked check box or radio button of the screen ("small" for "The size should be
     small", where a radio button says Small), or of a label on a row of them, or the value the task gives a
-    drop-down while its open list shows that option ("open the Category and choose Supplies"), is a click on it:
-    what names a thing on the screen is clicked, not typed."""
+    drop-down while its open list shows that option ("open the Category and choose Supplies"), or the name of a
+    button the task says ("... then hit join!"), is a click on it: what names a thing on the screen is clicked, not
+    typed."""
     if action.kind is not ActionKind.TYPE or not action.text:
         return None
     wanted = comparable(action.text)
@@ -324,6 +325,8 @@ def _clicked_not_typed(task: str, action: Action, elements: list[Element], label
             abs(box.center.y - e.box.center.y) <= e.box.height / 2 for box in toggles)]
     if not named and any(comparable(value) == wanted for value in _given(task, elements, labelled).values()):
         named = [e for e in elements if e.role in OPTION_ROLES and e.text and comparable(e.text) == wanted]
+    if not named and holds_phrase(task, action.text):  # "... and then hit join!": the Join button
+        named = [e for e in elements if e.role in PRESSABLE and e.text and comparable(e.text) == wanted]
     if len(named) != 1 or named[0].role in TOGGLE_ROLES and named[0].checked is not False:
         return None
     instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)

@@ -41,8 +41,8 @@ DETERMINERS = frozenset("the a an my our your their this that its".split())
 # Words that are never part of an unquoted value: instruction verbs, pronouns, modals, politeness.
 NOT_VALUE = DETERMINERS | JOINS | AFTER | BETWEEN | BEFORE | OPTION_WORDS | frozenset(
     """type enter put write input insert record fill use make change update replace key choose select pick prefer
-    add append switch go open check tick mark turn click press hit tap push want like love wish please kindly thanks thank
-    i i'd i'm i’d i’m me we us you it it's let let's could can may of at from by or not no so if just down up
+    add append switch go open check tick mark turn click press hit tap push want like love wish please kindly thanks
+    thank i i'd i'm i’d i’m me we us you it it's let let's could can may of at from by or not no so if just down up
     set clear empty erase delete remove leave keep out off goes go belongs belong he she they them who where when
     what which how""".split())
 SUBJECTS = frozenset("i it we you he she they who which that".split())  # a word after one is its verb
