@@ -109,6 +109,19 @@ def test_the_last_words_of_a_wrapped_task_are_part_of_its_echo():
     assert task_echoes([rest, two], task) == []  # no line of the task to go on from
 
 
+def test_a_label_of_a_control_that_the_task_names_is_no_echo():
+    """A Tk form: "Opt into billable to client ... and opt into urgent" — the labels "Billable to client" (three
+    words of the task) and "Urgent" under it were taken for the task said again, and their check boxes (read into
+    the lines) were left out of what the planner saw. A line with a control on its row is that control's name."""
+    task = 'Opt into billable to client and Amount: "240" and opt into urgent'
+    billable = Element(Box(161, 173, 294, 192), "text", "Billable to client")
+    urgent = Element(Box(160, 201, 227, 222), "text", "Urgent")
+    boxes = [Element(Box(162, 178, 170, 186), "checkbox", checked=True),
+             Element(Box(160, 205, 172, 217), "checkbox", checked=False)]
+    assert task_echoes([billable, urgent], task) == [billable, urgent]  # no control: a block of the task's words
+    assert task_echoes([billable, urgent, *boxes], task) == []
+
+
 def test_text_in_quotes_on_the_screen_names_an_element():
     line = 'Click on the "OK" button.'
     start = line.index("OK")

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 
+from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element
 from deskpilot.core.task_text import look_alike
 
 ECHO_MIN_WORDS = 3
 NEXT_LINE_GAP = 0.6  # lines of one block of text stand at most this many line heights apart
 QUOTES = "\"'“”‘’«»"
+CONTROL_ROLES = ("checkbox", "radio", "input", "dropdown")  # what a label names
 
 
 def echoes_task(line_text: str, task: str, phrase: str) -> bool:
@@ -26,8 +28,10 @@ def echoes_task(line_text: str, task: str, phrase: str) -> bool:
 def task_echoes(elements: list[Element], task: str) -> list[Element]:
     """The text lines that repeat the task: those `echoes_task` finds, and the short lines that go on from one (a
     wrapped utterance's last words: 'button TWO.' under 'Click button ONE, then click', 'order.' under 'Click on
-    the numbers in ascending'): words of the task, the next or previous line of an echo, starting where it does."""
-    lines = [e for e in elements if e.role == "text"]
+    the numbers in ascending'): words of the task, the next or previous line of an echo, starting where it does.
+    A line that labels a control on its row is that control's name, never an echo."""
+    controls = [e.box for e in elements if e.role in CONTROL_ROLES]
+    lines = [e for e in elements if e.role == "text" and not any(_labels(e, box) for box in controls)]
     echoes = [e for e in lines if echoes_task(e.text, task, "")]
     task_squashed = _folded(task)
     rest = [e for e in lines if e not in echoes and _folded(e.text) and _folded(e.text) in task_squashed]
@@ -35,6 +39,16 @@ def task_echoes(elements: list[Element], task: str) -> list[Element]:
         echoes += more
         rest = [e for e in rest if e not in more]
     return echoes
+
+
+def _labels(line: Element, control: Box) -> bool:
+    """Whether a text line is the label of a control on its row: the control inside it (a check box OCR read into
+    its line) or right beside it. A form's "Billable to client" that the task names is that check box's name, not
+    the task said again."""
+    height = line.box.height
+    on_row = min(line.box.y1, control.y1) - max(line.box.y0, control.y0) >= min(height, control.height) / 2
+    beside = -height <= line.box.x0 - control.x1 <= height or -height <= control.x0 - line.box.x1 <= height
+    return on_row and (line.box.intersects(control) or beside)
 
 
 def _next_line(line: Element, other: Element) -> bool:
