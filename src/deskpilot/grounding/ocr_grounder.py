@@ -411,15 +411,16 @@ def _parts_beside(line: Box, toggles: list[Box], frame: Box) -> list[Box] | None
 
 def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] | None:
     """The parts of a text line's box either side of the left border of a field it runs into on the field's row
-    (None when it runs into none), for reading afresh; the left part reaches three line heights further left (the
-    joined line's box may start inside the label: "ceipt")."""
+    (None when it runs into none), for reading afresh: the left part reaches three line heights further left (the
+    joined line's box may start inside the label: "ceipt"), the right one to the field's end (the joined line may
+    stop inside the field's text: "Headles")."""
     crossing = [f for f in fields if f.y0 - TOGGLE_GAP <= line.y0 and line.y1 <= f.y1 + TOGGLE_GAP
                 and line.x0 < f.x0 - TOGGLE_GAP and line.x1 > f.x0 + 2 * TOGGLE_GAP]
     if not crossing:
         return None
     field = min(crossing, key=lambda f: f.x0)
     left = Box(max(frame.x0, line.x0 - 3 * line.height), line.y0, field.x0 - TOGGLE_GAP, line.y1)
-    right = Box(field.x0 + TOGGLE_GAP, line.y0, min(field.x1, line.x1 + line.height), line.y1)
+    right = Box(field.x0 + TOGGLE_GAP, line.y0, field.x1 - TOGGLE_GAP, line.y1)  # the field's text may run on
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
     return [Box(p.x0, max(frame.y0, p.y0 - TOGGLE_GAP), p.x1, min(frame.y1, p.y1 + TOGGLE_GAP))
             for p in (left, right) if p.width >= least]

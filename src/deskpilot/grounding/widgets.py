@@ -146,7 +146,7 @@ def _text_between(label: Box, field: Box, texts: Sequence[Box]) -> bool:
 
 
 def _within_any(box: Box, areas: Sequence[Box]) -> bool:
-    return any(a.x0 <= box.x0 and a.y0 <= box.y0 and box.x1 <= a.x1 and box.y1 <= a.y1 for a in areas)
+    return any(box.share_in(area) >= 1.0 for area in areas)
 
 
 def _field_shaped(box: Box, scale: float = 1.0) -> bool:

@@ -225,9 +225,14 @@ def _filled_field(point: Point, given: dict[str, str], fields: dict[str, Element
 
 def _unasked_field(task: str, point: Point, given: dict[str, str], fields: dict[str, Element]) -> str | None:
     """The label of the field under `point` when the task gives it no value and says no word of its label."""
-    said = set(WORD.findall(task.lower()))
     return next((label for label, field in fields.items() if field.box.contains(*point) and label not in given
-                 and not any(len(word) >= 3 and word in said for word in WORD.findall(label.lower()))), None)
+                 and not _says_a_word_of(task, label)), None)
+
+
+def _says_a_word_of(task: str, name: str) -> bool:
+    """Whether the task says a word of three letters or more of `name`."""
+    said = set(WORD.findall(task.lower()))
+    return any(len(word) >= 3 and word in said for word in WORD.findall(name.lower()))
 
 
 def _fields_by_label(elements: list[Element], labelled: dict[Box, str]) -> dict[str, Element]:
@@ -295,9 +300,8 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
     names = [name for toggle, name, label in toggle_names(elements)
              if toggle.box.contains(*action.point) or label.contains(*action.point)] + \
         [e.text for e in under if e.role == "text" and e.text] + [labelled.get(e.box, "") for e in fields]
-    said = set(WORD.findall(episode.task.lower()))
     if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
-            any(len(word) >= 3 and word in said for name in names for word in WORD.findall(name.lower())):
+            any(_says_a_word_of(episode.task, name) for name in names):
         return None
     named = [(toggle, name) for toggle, name in _unclicked_named_toggles(episode.task, elements, history)
              if toggle.checked is False]
