@@ -318,6 +318,27 @@ def test_a_value_typed_beside_what_its_field_held_is_not_the_value_the_task_give
     assert check.passed is passed, check
 
 
+def test_a_field_typed_into_that_reads_empty_but_shows_marks_is_read_from_its_marks():
+    """A Qt form: Hours per week held "2", "8" went in beside it, and OCR read nothing of "28" on the last screen, so
+    the check passed. A field typed into that reads empty while its pixels show marks is read from those marks."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    field = Box(183, 107, 584, 132)
+    elements = [Element(Box(81, 111, 183, 128), text="Hours per week"), Element(field, role="input")]
+
+    def tracker() -> GoalTracker:
+        goal = GoalTracker('The Hours per week should be "8"')
+        goal.fields.append(TypedField("Hours per week", field, "8", held="2", shown="", replaced=False))
+        goal.typed.append("8")
+        return goal
+
+    assert tracker().check(elements, blank=lambda box: False).passed  # an empty reading says nothing
+    check = tracker().check(elements, blank=lambda box: False, read=lambda box: "28")
+    assert not check.passed and check.failed == '"Hours per week" shows "28", expected "8"', check
+    assert tracker().check(elements, blank=lambda box: False, read=lambda box: "8").passed
+
+
 PAGE = """<!doctype html><html><head><title>Sign up</title><style>body{font:16px sans-serif;margin:40px}
 input{font:16px sans-serif;width:260px;padding:4px} #error{color:#c62828;font-weight:bold;margin-top:12px}</style>
 </head><body><h2>Newsletter</h2><label for="email">Email</label><br><input id="email"><br><br>

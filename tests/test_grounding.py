@@ -202,3 +202,17 @@ def test_a_label_read_into_its_fields_text_is_read_again_either_side_of_the_fiel
     texts = [e.text for e in elements if e.role == "text"]
     assert "Receipt number" in texts and "R-1001" in texts, texts
     assert [e.text for e in elements if e.role == "input"] == ["Metro Taxi", "R-1001"]
+
+
+def test_the_marks_inside_a_field_are_read_as_its_text():
+    """What the goal check asks of a field typed into that the screen's text detection left unread."""
+    import cv2
+
+    image = np.full((80, 400, 3), 240, np.uint8)
+    cv2.rectangle(image, (40, 20), (340, 48), (255, 255, 255), -1)
+    cv2.rectangle(image, (40, 20), (340, 48), (130, 130, 130), 1)
+    cv2.putText(image, "28", (48, 41), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (20, 20, 20), 1, cv2.LINE_AA)
+    monitor = Monitor(100, 50, image.shape[1], image.shape[0])  # screen pixels are offset from the image's
+    grounder = OcrGrounder(build_ocr(Settings()))
+    assert grounder.read_inside(Observation(image=image, monitor=monitor), Box(140, 70, 440, 98)) == "28"
+    assert grounder.read_inside(Observation(image=image, monitor=monitor), Box(300, 70, 440, 98)) == ""  # blank

@@ -204,6 +204,9 @@ class NoGrounder:
     def locate(self, obs, description):  # noqa: ANN001, ANN201
         return None
 
+    def read_inside(self, obs, box):  # noqa: ANN001, ANN201
+        return ""
+
 
 class ScriptedPlanner:
     """A planner that runs `think` (in the planner thread) and then clicks the middle of the screen."""

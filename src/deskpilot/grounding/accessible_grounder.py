@@ -8,7 +8,7 @@ windows that are covered by others, and a box there is not what the screen shows
 
 from __future__ import annotations
 
-from deskpilot.core.geometry import reading_order
+from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element, ElementRole, Observation
 
 from .accessibility import AccessibilityTree, AccessibleNode, AccessibleScreen
@@ -56,6 +56,9 @@ class AccessibleGrounder:
         found = self.pixels.parse(obs)
         self.timing = {**self.pixels.timing, "accessibility_ms": self._screen.read_ms}
         return [_element(node, name) for node, name in trusted] + found
+
+    def read_inside(self, obs: Observation, box: Box) -> str:
+        return self.pixels.read_inside(obs, box)
 
     def locate(self, obs: Observation, description: str) -> Element | None:
         spec = parse_description(description)

@@ -34,6 +34,11 @@ class Grounder(Protocol):
         """The element `description` means ("the Save button", '"Remember me" checkbox'), or None."""
         ...
 
+    def read_inside(self, obs: Observation, box: Box) -> str:
+        """The marks inside a control's box (screen pixels) read as one line of text, "" where none reads surely:
+        a field's short value that the screen's text detection left unread."""
+        ...
+
 
 class TextReader(Protocol):
     def load(self) -> None:

@@ -177,6 +177,16 @@ class OcrGrounder:
         crop = image[part.y0:part.y1, part.x0:part.x1]
         return [line.shifted(part.x0, part.y0) for line in self.engine.read(crop)]
 
+    def read_inside(self, obs: Observation, box: Box) -> str:
+        inside = obs.monitor.screen_box_to_image(box)
+        ink = ink_box(obs.image, inside)
+        if ink is None:
+            return ""
+        part = ink.padded(UNNAMED_PAD, inside)
+        crop = np.ascontiguousarray(obs.image[part.y0:part.y1, part.x0:part.x1, ::-1])  # BGR, as OCR reads
+        reading = self.engine.recognise([crop])[0]
+        return reading.text.strip() if reading.score >= UNNAMED_READ_SCORE else ""
+
     def _named(self, image: np.ndarray, widgets: list[Widget]) -> list[Widget]:
         """Buttons without a name whose inside holds marks: the marks read as one text line (no text detection:
         the frame says where the line is) name the button when the reading has a letter or digit. Icons and

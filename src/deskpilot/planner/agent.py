@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -193,7 +194,9 @@ class Agent:
     def _final_check(self) -> GoalCheck:
         """The goal check on the last screen; where a field's value ends in a letter the text cursor could have been
         read as, also on frames taken over one blink of the cursor, each of which must hold too."""
-        check = self._goal.check(self._elements, blank_in(self._seen) if self._seen is not None else None)
+        seen = self._seen
+        check = self._goal.check(self._elements, None if seen is None else blank_in(seen),
+                                 None if seen is None else partial(self.grounder.read_inside, seen))
         if not check.passed or not self._goal.caret_doubt(self._elements):
             return check
         frames, started = [], time.perf_counter()
@@ -202,7 +205,7 @@ class Agent:
             time.sleep(max(0.0, started + look * CARET_LOOK_SECONDS - time.perf_counter()))
             frames.append(self._observe())
         for obs in frames:
-            again = self._goal.check(self.grounder.parse(obs), blank_in(obs))
+            again = self._goal.check(self.grounder.parse(obs), blank_in(obs), partial(self.grounder.read_inside, obs))
             if not again.passed:
                 return again
         return check

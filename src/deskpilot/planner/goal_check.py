@@ -88,6 +88,7 @@ DOCUMENT_HEIGHT = 64  # pixels: a field taller than this is a text area
 
 
 Blank = Callable[[Box], bool]  # whether a field's box (screen pixels) shows no mark wider than a text cursor
+Read = Callable[[Box], str]  # the marks inside a field's box (screen pixels) read as text, "" where none reads
 
 
 def task_values(task: str) -> list[str]:
@@ -352,6 +353,16 @@ class GoalTracker:
     def _echoes_task(self, text: str) -> bool:
         return text_key(text) in text_key(self.task)
 
+    def _with_unread_values(self, elements: list[Element], blank: Blank, read: Read) -> list[Element]:
+        """`elements`, with the value of each field typed into that reads empty while its pixels show marks read
+        from those marks (a Qt field holding "28" read as empty had passed as holding the "8" typed into it)."""
+        found = []
+        for typed in self.fields:
+            now = field_reading(typed.box, elements)
+            if now is not None and not now.strip() and not blank(typed.box) and (text := read(typed.box)):
+                found.append(Element(typed.box, "text", text, source="ocr"))
+        return elements + found
+
     def _misplaced(self, elements: list[Element]) -> str | None:
         """A value typed into a field the task does not name, while the task names another field of the screen
         that got nothing: the value went to the wrong place."""
@@ -478,9 +489,12 @@ class GoalTracker:
         return any(_skeleton(typed.text).endswith(CARET_READ_AS) and (now := field_reading(typed.box, elements))
                    and typed.problem(now) is None for typed in self.fields)
 
-    def check(self, elements: list[Element], blank: Blank | None = None) -> GoalCheck:
+    def check(self, elements: list[Element], blank: Blank | None = None, read: Read | None = None) -> GoalCheck:
         """Every expectation against the final screen's `elements`; `blank` says whether a field's box shows no
-        mark on that screen (pixels: a value of a character or two OCR does not read)."""
+        mark on that screen (pixels: a value of a character or two OCR does not read), and `read` reads such marks
+        where a field typed into reads empty but is not blank."""
+        if blank is not None and read is not None:
+            elements = self._with_unread_values(elements, blank, read)
         held: list[str] = []
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
