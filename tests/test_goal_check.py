@@ -318,6 +318,23 @@ def test_a_value_typed_beside_what_its_field_held_is_not_the_value_the_task_give
     assert check.passed is passed, check
 
 
+@pytest.mark.parametrize(("now", "passed"), [("28", False), ("8", True), ("8|", True), ("Tomas Diaz", True)])
+def test_a_field_that_read_empty_shows_the_value_beside_more_is_no_success(now, passed):
+    """A GTK form: Hours per week held a "2" OCR did not read, "8" went in beside it, and "28" (read right after the
+    typing and at the end) passed as what OCR makes of "8". The value beside more than a text cursor is not it."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    value = "Tomás Díaz" if "Tomas" in now else "8"
+    field = Box(194, 132, 452, 166)
+    goal = GoalTracker(f'type "{value}" into Hours per week')
+    goal.fields.append(TypedField("Hours per week", field, value, held="", shown=now))
+    goal.typed.append(value)
+    elements = [Element(Box(80, 132, 182, 166), text="Hours per week"), Element(field, role="input"),
+                Element(Box(203, 140, 260, 156), text=now)]
+    assert goal.check(elements).passed is passed
+
+
 def test_a_field_typed_into_that_reads_empty_but_shows_marks_is_read_from_its_marks():
     """A Qt form: Hours per week held "2", "8" went in beside it, and OCR read nothing of "28" on the last screen, so
     the check passed. A field typed into that reads empty while its pixels show marks is read from those marks."""

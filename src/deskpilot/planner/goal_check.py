@@ -75,6 +75,7 @@ CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
+SHORT_VALUE = 3  # characters of a value beside which one more character is content, not OCR's noise
 DISTINCT = 5  # letters a word of a check box's label needs for the task's saying it to name that box
 PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
 OPTION_ROLES = ("list_item", "menu_item")  # what an open list shows: options, not a value chosen
@@ -120,6 +121,17 @@ def _skeleton(text: str) -> str:
     """The ASCII letters and digits of `text`, accents taken off, look-alikes folded: what OCR reads reliably."""
     plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return "".join(ch for ch in look_alike(plain) if ch.isalnum())
+
+
+def _beside_more(shown: str, value: str) -> bool:
+    """Whether `shown` holds the value and more beside it: two characters or more that are not a text cursor (read
+    as l, i, 1 or |), or one beside a value of three or fewer ("28" for "8"; one stray letter before a long value
+    is OCR's: "eZoeAngstrom")."""
+    whole, own = _skeleton(shown), _skeleton(value)
+    if not own or own not in whole:
+        return False
+    more = whole.replace(own, "", 1).replace("l", "")
+    return len(more) >= 2 or (len(more) == 1 and len(own) <= SHORT_VALUE)
 
 
 def _one_off(shown: str, expected: str) -> bool:
@@ -173,9 +185,11 @@ class TypedField:
             if self.shown is not None and same_text(self.shown, self.text) and (
                     _one_off(now, self.text) or _one_extra(now, self.text)):
                 return None  # read right after the typing, one character off now: OCR's reading, not the app's
-            if (self.shown is None or same_text(now, self.shown)) and not self.held.strip():
+            if (self.shown is None or same_text(now, self.shown)) and not self.held.strip() \
+                    and not _beside_more(now, self.text):
                 # an empty field, read as it was right after the typing: what OCR makes of the value (accents,
-                # other scripts), not what the app did with it
+                # other scripts), not what the app did with it — unless it shows the value beside more ("28" for
+                # "8": a "2" OCR had not read before the typing)
                 return None
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
 
