@@ -178,14 +178,19 @@ class OcrGrounder:
         return [line.shifted(part.x0, part.y0) for line in self.engine.read(crop)]
 
     def read_inside(self, obs: Observation, box: Box) -> str:
-        inside = obs.monitor.screen_box_to_image(box)
-        ink = ink_box(obs.image, inside)
-        if ink is None:
-            return ""
-        part = ink.padded(UNNAMED_PAD, inside)
-        crop = np.ascontiguousarray(obs.image[part.y0:part.y1, part.x0:part.x1, ::-1])  # BGR, as OCR reads
-        reading = self.engine.recognise([crop])[0]
-        return reading.text.strip() if reading.score >= UNNAMED_READ_SCORE else ""
+        return self._read_marks(obs.image, [obs.monitor.screen_box_to_image(box)])[0]
+
+    def _read_marks(self, image: np.ndarray, boxes: list[Box]) -> list[str]:
+        """The marks inside each box (image pixels) read as one text line, with no text detection (the box says
+        where the line is); "" for a box with a plain inside or a reading less sure than UNNAMED_READ_SCORE."""
+        inks = {i: ink.padded(UNNAMED_PAD, box) for i, box in enumerate(boxes)
+                if (ink := ink_box(image, box)) is not None}
+        crops = [np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in inks.values()]  # BGR, as OCR reads
+        texts = [""] * len(boxes)
+        for index, reading in zip(inks, self.engine.recognise(crops) if crops else []):
+            if reading.score >= UNNAMED_READ_SCORE:
+                texts[index] = reading.text.strip()
+        return texts
 
     def _named(self, image: np.ndarray, widgets: list[Widget]) -> list[Widget]:
         """Buttons without a name whose inside holds marks: the marks read as one text line (no text detection:
@@ -193,13 +198,9 @@ class OcrGrounder:
         check-box-like squares are not read here (a glyph read as a letter would name them wrongly); `locate`
         reads those only for a short name it is asked for (`_icon_button`)."""
         unnamed = [i for i, w in enumerate(widgets) if w.role == "button" and not w.text][:UNNAMED_READS]
-        found = {i: ink_box(image, widgets[i].box) for i in unnamed}
-        inks = {i: ink.padded(UNNAMED_PAD, widgets[i].box) for i, ink in found.items() if ink is not None}
-        crops = [np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in inks.values()]  # BGR, as OCR reads
         named = list(widgets)
-        for index, reading in zip(inks, self.engine.recognise(crops) if crops else []):
-            text = reading.text.strip()
-            if reading.score >= UNNAMED_READ_SCORE and any(c.isalnum() for c in text):
+        for index, text in zip(unnamed, self._read_marks(image, [widgets[i].box for i in unnamed])):
+            if any(c.isalnum() for c in text):
                 named[index] = replace(widgets[index], text=text)
         return named
 
@@ -429,11 +430,11 @@ def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] 
     if not crossing:
         return None
     field = min(crossing, key=lambda f: f.x0)
-    left = Box(max(frame.x0, line.x0 - 3 * line.height), line.y0, field.x0 - TOGGLE_GAP, line.y1)
-    right = Box(field.x0 + TOGGLE_GAP, line.y0, field.x1 - TOGGLE_GAP, line.y1)  # the field's text may run on
+    top, bottom = line.y0 - TOGGLE_GAP, line.y1 + TOGGLE_GAP  # a little taller, for reading afresh
+    left = Box(line.x0 - 3 * line.height, top, field.x0 - TOGGLE_GAP, bottom).clipped(frame)
+    right = Box(field.x0 + TOGGLE_GAP, top, field.x1 - TOGGLE_GAP, bottom).clipped(frame)  # the field's text runs on
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
-    return [Box(p.x0, max(frame.y0, p.y0 - TOGGLE_GAP), p.x1, min(frame.y1, p.y1 + TOGGLE_GAP))
-            for p in (left, right) if p.width >= least]
+    return [part for part in (left, right) if part.width >= least]
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:

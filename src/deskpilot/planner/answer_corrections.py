@@ -21,13 +21,10 @@ from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
 from .offline import next_untried_tab
-from .goal_check import (PRESSABLE, SUBMITS, asked_state, field_labels, list_reading, named_toggles,
-                         other_named_field, reads_as, toggle_names)
+from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, field_labels, list_reading,
+                         named_toggles, other_named_field, reads_as, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
-
-
-OPTION_ROLES = ("text", "list_item", "menu_item")  # what an open list shows its options as
 
 
 @dataclass
@@ -328,7 +325,8 @@ def _clicked_not_typed(task: str, action: Action, elements: list[Element], label
         named = [e for e in elements if e.role == "text" and comparable(e.text) == wanted and any(
             abs(box.center.y - e.box.center.y) <= e.box.height / 2 for box in toggles)]
     if not named and any(comparable(value) == wanted for value in _given(task, elements, labelled).values()):
-        named = [e for e in elements if e.role in OPTION_ROLES and e.text and comparable(e.text) == wanted]
+        # an open list's options, as grounding reads them: list items, or lines of text
+        named = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and comparable(e.text) == wanted]
     if not named and holds_phrase(task, action.text):  # "... and then hit join!": the Join button
         named = [e for e in elements if e.role in PRESSABLE and e.text and comparable(e.text) == wanted]
     if len(named) != 1 or named[0].role in TOGGLE_ROLES and named[0].checked is not False:

@@ -103,7 +103,7 @@ def parse_instructions(task: str) -> list[PlannedAction]:
     look_in: str | None = None
     rules = active()
     for raw, before in clauses:
-        if before.strip() in (".", "") and before:
+        if before and before.strip() in (".", ""):  # a full stop or a line break
             verb = ""  # "... in the Paid with. urgent, no": a new sentence with no verb is no more of the last
         clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
         while _FILLER.match(clause):
