@@ -138,6 +138,65 @@ def test_on_cuda_each_input_shape_has_its_own_session_and_the_oldest_goes(monkey
     assert len(opened) == 3  # 64 kept its session
 
 
+class _Counted:
+    """A session that counts its runs."""
+
+    def __init__(self, session):
+        self.session, self.runs = session, 0
+
+    def run(self, output_names, input_feed):
+        self.runs += 1
+        return self.session.run(output_names, input_feed)
+
+
+def test_under_auto_a_new_shape_runs_on_the_stand_in_while_its_own_session_is_made(caplog):
+    """ShapeSessions with a stand-in (auto's CPU session): a shape's first run goes to the stand-in and its own
+    session is made and warmed on a background thread; once made, the shape runs there. A shape whose session
+    cannot be made stays on the stand-in, said in the log."""
+    opened = []
+
+    def open_one():
+        if len(opened) == 3:
+            raise RuntimeError("out of GPU memory\nmore detail")
+        opened.append(_Counted(onnx_session.open_session(bundled_recognizer(), "cpu", what="text recogniser")))
+        return opened[-1]
+
+    plain = onnx_session.open_session(bundled_recognizer(), "cpu")
+    stand_in = _Counted(plain)
+    shaped = onnx_session.ShapeSessions(open_one)
+    shaped.stand_in_with(stand_in)
+    name = plain.get_inputs()[0].name
+    batch = np.random.default_rng(0).random((16, 1, 32, 64), np.float32)
+    expected = plain.run(None, {name: batch})[0]
+    assert np.allclose(shaped.run(None, {name: batch})[0], expected, atol=1e-5)
+    assert stand_in.runs == 1
+    shaped.settle()
+    assert shaped.shapes == 1 and len(opened) == 1 and opened[0].runs == 1  # the spare, warmed by one run
+    assert np.allclose(shaped.run(None, {name: batch})[0], expected, atol=1e-5)
+    assert stand_in.runs == 1 and opened[0].runs == 2
+    shaped.prepare({name: np.zeros((16, 1, 32, 256), np.float32)})  # made ahead (at load): the stand-in idle
+    shaped.settle()
+    assert stand_in.runs == 1 and shaped.shapes == 2 and len(opened) == 2 and opened[1].runs == 1
+    for width in (96, 128, 192):  # three new shapes at once: made one after another; the last two cannot be made
+        shaped.run(None, {name: np.zeros((16, 1, 32, width), np.float32)})
+    assert stand_in.runs == 4
+    shaped.settle()
+    assert shaped.shapes == 5 and len(opened) == 3
+    assert "no CUDA session for input shape ((16, 1, 32, 192),): out of GPU memory" in caplog.text
+    shaped.run(None, {name: np.zeros((16, 1, 32, 192), np.float32)})
+    shaped.settle()
+    assert stand_in.runs == 5 and len(opened) == 3  # kept on the stand-in, not tried on every run
+
+
+def test_auto_gives_a_model_on_cuda_its_cpu_session_as_stand_in_and_cuda_asked_for_gets_none(monkeypatch):
+    one_session = onnx_session._one_session
+    monkeypatch.setattr(onnx_session, "_one_session", lambda path, device, *rest: one_session(path, "cpu", *rest))
+    monkeypatch.setattr(onnx_session, "resolve", lambda setting, *rest: ("cuda", None))
+    for setting, stands_in in (("auto", True), ("cuda", False)):
+        session, _ = onnx_session.open_on_best_device(bundled_recognizer(), setting, 0, "text recogniser", print)
+        assert isinstance(session, onnx_session.ShapeSessions) and (session._stand_in is not None) == stands_in
+
+
 def test_as_on_cuda_the_small_recogniser_reads_the_same_and_the_detectors_boxes_stay_put():
     """What grounding's models do with the inputs they get on CUDA, run on the CPU: the small recogniser reads every
     line of the sample screen padded as unpadded; the text-line detector, run on the whole screen at once, finds

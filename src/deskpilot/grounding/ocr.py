@@ -148,10 +148,9 @@ class OcrEngine:
         self._rec = rec
         if self.recognizer_path is not None:
             self._fast = LineRecognizer(self.recognizer_path, self.device_setting, self.threads)
-        if fixed_shapes(rec):  # every ladder width's session made now, not on the first screen with such a line
-            _read_in_batches(rec, rec.get_inputs()[0].name,
-                             [np.zeros((3, REC_HEIGHT, width), np.float32)
-                              for width in rungs(REC_SMALLEST_WIDTH, REC_READY_WIDTH)])
+        if fixed_shapes(rec):  # every ladder width's session made at load, not on the first screen with such a line
+            for width in rungs(REC_SMALLEST_WIDTH, REC_READY_WIDTH):
+                rec.prepare({rec.get_inputs()[0].name: np.zeros((REC_ROWS, 3, REC_HEIGHT, width), np.float32)})
         else:
             rec.run(None, {rec.get_inputs()[0].name: np.zeros((1, 3, REC_HEIGHT, 8 * REC_HEIGHT), np.float32)})
 

@@ -7,7 +7,9 @@ its result is kept on disk, keyed by the source file and the rewriting code, so 
 On CUDA a model is a set of sessions, one per input shape (ShapeSessions), and its callers pad their inputs up to
 the sizes of a coarse ladder (`ladder`) so that shapes recur: ONNX Runtime's CUDA convolutions re-plan every time a
 session's input shape differs from its last run's, which made grounding's many runs of varying shapes slower on a
-GPU than on the CPU beside it."""
+GPU than on the CPU beside it. Making a session costs a few hundred milliseconds on a GPU, so under `auto` a shape
+whose session is not made yet runs on the CPU while a background thread makes it (a new screen costs what the CPU
+takes, not 3-5x that)."""
 
 from __future__ import annotations
 
@@ -15,12 +17,14 @@ import contextlib
 import hashlib
 import io
 import logging
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from pathlib import Path
 from types import CodeType, ModuleType
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.files import cache_dir, write_atomic
@@ -33,6 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 SESSIONS_PER_MODEL = 12  # input shapes a model keeps a CUDA session for (the least recently used one goes)
+Shape = tuple[tuple[int, ...], ...]  # the shapes of one run's inputs
 
 
 class ModelSession(Protocol):
@@ -50,26 +55,105 @@ class ModelSession(Protocol):
 class ShapeSessions:
     """One model's CUDA sessions, one per input shape, each made on the first run of its shape: a session that only
     ever sees one shape keeps its convolutions' plans (a busy full-HD parse's text models took 3-5x the CPU's time
-    in one session re-planning on every shape change). The least recently used session goes past `limit`."""
+    in one session re-planning on every shape change). The least recently used session goes past `limit`.
+
+    With a `stand_in` (a CPU session of the same model, `auto`'s choice), a shape's first runs go to the stand-in
+    while its session is made on a background thread, one at a time, and warmed by a run of that shape; from then on
+    the shape runs on its own session. Without one, the first run of a shape makes its session and waits for it."""
 
     def __init__(self, open_one: Callable[[], InferenceSession], limit: int = SESSIONS_PER_MODEL):
         self._open = open_one
         self._limit = limit
         self._spare: InferenceSession | None = open_one()  # opened now, so a model that cannot load says so now
         self._meta = self._spare
-        self._by_shape: OrderedDict[tuple[tuple[int, ...], ...], InferenceSession] = OrderedDict()
+        self._by_shape: OrderedDict[Shape, ModelSession] = OrderedDict()
+        self._stand_in: ModelSession | None = None
+        self._wanted: OrderedDict[Shape, dict[str, Any]] = OrderedDict()  # shapes waiting for a session, one input
+        self._making: tuple[Shape, Future[InferenceSession]] | None = None
+        self._maker: ThreadPoolExecutor | None = None
+        self._lock = threading.RLock()
+        self._made = threading.Condition(self._lock)
+
+    def stand_in_with(self, session: ModelSession) -> None:
+        """Run shapes without a session of their own on `session` while theirs is made in the background."""
+        self._stand_in = session
 
     def run(self, output_names: list[str] | None, input_feed: dict[str, Any]) -> list[Any]:
         shape = tuple(tuple(value.shape) for value in input_feed.values())
-        session = self._by_shape.get(shape)
-        if session is None:
-            session, self._spare = self._spare or self._open(), None
-            self._by_shape[shape] = session
-            if len(self._by_shape) > self._limit:
-                self._by_shape.popitem(last=False)
-        self._by_shape.move_to_end(shape)
+        with self._lock:
+            session = self._session_for(shape, input_feed)
         outputs: list[Any] = session.run(output_names, input_feed)
         return outputs
+
+    def prepare(self, input_feed: dict[str, Any]) -> None:
+        """Makes the session for the shape of `input_feed` ahead of its first real run: in the background with a
+        stand-in, else now (warmed by a run of the input)."""
+        shape = tuple(tuple(value.shape) for value in input_feed.values())
+        with self._lock:
+            if self._stand_in is not None:
+                self._session_for(shape, input_feed)
+                return
+            session = self._session_for(shape, input_feed)
+        session.run(None, input_feed)
+
+    def _session_for(self, shape: Shape, input_feed: dict[str, Any]) -> ModelSession:
+        session = self._by_shape.get(shape)
+        if session is not None:
+            self._by_shape.move_to_end(shape)
+            return session
+        if self._stand_in is not None:
+            if shape not in self._wanted and (self._making is None or self._making[0] != shape):
+                self._wanted[shape] = {name: value.copy() for name, value in input_feed.items()}
+                self._make_next()
+            return self._stand_in
+        made: ModelSession = self._spare or self._open()
+        self._spare = None
+        self._keep(shape, made)
+        return made
+
+    def _keep(self, shape: Shape, session: ModelSession) -> None:
+        self._by_shape[shape] = session
+        if len(self._by_shape) > self._limit:
+            self._by_shape.popitem(last=False)
+
+    def _make_next(self) -> None:
+        """Starts making the next wanted shape's session unless one is being made (the lock held)."""
+        if self._making is not None or not self._wanted:
+            return
+        shape, feed = self._wanted.popitem(last=False)
+        if self._maker is None:
+            self._maker = ThreadPoolExecutor(1, thread_name_prefix="cuda-sessions")
+        try:
+            making = self._maker.submit(self._warmed, feed)
+        except RuntimeError:  # the interpreter is exiting: what is still wanted stays on the stand-in
+            return
+        self._making = (shape, making)
+        making.add_done_callback(self._finished)
+
+    def _warmed(self, feed: dict[str, Any]) -> InferenceSession:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        session = spare or self._open()
+        session.run(None, feed)  # the shape's first run plans its convolutions here, not in a parse
+        return session
+
+    def _finished(self, making: Future[InferenceSession]) -> None:
+        with self._lock:
+            assert self._making is not None
+            shape, self._making = self._making[0], None
+            try:
+                self._keep(shape, making.result())
+            except Exception as exc:  # noqa: BLE001 - the stand-in keeps the shape; the reason goes to the log
+                log.warning("no CUDA session for input shape %s: %s", shape, str(exc).splitlines()[0])
+                if self._stand_in is not None:
+                    self._keep(shape, self._stand_in)
+            self._make_next()
+            self._made.notify_all()
+
+    def settle(self) -> None:
+        """Waits until every shape seen so far has its own session (or failed to get one)."""
+        with self._made:
+            self._made.wait_for(lambda: self._making is None)
 
     @property
     def shapes(self) -> int:
@@ -86,7 +170,7 @@ class ShapeSessions:
         return list(self._meta.get_providers())
 
 
-def fixed_shapes(session: ModelSession) -> bool:
+def fixed_shapes(session: ModelSession) -> TypeGuard[ShapeSessions]:
     """Whether a session keeps one plan per input shape (ShapeSessions): then its inputs are padded to `ladder`
     sizes, so few shapes recur."""
     return isinstance(session, ShapeSessions)
@@ -257,4 +341,8 @@ def open_on_best_device(path: Path, setting: str, threads: int, what: str,
         return timed_ms(lambda: workload(session))
 
     device, choice = resolve(setting, path, what, measure)
-    return session_on(device), choice
+    chosen = session_on(device)
+    if setting == "auto" and isinstance(chosen, ShapeSessions):  # new shapes run on the CPU while theirs are made
+        chosen.stand_in_with(sessions["cpu"] if "cpu" in sessions and cpu_threads is None
+                             else open_session(path, "cpu", threads, what, simplify))
+    return chosen, choice

@@ -98,9 +98,11 @@ class LineRecognizer:
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text recogniser {path}: its metadata lacks {exc}") from None
         self._input = self._session.get_inputs()[0].name
-        fixed = fixed_shapes(self._session)
-        for width in rungs(SMALLEST_WIDTH, READY_WIDTH) if fixed else [256]:  # first-run set-up
-            self._session.run(None, {self._input: line_batch([np.zeros((LINE_HEIGHT, width), np.float32)], fixed)[0]})
+        if fixed_shapes(self._session):  # every ladder width's session made at load
+            for width in rungs(SMALLEST_WIDTH, READY_WIDTH):
+                self._session.prepare({self._input: line_batch([np.zeros((LINE_HEIGHT, width), np.float32)], True)[0]})
+        else:  # first-run set-up
+            self._session.run(None, {self._input: line_batch([np.zeros((LINE_HEIGHT, 256), np.float32)])[0]})
 
     @staticmethod
     def _one_screen(session: ModelSession) -> None:
