@@ -475,6 +475,38 @@ def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, pass
     assert passed or check.failed == 'the task names "Subscribe to newsletter", which no step ticked or unticked'
 
 
+@pytest.mark.parametrize(("task", "steps", "passed"), [
+    ("Make the Amount 12.50; finish with Submit claim for me", [], False),  # seed 35001: said done, never pressed
+    ("Make the Amount 12.50 and then press the submit claim button", ["click"], True),
+    ("Make the Amount 12.50 and then press the submit claim button", ["enter"], True),  # Enter: the default button
+    ("Make the Amount 12.50, then push Save draft", ["click"], False),  # Submit claim clicked, not Save draft
+    ("Type the Amount 12.50 into the Submit claim field", [], True),  # a name said, not pressed
+    ("Make the Amount 12.50", [], True),
+])
+def test_a_button_the_task_asks_to_press_by_its_name_must_have_been_pressed(task, steps, passed):
+    """A Tk run typed the amount, clicked the field five times and said done: the task's "finish with Submit
+    claim" was never checked (nor quoted, which is all the check read of clicks before)."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    submit = Element(Box(84, 281, 191, 312), "button", "Submitclaim")  # as OCR read it
+    draft = Element(Box(296, 281, 391, 312), "button", "Save draft")
+    screen = [submit, draft, Element(Box(80, 134, 142, 152), "text", "Amount"),
+              Element(Box(159, 132, 453, 155), "input", ""),
+              Element(Box(161, 133, 206, 153), "text", "12.50")]  # the amount shows (typed before the task ran)
+    tracker = GoalTracker(task=task)
+    tracker.start(screen)
+    for step in steps:
+        action = Action(kind=ActionKind.CLICK, point=submit.center) if step == "click" else \
+            Action(kind=ActionKind.HOTKEY, keys=("enter",))
+        tracker.follow(action, KeyboardFocus(), screen, screen, True)
+    check = tracker.check(screen)
+    assert check.passed is passed, check
+    assert passed or check.failed in ('the task says to press "Submitclaim", which no step did',
+                                      'the task says to press "Save draft", which no step did')
+
+
 @pytest.mark.parametrize(("merchant", "currency", "failed"), [
     ("Café Roma", "GBP", None),
     ("GBP", "EUR", 'the task gives "GBP" for "Currency", which shows "EUR"'),
@@ -596,6 +628,7 @@ def test_a_label_ocr_read_as_one_line_with_its_fields_text_still_names_the_field
     if typed:
         focus = KeyboardFocus(name="Merchant", role="input", box=field.box, field=field.box)
         tracker.follow(Action(kind=ActionKind.TYPE, text=typed), focus, screen, screen, True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=screen[6].center), KeyboardFocus(), screen, screen, True)
     assert tracker.check(screen).failed == failed
 
 
@@ -622,12 +655,14 @@ def test_a_value_for_a_radio_groups_title_must_be_its_chosen_option(checked, fai
 def test_a_value_for_a_label_whose_drop_down_grounding_missed_must_show_beside_it(shown, failed):
     """The T-shirt size list went unseen on a held-out form; the run never chose M, and said done."""
     from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
     from deskpilot.planner.goal_check import GoalTracker
 
     screen = [Element(Box(20, 20, 110, 40), "text", "T-shirt size"), Element(Box(130, 20, 150, 40), "text", shown),
               Element(Box(20, 60, 100, 84), "button", "Join")]
     tracker = GoalTracker(task="prefer M for T-shirt size, then hit Join")
     tracker.start(screen)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=screen[2].center), KeyboardFocus(), screen, screen, True)
     assert tracker.check(screen).failed == failed
 
 
@@ -649,5 +684,6 @@ def test_a_box_the_task_names_must_show_the_state_it_asks_for(task, checked, pas
     tracker = GoalTracker(task=task)
     tracker.start(before)
     tracker.follow(Action(kind=ActionKind.CLICK, point=before[0].center), KeyboardFocus(), before, after, True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=join.center), KeyboardFocus(), after, after, True)
     check = tracker.check(after)
     assert check.passed is passed, check

@@ -86,6 +86,16 @@ def test_check_and_uncheck_are_conditional_on_the_state_seen():
     assert uncheck.action.target == "Subscribe checkbox"
 
 
+def test_a_clause_that_says_without_something_unticks_it():
+    """Seed 35004 on four toolkits: "..., then without billable to client, then press ..." was read as a click on
+    "without billable to client", which no screen shows."""
+    chosen, option, untick, press = parse_instructions(
+        "Pick the 'GBP' option from Currency, then without billable to client, then press the submit claim button")
+    assert (untick.action.target, untick.ensure_checked) == ("billable to client checkbox", False)
+    assert press.action.target == "submit claim button" and press.ensure_checked is None
+    assert parse_instructions("Save the file, with no backup copy")[1].ensure_checked is False
+
+
 def planned(task: str) -> list[tuple[str, str | None, str | None, str | None, str | None]]:
     return [(p.action.kind.value, p.action.target, p.action.text, p.look_in, p.or_type)
             for p in parse_instructions(task)]

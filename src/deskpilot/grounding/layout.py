@@ -75,8 +75,8 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     """Per outline: whether half of it or more lies in a text line at least 1.5 times as wide. Letters like o, e, 0
     and D are closed outlines too; a control holds or sits beside text, not in it. (OCR also reads a lone radio
     circle as "O": a line no wider than the outline does not count.) A square whose four sides are drawn at a line's
-    very start, or that starts before the line does, is a check box OCR read into its label's line (Tk's), not a
-    letter."""
+    very start, that starts before the line does, or that ends before the line's first character begins, is a check
+    box OCR read into its label's line (Tk's), not a letter."""
     if not outlines or not lines:
         return np.zeros(len(outlines), bool)
     outer = np.array([box for box, _ in outlines], np.int64)
@@ -84,8 +84,16 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     text = np.array([line.box for line in lines], np.int64)
     width = outer[:, 2] - outer[:, 0]
     share = shared_areas(outer, text) / np.maximum(width * (outer[:, 3] - outer[:, 1]), 1)[:, None]
-    leading = square[:, None] & (outer[:, 0:1] - text[None, :, 0] <= LINE_START_SLACK)
+    first = np.array([_first_letter_x(line) for line in lines], np.int64)
+    leading = square[:, None] & ((outer[:, 0:1] - text[None, :, 0] <= LINE_START_SLACK) |
+                                 (outer[:, 2:3] <= first[None, :]))
     return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None]) & ~leading).any(axis=1))
+
+
+def _first_letter_x(line: TextLine) -> int:
+    """Where the line's first character starts (its character boxes; the line's left end without them)."""
+    start = next((index for index, char in enumerate(line.text) if not char.isspace()), None)
+    return line.box.x0 if start is None else line.span_box(start, start + 1).x0
 
 
 def _distinct(boxes: list[Box]) -> list[int]:

@@ -10,7 +10,9 @@ exposes it):
   that differs from the value where the field was empty is OCR's (a single "x" it cannot see), not the app's;
 - every value the task asks to type ("type "Ada" into Name", "set Amount to "250"") was typed whole into a field,
   not inside a longer text;
-- what the task asks to click by its quoted words ("click the "Export" link") was clicked;
+- what the task asks to click by its quoted words ("click the "Export" link") was clicked, and so was a button
+  on the final screen that the task asks to press by its name ("finish with Submit claim", "press the Join
+  button"), unless the run pressed Enter, which presses a form's default button;
 - a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
   its own (its label's word that nothing else on the screen says) was clicked;
 - an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
@@ -72,6 +74,15 @@ _TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s
 NEGATION = re.compile(r"\b(?:untick|uncheck|unmark|unselect|deselect|clear|disable|off|don't|dont|do not|no|not|"
                       r"without|remove|never|stop|opt out)\b")
 CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
+# What a task says right before a control it asks to press ("press the", "finish with", "then click on"), and after
+# it ("... button").
+PRESS_BEFORE = re.compile(r"\b(?:click|clicking|clicks|press|pressing|presses|push|pushing|hit|hitting|tap|tapping|"
+                          r"(?:finish|finishing|end|ending|wrap up|submit|submitting|confirm|confirming|"
+                          r"complete|completing|close|closing)\s+(?:it\s+|this\s+|that\s+|off\s+|up\s+)?"
+                          r"(?:with|by|using|via)(?:\s+(?:clicking|pressing|hitting))?)"
+                          r"\s+(?:on\s+)?(?:the\s+)?$", re.I)
+PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
+ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
@@ -105,6 +116,27 @@ def task_choices(task: str) -> list[str]:
 def task_clicks(task: str) -> list[str]:
     """The quoted things a task asks to click."""
     return [m.group(1).strip() for m in _TASK_CLICK.finditer(task) if m.group(1).strip()]
+
+
+def asked_to_press(task: str, name: str) -> bool:
+    """Whether the task asks to press the control called `name` (as OCR read it: "Submitclaim" for "Submit claim"):
+    it says the name, with the words of pressing right before it ("press the", "finish with", "then click on") or
+    "button" right after it."""
+    wanted = _skeleton(name)
+    if len(wanted) < READABLE:
+        return False
+    words = list(WORD.finditer(task))
+    for first, start in enumerate(words):
+        said = ""
+        for end in words[first:first + 6]:
+            said += _skeleton(end.group())
+            if said == wanted:
+                if PRESS_BEFORE.search(task[:start.start()]) or PRESS_AFTER.match(task[end.end():]):
+                    return True
+                break
+            if not wanted.startswith(said):
+                break
+    return False
 
 
 def same_text(shown: str, expected: str) -> bool:
@@ -259,6 +291,7 @@ class GoalTracker:
     # texts it landed on
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
+    entered: bool = False  # whether Enter was pressed (it presses a form's default button)
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -302,6 +335,9 @@ class GoalTracker:
                     choice.moved_on = choice.moved_on or changed
         elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
             self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
+        keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
+        self.entered = self.entered or bool(keys & ENTER_KEYS) or (
+            action.kind is ActionKind.TYPE and "\n" in (action.text or ""))
         self._last = action
 
     def _list_click(self, action: Action, hit: list[Element], before: list[Element], after: list[Element],
@@ -548,6 +584,12 @@ class GoalTracker:
             if len(_skeleton(value)) >= READABLE and not any(_clicked_on(value, point, e) for point, hit in self.clicked
                                                              for e in hit):
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
+        unpressed = None if self.entered else next(
+            (e.text for e in elements if e.role in PRESSABLE and e.text and asked_to_press(self.task, e.text)
+             and not any(e.box.contains(*point) or any(_clicked_on(e.text, point, hit) for hit in texts)
+                         for point, texts in self.clicked)), None)
+        if unpressed is not None:
+            return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue

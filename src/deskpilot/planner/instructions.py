@@ -5,6 +5,7 @@
     Enter the username "x" and the password "y" into the text fields and press login.
     Focus into the 2nd text field; close the dialog by clicking "x"; expand the section.
     Save the file as "notes.txt" in Documents; select all the text with ctrl+a; press Down twice; answer No.
+    Pick "GBP" from Currency, then without gift wrap (a clause that says "without X" or "with no X" unticks X).
 
 Clauses are joined by `then`, `and`, commas, semicolons or full stops; a clause with no verb of its own
 ("... and the password "y" ...") continues the previous verb. Anything else is a PlannerError, never a guess.
@@ -45,6 +46,7 @@ _QUOTED_VALUE = re.compile(r"«\d+»")
 _BOTH_FIELDS = re.compile(r"^(?:the\s+)?(?:both(?:\s+of\s+the)?|each\s+of\s+the\s+two|the\s+two)\s+"
                           r"(?P<kind>.+?)(?:(?<=x)es|s)?$", re.I)
 _ANSWER = re.compile(r"^(?:yes|no|on|off|true|false)$", re.I)
+_WITHOUT = re.compile(r"^(?:without|with\s+no)\s+(?P<what>.+)$", re.I)  # "..., then without gift wrap": unticked
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -115,6 +117,9 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             continue
         if _THANKS.match(clause):
             continue
+        without = _WITHOUT.match(clause)
+        if without:
+            clause = f"untick {without.group('what')}"
         if not _starts_with_verb(clause):
             if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause) \
                     or _ANSWER.match(clause):
