@@ -356,6 +356,51 @@ def test_a_field_typed_into_that_reads_empty_but_shows_marks_is_read_from_its_ma
     assert tracker().check(elements, blank=lambda box: False, read=lambda box: "8").passed
 
 
+def test_a_drop_down_read_empty_is_read_left_of_its_arrow_and_claims_nothing_unread():
+    """A Tk run typed "L" into the read-only T-shirt size list, which kept "S": OCR read nothing of the one letter,
+    the arrow's ink beside it spoiled a read of the whole box, and the check passed saying the list showed "L"."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    box = Box(169, 161, 459, 185)
+    elements = [Element(Box(80, 163, 159, 181), text="T-shirt size"), Element(box, role="dropdown")]
+
+    def read(area: Box) -> str:
+        return "S" if area.x1 <= box.x1 - box.height else ""  # the letter alone reads; with the arrow, nothing
+
+    def tracker() -> GoalTracker:
+        goal = GoalTracker("Would you go with 'L' for the t-shirt size now!")
+        goal.fields.append(TypedField("T-shirt size", box, "L", held="", shown="", replaced=False))
+        goal.typed.append("L")
+        return goal
+
+    unread = tracker().check(elements, blank=lambda area: False, read=lambda area: "")
+    assert unread.passed and unread.held == ()  # nothing read, nothing claimed
+    check = tracker().check(elements, blank=lambda area: False, read=read)
+    assert check.failed == '"T-shirt size" shows "S", which does not hold "L"', check
+
+
+def test_a_click_beside_an_open_list_picks_none_of_its_options():
+    """A Qt run opened T-shirt size and clicked another window's folder list on an option's row: Qt closed the list
+    unchosen, and the check had taken "Spam Inbox(3)" for the option picked."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    size = Element(Box(160, 126, 560, 150), "dropdown", "S")
+    closed = [Element(Box(80, 128, 150, 146), "text", "T-shirt size"), size,
+              Element(Box(760, 128, 860, 150), "text", "Drafts")]
+    opened = [*closed, *(Element(Box(170, 152 + 20 * i, 200, 170 + 20 * i), "text", option)
+                         for i, option in enumerate(("M", "L", "XL"))),
+              Element(Box(760, 172, 860, 190), "text", "Spam Inbox(3)")]  # another window's, read anew
+    for point, option in ((Point(800, 180), None), (Point(300, 180), "L")):
+        tracker = GoalTracker(task="Would you go with 'L' for the t-shirt size now!")
+        tracker.start(closed)
+        tracker.follow(Action(kind=ActionKind.CLICK, point=size.center), KeyboardFocus(), closed, opened, True)
+        tracker.follow(Action(kind=ActionKind.CLICK, point=point), KeyboardFocus(), opened, closed, True)
+        assert [choice.option for choice in tracker.choices] == ([option] if option else [])
+
+
 PAGE = """<!doctype html><html><head><title>Sign up</title><style>body{font:16px sans-serif;margin:40px}
 input{font:16px sans-serif;width:260px;padding:4px} #error{color:#c62828;font-weight:bold;margin-top:12px}</style>
 </head><body><h2>Newsletter</h2><label for="email">Email</label><br><input id="email"><br><br>

@@ -404,13 +404,15 @@ class GoalTracker:
         return text_key(text) in text_key(self.task)
 
     def _with_unread_values(self, elements: list[Element], blank: Blank, read: Read) -> list[Element]:
-        """`elements`, with the value of each field typed into that reads empty while its pixels show marks read
-        from those marks (a Qt field holding "28" read as empty had passed as holding the "8" typed into it)."""
+        """`elements`, with the value of each field typed into, or drop-down chosen in, that reads empty while its
+        pixels show marks read from those marks (a Qt field holding "28" read as empty had passed as holding the "8"
+        typed into it; a Tk drop-down's "S", as holding "L")."""
         found = []
-        for typed in self.fields:
-            now = field_reading(typed.box, elements)
-            if now is not None and not now.strip() and not blank(typed.box) and (text := read(typed.box)):
-                found.append(Element(typed.box, "text", text, source="ocr"))
+        for box, now in [*((t.box, field_reading(t.box, elements)) for t in self.fields),
+                         *((c.box, list_reading(c.box, elements)) for c in self.choices)]:
+            area = _value_area(box, elements)
+            if now is not None and not now.strip() and not blank(area) and (text := read(area)):
+                found.append(Element(area, "text", text, source="ocr"))
         return elements + found
 
     def _misplaced(self, elements: list[Element]) -> str | None:
@@ -578,7 +580,7 @@ class GoalTracker:
                 problem = f"{_quote(typed.text)} was typed, but {_quote(typed.name)} stayed empty"
             if problem is not None:
                 return GoalCheck(False, tuple(held), problem)
-            if now is not None:  # gone: its dialog closed, what it held cannot be read any more
+            if now is not None and now.strip():  # gone (its dialog closed) or unread: no evidence to claim
                 held.append(f"{_quote(typed.name)} shows {_quote(typed.text)}")
         for value in task_clicks(self.task):  # "x" of "click the "x"" is too short for OCR to be sure of
             if len(_skeleton(value)) >= READABLE and not any(_clicked_on(value, point, e) for point, hit in self.clicked
@@ -609,7 +611,8 @@ class GoalTracker:
             problem = choice.problem(now)
             if problem is not None:
                 return GoalCheck(False, tuple(held), problem)
-            held.append(f"{_quote(choice.name)} shows {_quote(choice.option)}")
+            if any(reading and reading.strip() for reading in (choice.shown, now)):
+                held.append(f"{_quote(choice.name)} shows {_quote(choice.option)}")
         for value in task_choices(self.task):
             if any(shows_option(c.option, value) for c in self.choices) or \
                     any(same_text(p, value) for p in self.picked):
@@ -654,12 +657,23 @@ def _option_at(point: Point, opened: OpenList, elements: list[Element]) -> str |
     """The option of the open list a click at `point` picked: the text the opening brought up on the click's row
     (a list's row is wider than its text), else an item of the list under the pointer; None for a click elsewhere."""
     options = [e for e in elements if e.text and not opened.box.contains(*e.center)
-               and (e.role in OPTION_ROLES or text_key(e.text) in opened.brought)]
+               and (e.role in OPTION_ROLES or text_key(e.text) in opened.brought)
+               and e.box.x0 < opened.box.x1 and e.box.x1 > opened.box.x0]  # a list opens aligned with its drop-down
+    if not options or not opened.box.x0 <= point.x <= max(opened.box.x1, *(e.box.x1 for e in options)):
+        return None  # beside the list: a click another window's texts stood under (a Qt list closed by it)
     row = [e for e in options if e.role == "text" and e.box.y0 <= point.y <= e.box.y1]
     if row:
         return min(row, key=lambda e: abs(e.center.x - point.x)).text
     under = [e for e in options if e.box.contains(*point)]
     return min(under, key=lambda e: e.box.area).text if under else None
+
+
+def _value_area(box: Box, elements: list[Element]) -> Box:
+    """Where a field shows its value: a drop-down's box less its arrow (its right end, as wide as it is tall, whose
+    ink made a "S" beside it unreadable), any other field's whole box."""
+    if any(e.role == "dropdown" and e.box.iou(box) > 0.5 for e in elements) and box.width > 2 * box.height:
+        return Box(box.x0, box.y0, box.x1 - box.height, box.y1)
+    return box
 
 
 def list_reading(box: Box, elements: list[Element]) -> str | None:
