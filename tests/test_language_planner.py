@@ -575,3 +575,17 @@ def test_a_value_number_the_task_does_not_have_is_said_in_words(call):
                                                rf"the task's value number {number}\)"):
         conversation.read(f"Action: {call}", screen)
     assert SomText('type "$120" into Amount').read("Action: type(content='$120')", screen)[1].text == "$120"
+
+
+@pytest.mark.parametrize("then", ["checkbox 1", "button 1", "list_item 2"])
+def test_right_after_opening_a_drop_down_the_option_the_task_gives_it_is_clicked(then):
+    """Seed 37002 in four toolkits: the run opened Category, the shipped planner clicked the task's next value (a
+    radio button, then Submit), and the list was never chosen from. Right after a click on a field the task gives a
+    value, an option reading that value in line with it is what is clicked."""
+    opened = [*DEMO_FORM[:6], Element(Box(140, 226, 400, 246), "list_item", "Red"),
+              Element(Box(140, 246, 400, 266), "list_item", "Blue"), *DEMO_FORM[6:]]
+    planner = TextPlanner(Replies("Action: click(target='field 3')", f"Action: click(target='{then}')"))
+    first, chosen = decide_in_turn(planner, "Set the colour to Blue, tick the newsletter, then save", 2, opened)
+    assert DEMO_FORM[5].box.contains(*first.action.point), first
+    assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
+    assert ("'Colour' list is open and shows 'Blue'" in chosen.thought) is (then != "list_item 2"), chosen.thought

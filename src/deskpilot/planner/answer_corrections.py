@@ -27,6 +27,9 @@ from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
 
+LIST_ROWS = 12  # field heights from its drop-down within which an open list's options stand
+
+
 @dataclass
 class AnswerCorrections:
     """The corrections of one episode, with what they remember across its steps."""
@@ -50,7 +53,8 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
+        found = self._option_of_the_open_list(episode.task, action, elements, history) or \
+            _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
             _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _boxes_before_pressing(episode, action, elements, history) or \
@@ -61,6 +65,33 @@ class AnswerCorrections:
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
+
+    def _option_of_the_open_list(self, task: str, action: Action, elements: list[Element], history: list[Step]
+                                 ) -> tuple[Action, str] | None:
+        """Right after a click on a field the task gives a value, while one option reading that value shows in line
+        with the field (in the list the click opened, below or over it), a click on that option: the model had
+        clicked the task's next value instead and left the list unchosen (a held-out form, in four toolkits)."""
+        last = history[-1].action if history else None
+        if last is None or last.kind is not ActionKind.CLICK or last.point is None:
+            return None
+        opened = next(((box, label) for box, label in self.seen_labels if box.contains(*last.point)), None)
+        if opened is None:
+            return None
+        box, label = opened
+        value = _given(task, elements, dict(self.seen_labels)).get(label)
+        if value is None or comparable(value) in _typed(history):
+            return None
+        options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and not box.contains(
+            *e.center) and comparable(e.text) == comparable(value) and e.box.x0 < box.x1 and e.box.x1 > box.x0
+                   and abs(e.center.y - box.center.y) <= LIST_ROWS * box.height]
+        if len(options) != 1:
+            return None
+        option = options[0]
+        if action.kind is ActionKind.CLICK and action.point is not None and \
+                option.box.y0 <= action.point.y <= option.box.y1 and box.x0 <= action.point.x <= box.x1:
+            return None  # on the option's row already
+        return (Action(kind=ActionKind.CLICK, point=option.click_point),
+                f"the {label!r} list is open and shows {value!r}, the value the task gives it")
 
     def next_given(self, episode: SomText, screen: TextScreen, elements: list[Element], labelled: dict[Box, str],
                    history: list[Step]) -> tuple[Action, str] | None:
