@@ -298,7 +298,7 @@ def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_o
         planner = TextPlanner(Replies("Action: click(target='field 3')", f"Action: type(content='{typed}')"))
         _, chosen = decide_in_turn(planner, "Open the Colour and choose Blue", 2, opened)
         assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
-        assert "clicked, not typed" in chosen.thought, chosen.thought
+        assert "'Colour' list is open and shows 'Blue'" in chosen.thought, chosen.thought  # right after opening
 
 
 def test_typing_the_name_of_a_button_the_task_says_is_a_click_on_it():
