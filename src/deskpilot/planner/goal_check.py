@@ -82,6 +82,7 @@ PRESS_BEFORE = re.compile(r"\b(?:click|clicking|clicks|press|pressing|presses|pu
                           r"(?:with|by|using|via)(?:\s+(?:clicking|pressing|hitting))?)"
                           r"\s+(?:on\s+)?(?:the\s+)?$", re.I)
 PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
+BARE_NO = re.compile(r"^(?:no|nope|off|not|none|false|unticked|unchecked)$")  # a clause that only answers no
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
@@ -746,11 +747,15 @@ def named_toggles(task: str, elements: list[Element]) -> list[tuple[Element, str
 
 def asked_state(task: str, toggle: Element, name: str) -> bool:
     """The state the task asks of a check box or radio button it names (named_toggles): ticked, unless the clause
-    naming it says no ("untick", "don't", "no", "without", ...; a radio button is only ever chosen)."""
+    naming it says no ("untick", "don't", "no", "without", ...), or a bare no follows it ("billable to client, no");
+    a radio button is only ever chosen."""
     own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
-    clause = next((c for c in CLAUSE_BREAK.split(task.lower())
-                   if own & set(WORD.findall(c)) or _says_whole(c, name)), "")
-    return not (NEGATION.search(clause) and toggle.role == "checkbox")
+    clauses = [c.strip() for c in CLAUSE_BREAK.split(task.lower())]
+    at = next((i for i, c in enumerate(clauses) if own & set(WORD.findall(c)) or _says_whole(c, name)), None)
+    if at is None or toggle.role != "checkbox":
+        return True
+    answered = clauses[at + 1] if at + 1 < len(clauses) else ""  # "billable to client, no": the answer after it
+    return not (NEGATION.search(clauses[at]) or BARE_NO.match(answered))
 
 
 def _says_whole(text: str, name: str) -> bool:
