@@ -527,6 +527,8 @@ def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, pass
     ("Make the Amount 12.50, then push Save draft", ["click"], False),  # Submit claim clicked, not Save draft
     ("Type the Amount 12.50 into the Submit claim field", [], True),  # a name said, not pressed
     ("Make the Amount 12.50", [], True),
+    ("Make the Amount 12.50 and then submit claim, thank you", [], False),  # the name is what to do (seed 37001)
+    ("Make the Amount 12.50 on the submit claim form", [], True),
 ])
 def test_a_button_the_task_asks_to_press_by_its_name_must_have_been_pressed(task, steps, passed):
     """A Tk run typed the amount, clicked the field five times and said done: the task's "finish with Submit

@@ -309,6 +309,16 @@ def test_typing_the_name_of_a_button_the_task_says_is_a_click_on_it():
     assert pressed.action.kind is ActionKind.CLICK and DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
 
 
+def test_typing_the_first_word_of_a_button_the_task_asks_to_press_is_a_click_on_it():
+    """Qt, seed 37001: for "... and then then submit claim, thank you" the shipped planner typed "submit", and the run
+    asked the user: the Submit claim button (read "Submitclaim"), which the task names as what to do, is clicked."""
+    screen = [*DEMO_FORM[:-1], Element(Box(40, 400, 160, 430), "button", "Submitclaim")]
+    planner = TextPlanner(Replies("Action: type(content='submit')"))
+    task = "Kindly go with 'Meals' for the Category and then then submit claim, thank you"
+    pressed = planner.decide(task, [], SCREEN, screen)
+    assert pressed.action.kind is ActionKind.CLICK and screen[-1].box.contains(*pressed.action.point), pressed
+
+
 def test_a_click_on_a_value_to_type_that_the_screen_does_not_show_goes_to_its_field():
     """A Qt form: for "... set the Mobile to +44 20 7946", the shipped planner clicked the number itself, which no
     element shows, and the run ended `could not find '+44 20 7946'`; the click goes to the field it is the value of."""

@@ -21,7 +21,7 @@ from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
 from .offline import next_untried_tab
-from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, field_labels, list_reading,
+from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, field_labels, list_reading,
                          named_toggles, other_named_field, reads_as, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
@@ -358,8 +358,10 @@ def _clicked_not_typed(task: str, action: Action, elements: list[Element], label
     if not named and any(comparable(value) == wanted for value in _given(task, elements, labelled).values()):
         # an open list's options, as grounding reads them: list items, or lines of text
         named = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and comparable(e.text) == wanted]
-    if not named and holds_phrase(task, action.text):  # "... and then hit join!": the Join button
-        named = [e for e in elements if e.role in PRESSABLE and e.text and comparable(e.text) == wanted]
+    if not named and holds_phrase(task, action.text):  # "... and then hit join!": the Join button; "... then
+        # submit claim": "submit" of the Submit claim button the task asks to press
+        named = [e for e in elements if e.role in PRESSABLE and e.text and (comparable(e.text) == wanted or (
+            asked_to_press(task, e.text) and "".join(comparable(e.text).split()).startswith("".join(wanted.split()))))]
     if len(named) != 1 or named[0].role in TOGGLE_ROLES and named[0].checked is not False:
         return None
     instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)

@@ -82,6 +82,8 @@ PRESS_BEFORE = re.compile(r"\b(?:click|clicking|clicks|press|pressing|presses|pu
                           r"(?:with|by|using|via)(?:\s+(?:clicking|pressing|hitting))?)"
                           r"\s+(?:on\s+)?(?:the\s+)?$", re.I)
 PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
+CLAUSE_START = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also))\s*$", re.I)  # what a clause
+# of its own follows
 BARE_NO = re.compile(r"^(?:no|nope|off|not|none|false|unticked|unchecked)$")  # a clause that only answers no
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
@@ -122,7 +124,8 @@ def task_clicks(task: str) -> list[str]:
 def asked_to_press(task: str, name: str) -> bool:
     """Whether the task asks to press the control called `name` (as OCR read it: "Submitclaim" for "Submit claim"):
     it says the name, with the words of pressing right before it ("press the", "finish with", "then click on") or
-    "button" right after it."""
+    "button" right after it, or a name the task says in two words or more as a clause of its own ("... and then
+    submit claim": the name is what to do)."""
     wanted = _skeleton(name)
     if len(wanted) < READABLE:
         return False
@@ -132,7 +135,9 @@ def asked_to_press(task: str, name: str) -> bool:
         for end in words[first:first + 6]:
             said += _skeleton(end.group())
             if said == wanted:
-                if PRESS_BEFORE.search(task[:start.start()]) or PRESS_AFTER.match(task[end.end():]):
+                before = task[:start.start()]
+                if PRESS_BEFORE.search(before) or PRESS_AFTER.match(task[end.end():]) or (
+                        end is not start and CLAUSE_START.search(before)):
                     return True
                 break
             if not wanted.startswith(said):
