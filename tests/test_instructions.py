@@ -228,3 +228,26 @@ def test_phrasings_first_missed_by_the_untuned_desktop_tasks(task, expected):
 def test_a_list_is_opened_only_when_it_is_a_dropdown():
     planned = parse_instructions("pick Durian from the list, then press OK")
     assert planned[0].action.target == "list" and planned[0].unless_seen == '"Durian"'
+
+
+def test_an_option_not_in_sight_right_after_opening_its_list_is_waited_for_once_then_typed():
+    """A GTK form in a busy suite run: the list the click opened was drawn after the screen had settled, "Double"
+    was typed into a menu that takes no typing, and the run failed. The offline planner looks once more first."""
+    import numpy as np
+
+    from deskpilot.core.episode import Step
+    from deskpilot.core.geometry import Monitor
+    from deskpilot.core.observation import Observation
+    from deskpilot.grounding import OcrGrounder
+    from deskpilot.planner.offline import OfflinePlanner
+
+    planner = OfflinePlanner(OcrGrounder())
+    obs = Observation(image=np.full((200, 300, 3), 235, np.uint8), monitor=Monitor(0, 0, 300, 200))
+    task = 'select "Double" from the Room type dropdown'
+    history: list[Step] = []
+    kinds = []
+    for index in range(4):
+        decision = planner.decide(task, history, obs, [])
+        kinds.append((decision.action.kind.value, decision.action.text or decision.action.keys))
+        history.append(Step(index=index, action=decision.action, before=f"{index}.png"))
+    assert kinds == [("click", ()), ("wait", ()), ("type", "Double"), ("hotkey", ("enter",))], kinds

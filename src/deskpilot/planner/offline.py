@@ -1,7 +1,8 @@
 """The built-in offline planner: follows plain instructions step by step, with no model weights at all. With a
 grounder it also looks before it acts: `check X` is skipped when X is already checked (and `uncheck` when not), a
 target that is not in sight is searched for through the tabs when the task says so, and an option missing from an
-open list is typed instead."""
+open list is typed instead (after one short wait where the click that opens it was the last step: a list a busy
+machine draws late is not typed into)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from deskpilot.grounding.base import Grounder
 from .base import Decision
 from .instructions import PlannedAction, parse_instructions
 
+LIST_WAIT_SECONDS = 0.5  # one wait for a list the last click opened, before its option is typed instead
+
 
 class OfflinePlanner:
     name = "offline"
@@ -25,6 +28,7 @@ class OfflinePlanner:
         self._run: list[PlannedAction] = []  # this run's plan: typing may stand in for an option
         self._next = 0
         self._tabs_tried: list[Box] = []
+        self._waited: set[int] = set()  # plan steps whose option was waited for once
 
     def plan(self, task: str) -> list[PlannedAction]:
         """Every action of the task (raises PlannerError for instructions it does not understand)."""
@@ -37,7 +41,7 @@ class OfflinePlanner:
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         if not history:
-            self._run, self._next, self._tabs_tried = list(self.plan(task)), 0, []
+            self._run, self._next, self._tabs_tried, self._waited = list(self.plan(task)), 0, [], set()
         plan = self._run
         skipped: list[str] = []
         while self._next < len(plan):
@@ -58,6 +62,11 @@ class OfflinePlanner:
                         self._tabs_tried.append(tab.box)
                         return Decision(f"{note}{planned.action.target} is not in sight: trying the tab "
                                         f"{tab.text!r}", Action(kind=ActionKind.CLICK, point=tab.center))
+                if planned.or_type and self._next not in self._waited and history and \
+                        history[-1].action.kind is ActionKind.CLICK:
+                    self._waited.add(self._next)  # a list a busy machine is slow to draw: one more look first
+                    return Decision(f"{note}{planned.action.target} is not in sight yet: waiting for the list",
+                                    Action(kind=ActionKind.WAIT, seconds=LIST_WAIT_SECONDS))
                 if planned.or_type:
                     plan[self._next:self._next + 1] = [
                         PlannedAction(Action(kind=ActionKind.TYPE, text=planned.or_type)),
