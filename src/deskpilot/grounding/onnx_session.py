@@ -79,24 +79,23 @@ class ShapeSessions:
         self._stand_in = session
 
     def run(self, output_names: list[str] | None, input_feed: dict[str, Any]) -> list[Any]:
-        shape = tuple(tuple(value.shape) for value in input_feed.values())
         with self._lock:
-            session = self._session_for(shape, input_feed)
+            session = self._session_for(input_feed)
         outputs: list[Any] = session.run(output_names, input_feed)
         return outputs
 
     def prepare(self, input_feed: dict[str, Any]) -> None:
         """Makes the session for the shape of `input_feed` ahead of its first real run: in the background with a
         stand-in, else now (warmed by a run of the input)."""
-        shape = tuple(tuple(value.shape) for value in input_feed.values())
         with self._lock:
+            session = self._session_for(input_feed)
             if self._stand_in is not None:
-                self._session_for(shape, input_feed)
-                return
-            session = self._session_for(shape, input_feed)
+                return  # made, or being made, in the background
         session.run(None, input_feed)
 
-    def _session_for(self, shape: Shape, input_feed: dict[str, Any]) -> ModelSession:
+    def _session_for(self, input_feed: dict[str, Any]) -> ModelSession:
+        """The session the shape of `input_feed` runs on now (the lock held)."""
+        shape = tuple(tuple(value.shape) for value in input_feed.values())
         session = self._by_shape.get(shape)
         if session is not None:
             self._by_shape.move_to_end(shape)

@@ -21,8 +21,8 @@ from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
 from .offline import next_untried_tab
-from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, field_labels, list_reading,
-                         named_toggles, other_named_field, reads_as, toggle_names)
+from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, field_labels, in_its_list,
+                         list_reading, named_toggles, other_named_field, reads_as, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -81,9 +81,9 @@ class AnswerCorrections:
         value = _given(task, elements, dict(self.seen_labels)).get(label)
         if value is None or comparable(value) in _typed(history):
             return None
-        options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and not box.contains(
-            *e.center) and comparable(e.text) == comparable(value) and e.box.x0 < box.x1 and e.box.x1 > box.x0
-                   and abs(e.center.y - box.center.y) <= LIST_ROWS * box.height]
+        options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and in_its_list(e.box, box)
+                   and comparable(e.text) == comparable(value) and abs(e.center.y - box.center.y) <= LIST_ROWS *
+                   box.height]
         if len(options) != 1:
             return None
         option = options[0]
@@ -207,11 +207,9 @@ def _to_its_field(episode: SomText, action: Action, elements: list[Element], lab
     fields = [e for e in elements if e.role in FIELD_ROLES and owner is not None and labelled.get(e.box) == owner]
     if not fields:
         return None
-    if fields[0].role == "dropdown":
-        return (Action(kind=ActionKind.CLICK, point=fields[0].click_point),
-                f"{action.target!r} is an option of {owner!r}, which is closed: open it first")
-    return (Action(kind=ActionKind.CLICK, point=fields[0].click_point),
-            f"{action.target!r} is the value the task gives {owner!r}, not a thing on the screen: its field")
+    why = f"{action.target!r} is an option of {owner!r}, which is closed: open it first" if fields[0].role == \
+        "dropdown" else f"{action.target!r} is the value the task gives {owner!r}, not a thing on the screen: its field"
+    return Action(kind=ActionKind.CLICK, point=fields[0].click_point), why
 
 
 def _look_in_tabs(episode: SomText, action: Action, elements: list[Element], history: list[Step]

@@ -662,9 +662,8 @@ def field_reading(box: Box, elements: list[Element]) -> str | None:
 def _option_at(point: Point, opened: OpenList, elements: list[Element]) -> str | None:
     """The option of the open list a click at `point` picked: the text the opening brought up on the click's row
     (a list's row is wider than its text), else an item of the list under the pointer; None for a click elsewhere."""
-    options = [e for e in elements if e.text and not opened.box.contains(*e.center)
-               and (e.role in OPTION_ROLES or text_key(e.text) in opened.brought)
-               and e.box.x0 < opened.box.x1 and e.box.x1 > opened.box.x0]  # a list opens aligned with its drop-down
+    options = [e for e in elements if e.text and in_its_list(e.box, opened.box)
+               and (e.role in OPTION_ROLES or text_key(e.text) in opened.brought)]
     if not options or not opened.box.x0 <= point.x <= max(opened.box.x1, *(e.box.x1 for e in options)):
         return None  # beside the list: a click another window's texts stood under (a Qt list closed by it)
     row = [e for e in options if e.role == "text" and e.box.y0 <= point.y <= e.box.y1]
@@ -672,6 +671,12 @@ def _option_at(point: Point, opened: OpenList, elements: list[Element]) -> str |
         return min(row, key=lambda e: abs(e.center.x - point.x)).text
     under = [e for e in options if e.box.contains(*point)]
     return min(under, key=lambda e: e.box.area).text if under else None
+
+
+def in_its_list(option: Box, dropdown: Box) -> bool:
+    """Whether a text at `option` stands where the open list of the drop-down at `dropdown` shows its options:
+    outside the drop-down, across its width (a list opens aligned with its drop-down, below or over it)."""
+    return not dropdown.contains(*option.center) and option.x0 < dropdown.x1 and option.x1 > dropdown.x0
 
 
 def _value_area(box: Box, elements: list[Element]) -> Box:
