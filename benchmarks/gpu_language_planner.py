@@ -109,8 +109,9 @@ def main() -> None:
         chosen.add_argument("--episodes", action="append", required=True, help="an episodes folder, DIR*N: N times")
         chosen.add_argument("--base", type=Path, required=True, help="the backbone's folder (model init --base)")
         chosen.add_argument("--out", type=Path, required=True)
+        chosen.add_argument("--dev-share", type=int, default=10, help="1 in N episodes is development (1: all)")
         given = chosen.parse_args(sys.argv[2:])
-        prepare(given.episodes, given.base, given.out)
+        prepare(given.episodes, given.base, given.out, given.dev_share)
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gguf", type=Path, required=True)
@@ -203,11 +204,15 @@ def main() -> None:
 
 def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int = 3) -> dict[str, object]:
     """The adapter answering whole development episodes through deskpilot's TransformersBackend on `device`, as the
-    agent asks it, median seconds an answer: `reused` (the adapter merged, the prompt start of the previous step
-    reused: the agent now), `whole` (merged, every prompt computed whole) and `as_before` (the adapter applied
-    beside its base unmerged, every prompt whole: the agent before), in interleaved passes after one warm-up pass,
-    each with its ratio to `as_before` and whether its answers are the same."""
+    agent asks it, median seconds an answer: `static` (the adapter merged, a static attention cache, the decoding
+    step compiled by transformers' auto-compile with inductor: the agent on CUDA now), `static_cudagraphs` (the
+    same compiled with torch's cudagraphs backend: no kernels generated), `reused` (merged, the prompt start of the
+    previous step reused: the agent before on CUDA, now on the CPU) and `as_before` (the adapter applied beside its
+    base unmerged, every prompt whole), in interleaved passes after one warm-up pass (its first answer, compiling
+    included, reported as `first_answer_s_*`), each with its ratio to `as_before` and whether its answers are the
+    same."""
     from peft import PeftModel
+    from transformers import CompileConfig
 
     from deskpilot.planner.transformers_backend import TransformersBackend, base_model
 
@@ -216,15 +221,20 @@ def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int
     merged = backend.model
     unmerged = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_model(str(adapter))),
                                          str(adapter)).to(device).eval()
-    times: dict[str, list[float]] = {"reused": [], "whole": [], "as_before": []}
+    compiled = {"static": CompileConfig(), "static_cudagraphs": CompileConfig(backend="cudagraphs")}
+    times: dict[str, list[float]] = {"static": [], "static_cudagraphs": [], "reused": [], "as_before": []}
     answers: dict[str, list[str]] = {mode: [] for mode in times}
+    first: dict[str, float] = {}
+    fell_back: set[str] = set()  # the compiled modes whose compile failed (the backend answered without it)
     for number in range(passes + 1):
         for mode in times:
             backend.model = unmerged if mode == "as_before" else merged
+            backend.static_cache = mode in compiled
+            merged.generation_config.compile_config = compiled.get(mode)
             backend.forget_prompt()
             answers[mode] = []
             for messages in steps:
-                if mode != "reused":
+                if mode == "as_before":
                     backend.forget_prompt()
                 sync()
                 begun = time.perf_counter()
@@ -232,11 +242,19 @@ def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int
                 sync()
                 if number:  # the first pass warms up
                     times[mode].append(time.perf_counter() - begun)
+                else:
+                    first.setdefault(mode, time.perf_counter() - begun)
+            if mode in compiled and not backend.static_cache:
+                fell_back.add(mode)
+            print(mode, number, round(statistics.median(times[mode] or [first[mode]]), 4), flush=True)
     before = statistics.median(times["as_before"])
     figures: dict[str, object] = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
-                                  "threads": torch.get_num_threads(), "steps": len(steps), "passes": passes}
+                                  "threads": torch.get_num_threads(), "steps": len(steps), "passes": passes,
+                                  "torch": torch.__version__, "transformers": __import__("transformers").__version__,
+                                  "fell_back": sorted(fell_back)}
     for mode, seconds in times.items():
         figures[f"answer_s_{mode}"] = round(statistics.median(seconds), 4)
+        figures[f"first_answer_s_{mode}"] = round(first[mode], 3)
         figures[f"ratio_{mode}"] = round(statistics.median(seconds) / before, 3)
         figures[f"same_answers_{mode}"] = sum(a == b for a, b in zip(answers[mode], answers["as_before"]))
     return figures

@@ -538,6 +538,26 @@ def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the
     assert reused._cache.get_seq_length() == len(reused._cached_ids)
 
 
+def test_a_greedy_answer_in_a_static_cache_is_the_answer_of_the_ordinary_one(sure_model):
+    """On CUDA a greedy answer writes into a static attention cache (so that its decoding step can be compiled into
+    CUDA graphs): the same answers and probabilities, one cache kept and emptied between answers."""
+    folder, _ = sure_model
+    first = SomText(TASK)
+    steps = [first.messages(first.screen(ELEMENTS))]
+    first.remember(REPLY)
+    steps.append(first.messages(first.screen(ELEMENTS[::-1])))
+    static = TransformersBackend(str(folder), max_new_tokens=24, static_cache=True)
+    plain = TransformersBackend(str(folder), max_new_tokens=24, static_cache=False)
+    assert not plain.static_cache and static.static_cache
+    caches = []
+    for messages in steps:
+        reply = static.complete(messages)
+        assert reply == plain.complete(messages)
+        assert static.likelihood[reply] == pytest.approx(plain.likelihood[reply], rel=1e-4)
+        caches.append(next(iter(static._static.values())))
+    assert caches[0] is caches[1] and len(static._static) == 1 and static._cache is None
+
+
 def test_a_one_line_reply_stops_generating_at_the_end_of_its_line(tmp_path):
     """The som-text planner asks for one line: a model that writes on after it is not waited for (on a GPU an
     answer that ran on to 64 tokens took 1.3-1.7 s against 0.26-0.33 s for one that stopped)."""
