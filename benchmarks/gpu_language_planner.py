@@ -204,33 +204,31 @@ def main() -> None:
 
 def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int = 3) -> dict[str, object]:
     """The adapter answering whole development episodes through deskpilot's TransformersBackend on `device`, as the
-    agent asks it, median seconds an answer: `static` (the adapter merged, a static attention cache, the decoding
-    step compiled by transformers' auto-compile with inductor: the agent on CUDA now), `static_cudagraphs` (the
-    same compiled with torch's cudagraphs backend: no kernels generated), `reused` (merged, the prompt start of the
-    previous step reused: the agent before on CUDA, now on the CPU) and `as_before` (the adapter applied beside its
-    base unmerged, every prompt whole), in interleaved passes after one warm-up pass (its first answer, compiling
-    included, reported as `first_answer_s_*`), each with its ratio to `as_before` and whether its answers are the
-    same."""
+    agent asks it, median seconds an answer: `static` (the adapter merged, the static attention cache whose decoding
+    step transformers compiles on a thread of its own from the first answer on: the agent on CUDA now), `reused`
+    (merged, the prompt start of the previous step reused: the agent on CUDA before, on the CPU now) and
+    `as_before` (the adapter applied beside its base unmerged, every prompt whole), in interleaved passes after one
+    warm-up pass, each with its ratio to `as_before` and whether its answers are the same. `first_answer_s`: the
+    first answer of all (the compile running beside it); `compiled_after_s`: from then until the static cache was
+    ready; `answers_while_compiling`: the warm-up answers given before it was."""
     from peft import PeftModel
-    from transformers import CompileConfig
 
     from deskpilot.planner.transformers_backend import TransformersBackend, base_model
 
     steps = json.loads(steps_file.read_text())
-    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device, one_line=True)
+    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device, one_line=True, static_cache=True)
     merged = backend.model
     unmerged = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_model(str(adapter))),
                                          str(adapter)).to(device).eval()
-    compiled = {"static": CompileConfig(), "static_cudagraphs": CompileConfig(backend="cudagraphs")}
-    times: dict[str, list[float]] = {"static": [], "static_cudagraphs": [], "reused": [], "as_before": []}
+    times: dict[str, list[float]] = {"static": [], "reused": [], "as_before": []}
     answers: dict[str, list[str]] = {mode: [] for mode in times}
-    first: dict[str, float] = {}
-    fell_back: set[str] = set()  # the compiled modes whose compile failed (the backend answered without it)
+    figures: dict[str, object] = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
+                                  "threads": torch.get_num_threads(), "steps": len(steps), "passes": passes,
+                                  "torch": torch.__version__, "transformers": __import__("transformers").__version__}
     for number in range(passes + 1):
         for mode in times:
             backend.model = unmerged if mode == "as_before" else merged
-            backend.static_cache = mode in compiled
-            merged.generation_config.compile_config = compiled.get(mode)
+            backend.static_cache = mode == "static" and (number == 0 or backend._static is not None)
             backend.forget_prompt()
             answers[mode] = []
             for messages in steps:
@@ -242,19 +240,20 @@ def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int
                 sync()
                 if number:  # the first pass warms up
                     times[mode].append(time.perf_counter() - begun)
-                else:
-                    first.setdefault(mode, time.perf_counter() - begun)
-            if mode in compiled and not backend.static_cache:
-                fell_back.add(mode)
-            print(mode, number, round(statistics.median(times[mode] or [first[mode]]), 4), flush=True)
+                elif mode == "static":
+                    if not answers[mode][1:]:
+                        figures["first_answer_s"], compiling_from = round(time.perf_counter() - begun, 3), begun
+                    if backend.compiled.is_set():
+                        figures.setdefault("answers_while_compiling", len(answers[mode]) - 1)
+            if number == 0 and mode == "static":
+                backend.compiled.wait()
+                figures["compiled_after_s"] = round(time.perf_counter() - compiling_from, 1)
+                figures.setdefault("answers_while_compiling", len(steps))
+                figures["compiled"] = backend._static is not None
+            print(mode, number, round(statistics.median(times[mode] or [0.0]), 4), flush=True)
     before = statistics.median(times["as_before"])
-    figures: dict[str, object] = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
-                                  "threads": torch.get_num_threads(), "steps": len(steps), "passes": passes,
-                                  "torch": torch.__version__, "transformers": __import__("transformers").__version__,
-                                  "fell_back": sorted(fell_back)}
     for mode, seconds in times.items():
         figures[f"answer_s_{mode}"] = round(statistics.median(seconds), 4)
-        figures[f"first_answer_s_{mode}"] = round(first[mode], 3)
         figures[f"ratio_{mode}"] = round(statistics.median(seconds) / before, 3)
         figures[f"same_answers_{mode}"] = sum(a == b for a, b in zip(answers[mode], answers["as_before"]))
     return figures

@@ -539,8 +539,9 @@ def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the
 
 
 def test_a_greedy_answer_in_a_static_cache_is_the_answer_of_the_ordinary_one(sure_model):
-    """On CUDA a greedy answer writes into a static attention cache (so that its decoding step can be compiled into
-    CUDA graphs): the same answers and probabilities, one cache kept and emptied between answers."""
+    """On CUDA a greedy answer writes into a static attention cache whose decoding step is compiled (into CUDA graphs)
+    on a thread of its own from the first answer on, which the dynamic cache answers meanwhile: once it is ready the
+    same answers and probabilities come from it, one cache kept and emptied between answers."""
     folder, _ = sure_model
     first = SomText(TASK)
     steps = [first.messages(first.screen(ELEMENTS))]
@@ -548,14 +549,37 @@ def test_a_greedy_answer_in_a_static_cache_is_the_answer_of_the_ordinary_one(sur
     steps.append(first.messages(first.screen(ELEMENTS[::-1])))
     static = TransformersBackend(str(folder), max_new_tokens=24, static_cache=True)
     plain = TransformersBackend(str(folder), max_new_tokens=24, static_cache=False)
-    assert not plain.static_cache and static.static_cache
-    caches = []
+    assert static.complete(steps[0]) == plain.complete(steps[0]) and static._cache is not None  # while compiling
+    assert static.compiled.wait(60) and static.static_cache and static._static is not None
+    assert plain._compiling is None and not plain.compiled.is_set()
+    emptied = []
+    reset = static._static.reset
+    static._static.reset = lambda: (emptied.append(1), reset())[1]
+    static.forget_prompt()
     for messages in steps:
         reply = static.complete(messages)
         assert reply == plain.complete(messages)
         assert static.likelihood[reply] == pytest.approx(plain.likelihood[reply], rel=1e-4)
-        caches.append(next(iter(static._static.values())))
-    assert caches[0] is caches[1] and len(static._static) == 1 and static._cache is None
+    assert len(emptied) == 2 and static._cache is None  # the static cache answered both, the dynamic one neither
+
+
+def test_a_static_cache_that_cannot_be_compiled_leaves_the_planner_answering_without_it(sure_model, caplog):
+    """A compile that fails (here a compiler torch does not know, forced on the CPU) is said once, and the answers
+    come from the dynamic cache as before."""
+    from transformers import CompileConfig
+
+    folder, messages = sure_model
+    expected = TransformersBackend(str(folder), max_new_tokens=24).complete(messages)
+    backend = TransformersBackend(str(folder), max_new_tokens=24, static_cache=True)
+    config = CompileConfig(backend="no-such-compiler")
+    config._compile_all_devices = True
+    backend.model.generation_config.compile_config = config
+    with caplog.at_level("WARNING"):
+        assert backend.complete(messages) == expected
+        assert backend.compiled.wait(60)
+        assert backend.complete(messages) == expected
+    assert not backend.static_cache and backend._static is None
+    assert sum("compiled static attention cache failed" in r.message for r in caplog.records) == 1
 
 
 def test_a_one_line_reply_stops_generating_at_the_end_of_its_line(tmp_path):

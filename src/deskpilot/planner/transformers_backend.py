@@ -16,10 +16,13 @@ A LoRA adapter is merged into its base at load (the backend only generates: a me
 less cost a token). A greedy single answer of a language model reuses the attention cache of the longest start
 its prompt shares with the previous generation's (the system line and the task, and at the next step of an episode
 often much of the screen too), so only the rest of the prompt is computed again; beams and sampling start afresh.
-On CUDA a greedy answer instead writes into a static attention cache of a fixed length (one per length bucket, kept
-between answers), which lets `generate` compile its decoding step into CUDA graphs (transformers' own auto-compile):
-an eager step of a 135M model is ~20 ms of kernel launches on an H100, whatever the GPU's speed. The prompt is then
-computed whole (on a GPU that is a few ms); a compile that fails leaves the backend on the cache above, said once.
+On CUDA a greedy answer instead writes into a static attention cache (one, kept between answers), which lets
+`generate` compile its decoding step into CUDA graphs (transformers' own auto-compile): an eager step of a 135M
+model is ~20 ms of kernel launches on an H100 whatever the GPU's speed, and compiled an answer took 0.13 s against
+0.25-0.32 s (benchmarks/gpu_language_planner.py answer-time). Compiling takes 13-47 s, so it runs on a thread of
+its own from the first answer on, on a short prompt, while the answers asked meanwhile use the cache above; a
+compile that fails leaves the backend on that cache, said once. With the static cache the prompt is computed whole
+(a few ms there).
 
 Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
 torchvision an image-only processor is built instead (deskpilot sends only images)."""
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,7 +45,7 @@ from .context import image_from_url
 log = logging.getLogger(__name__)
 QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProcessor"}
 SMALL_MODEL = 100_000_000  # parameters: on CPU, a model below this generates on one thread
-STATIC_LENGTHS = (1024, 2048, 4096, 8192)  # a static cache's length: the shortest that holds prompt and answer
+STATIC_LENGTH = 8192  # tokens of prompt and answer a static cache holds (at most the model's own context)
 
 
 def base_model(source: str) -> str:
@@ -130,7 +134,10 @@ class TransformersBackend:
         self._cache: Any = None  # the attention cache of the latest greedy generation, and the tokens it holds
         self._cached_ids: list[int] = []
         self.static_cache = self.causal and (self.device.startswith("cuda") if static_cache is None else static_cache)
-        self._static: dict[int, Any] = {}  # static attention caches by length
+        self._static: Any = None  # the static attention cache, once its decoding step is compiled, and its length
+        self._static_length = 0
+        self.compiled = threading.Event()  # set when the static cache is ready, or has failed (static_cache False)
+        self._compiling: threading.Thread | None = None
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
         text = self._generate(messages, 1)[0]
@@ -174,9 +181,7 @@ class TransformersBackend:
             except Exception as exc:  # torch.compile's failures have no common type; the cache below always works
                 if static is None:
                     raise
-                log.warning("the static attention cache failed (%s); answering without it",
-                            str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-                self.static_cache, self._static = False, {}
+                self._give_up_static(exc)
                 return self._generate(messages, count)
             steps = self.model.compute_transition_scores(output.sequences, output.scores,
                                                          getattr(output, "beam_indices", None),
@@ -203,20 +208,42 @@ class TransformersBackend:
         texts = tokenizer.batch_decode([[token] for token in range(len(tokenizer))])
         return [*own, *(token for token, text in enumerate(texts) if "\n" in text and token not in own)]
 
-    def _static_for(self, prompt_length: int) -> Any:
-        """An emptied static attention cache long enough for this prompt and its answer (made once per length, so
-        the compiled decoding step sees one shape per length), or None when the prompt is longer than the longest."""
+    def _compile(self) -> None:
+        """Make the static cache and compile its decoding step (transformers compiles it on the first step decoded in
+        a static cache on CUDA; CUDA graphs are recorded on the second and third) by answering a short prompt."""
         from transformers import StaticCache
 
-        needed = prompt_length + self.max_new_tokens
-        length = next((n for n in STATIC_LENGTHS if n >= needed), None)
-        if length is None:
+        try:
+            length = min(STATIC_LENGTH, getattr(self.model.config, "max_position_embeddings", None) or STATIC_LENGTH)
+            cache = StaticCache(config=self.model.config, max_cache_len=length)
+            prompt = self.processor.apply_chat_template([{"role": "user", "content": "Say OK."}],
+                                                        add_generation_prompt=True, tokenize=True, return_dict=True,
+                                                        return_tensors="pt").to(self.device)
+            with self._torch.inference_mode():
+                self.model.generate(**prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False,
+                                    past_key_values=cache)
+            self._static, self._static_length = cache, length
+        except Exception as exc:  # torch.compile's failures have no common type; the dynamic cache always works
+            self._give_up_static(exc)
+        finally:
+            self.compiled.set()
+
+    def _give_up_static(self, exc: Exception) -> None:
+        log.warning("the planner's compiled static attention cache failed (%s); answering without it",
+                    str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        self.static_cache, self._static = False, None
+
+    def _static_for(self, prompt_length: int) -> Any:
+        """The static attention cache emptied, when it is compiled and holds this prompt and its answer; else None
+        (the dynamic cache answers). The first call starts compiling it."""
+        if self._compiling is None:
+            self._compiling = threading.Thread(target=self._compile, name="deskpilot-planner-compile", daemon=True)
+            self._compiling.start()
+        if not self.compiled.is_set() or self._static is None \
+                or prompt_length + self.max_new_tokens > self._static_length:
             return None
-        if length not in self._static:
-            self._static[length] = StaticCache(config=self.model.config, max_cache_len=length)
-        else:
-            self._static[length].reset()
-        return self._static[length]
+        self._static.reset()
+        return self._static
 
     def forget_prompt(self) -> None:
         """Drop the kept attention cache: the next prompt is computed whole."""
