@@ -204,19 +204,17 @@ def main() -> None:
 
 def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int = 3) -> dict[str, object]:
     """The adapter answering whole development episodes through deskpilot's TransformersBackend on `device`, as the
-    agent asks it, median seconds an answer: `static` (the adapter merged, the static attention cache whose decoding
-    step transformers compiles on a thread of its own from the first answer on: the agent on CUDA now), `reused`
-    (merged, the prompt start of the previous step reused: the agent on CUDA before, on the CPU now) and
-    `as_before` (the adapter applied beside its base unmerged, every prompt whole), in interleaved passes after one
-    warm-up pass, each with its ratio to `as_before` and whether its answers are the same. `first_answer_s`: the
-    first answer of all (the compile running beside it); `compiled_after_s`: from then until the static cache was
-    ready; `answers_while_compiling`: the warm-up answers given before it was."""
+    agent asks it, median seconds an answer: `static` (the adapter merged, a static attention cache whose decoding
+    step transformers compiles on CUDA: setting `model_compile`), `reused` (merged, the prompt start of the previous
+    step reused: the agent's default) and `as_before` (the adapter applied beside its base unmerged, every prompt
+    whole), in interleaved passes after one warm-up pass, each with its ratio to `as_before` and whether its answers
+    are the same; `first_answer_s_static`: the first answer with the static cache, its compile included."""
     from peft import PeftModel
 
     from deskpilot.planner.transformers_backend import TransformersBackend, base_model
 
     steps = json.loads(steps_file.read_text())
-    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device, one_line=True, static_cache=True)
+    backend = TransformersBackend(str(adapter), max_new_tokens=64, device=device, one_line=True)
     merged = backend.model
     unmerged = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(base_model(str(adapter))),
                                          str(adapter)).to(device).eval()
@@ -225,10 +223,11 @@ def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int
     figures: dict[str, object] = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
                                   "threads": torch.get_num_threads(), "steps": len(steps), "passes": passes,
                                   "torch": torch.__version__, "transformers": __import__("transformers").__version__}
+    compiled = True
     for number in range(passes + 1):
         for mode in times:
             backend.model = unmerged if mode == "as_before" else merged
-            backend.static_cache = mode == "static" and (number == 0 or backend._static is not None)
+            backend.static_cache = mode == "static" and compiled
             backend.forget_prompt()
             answers[mode] = []
             for messages in steps:
@@ -240,18 +239,13 @@ def agent_answer_times(adapter: Path, steps_file: Path, device: str, passes: int
                 sync()
                 if number:  # the first pass warms up
                     times[mode].append(time.perf_counter() - begun)
-                elif mode == "static":
-                    if not answers[mode][1:]:
-                        figures["first_answer_s"], compiling_from = round(time.perf_counter() - begun, 3), begun
-                    if backend.compiled.is_set():
-                        figures.setdefault("answers_while_compiling", len(answers[mode]) - 1)
-            if number == 0 and mode == "static":
-                backend.compiled.wait()
-                figures["compiled_after_s"] = round(time.perf_counter() - compiling_from, 1)
-                figures.setdefault("answers_while_compiling", len(steps))
-                figures["compiled"] = backend._static is not None
+                else:
+                    figures.setdefault(f"first_answer_s_{mode}", round(time.perf_counter() - begun, 3))
+            if mode == "static":
+                compiled = compiled and backend.static_cache  # a failed compile is said in the log and here
             print(mode, number, round(statistics.median(times[mode] or [0.0]), 4), flush=True)
     before = statistics.median(times["as_before"])
+    figures["compiled"] = compiled
     for mode, seconds in times.items():
         figures[f"answer_s_{mode}"] = round(statistics.median(seconds), 4)
         figures[f"ratio_{mode}"] = round(statistics.median(seconds) / before, 3)

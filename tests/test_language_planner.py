@@ -539,28 +539,24 @@ def test_a_greedy_answer_reuses_the_cache_of_the_prompt_start_it_shares_with_the
 
 
 def test_a_greedy_answer_in_a_static_cache_is_the_answer_of_the_ordinary_one(sure_model):
-    """On CUDA a greedy answer writes into a static attention cache whose decoding step is compiled (into CUDA graphs)
-    on a thread of its own from the first answer on, which the dynamic cache answers meanwhile: once it is ready the
-    same answers and probabilities come from it, one cache kept and emptied between answers."""
+    """With `model_compile` a greedy answer writes into a static attention cache (whose decoding step transformers
+    compiles into CUDA graphs on a GPU): the same answers and probabilities, one cache kept and emptied between
+    answers of one length."""
     folder, _ = sure_model
     first = SomText(TASK)
     steps = [first.messages(first.screen(ELEMENTS))]
     first.remember(REPLY)
     steps.append(first.messages(first.screen(ELEMENTS[::-1])))
     static = TransformersBackend(str(folder), max_new_tokens=24, static_cache=True)
-    plain = TransformersBackend(str(folder), max_new_tokens=24, static_cache=False)
-    assert static.complete(steps[0]) == plain.complete(steps[0]) and static._cache is not None  # while compiling
-    assert static.compiled.wait(60) and static.static_cache and static._static is not None
-    assert plain._compiling is None and not plain.compiled.is_set()
-    emptied = []
-    reset = static._static.reset
-    static._static.reset = lambda: (emptied.append(1), reset())[1]
-    static.forget_prompt()
+    plain = TransformersBackend(str(folder), max_new_tokens=24)
+    assert not plain.static_cache
+    caches = []
     for messages in steps:
         reply = static.complete(messages)
         assert reply == plain.complete(messages)
         assert static.likelihood[reply] == pytest.approx(plain.likelihood[reply], rel=1e-4)
-    assert len(emptied) == 2 and static._cache is None  # the static cache answered both, the dynamic one neither
+        caches.append(next(iter(static._static.values())))
+    assert caches[0] is caches[1] and len(static._static) == 1 and static._cache is None
 
 
 def test_a_static_cache_that_cannot_be_compiled_leaves_the_planner_answering_without_it(sure_model, caplog):
@@ -576,10 +572,19 @@ def test_a_static_cache_that_cannot_be_compiled_leaves_the_planner_answering_wit
     backend.model.generation_config.compile_config = config
     with caplog.at_level("WARNING"):
         assert backend.complete(messages) == expected
-        assert backend.compiled.wait(60)
         assert backend.complete(messages) == expected
-    assert not backend.static_cache and backend._static is None
+    assert not backend.static_cache and not backend._static
     assert sum("compiled static attention cache failed" in r.message for r in caplog.records) == 1
+
+
+def test_the_compile_setting_reaches_the_local_model(sure_model):
+    from deskpilot.core.settings import Settings
+    from deskpilot.planner.factory import build_backend
+
+    folder, _ = sure_model
+    for wanted in (False, True):
+        settings = Settings(planner="transformers", model=str(folder), model_compile=wanted)
+        assert build_backend(settings).static_cache is wanted
 
 
 def test_a_one_line_reply_stops_generating_at_the_end_of_its_line(tmp_path):

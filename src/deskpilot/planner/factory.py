@@ -145,5 +145,6 @@ def build_backend(settings: Settings, one_line: bool = False) -> ChatBackend:
         from .transformers_backend import TransformersBackend
 
         return TransformersBackend(settings.model, max_new_tokens=settings.max_new_tokens, int8=settings.model_int8,
-                                   temperature=settings.temperature, one_line=one_line)
+                                   temperature=settings.temperature, one_line=one_line,
+                                   static_cache=settings.model_compile)
     raise PlannerError(f"the {settings.planner} planner has no chat model")

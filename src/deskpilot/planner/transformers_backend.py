@@ -16,13 +16,15 @@ A LoRA adapter is merged into its base at load (the backend only generates: a me
 less cost a token). A greedy single answer of a language model reuses the attention cache of the longest start
 its prompt shares with the previous generation's (the system line and the task, and at the next step of an episode
 often much of the screen too), so only the rest of the prompt is computed again; beams and sampling start afresh.
-On CUDA a greedy answer instead writes into a static attention cache (one, kept between answers), which lets
-`generate` compile its decoding step into CUDA graphs (transformers' own auto-compile): an eager step of a 135M
-model is ~20 ms of kernel launches on an H100 whatever the GPU's speed, and compiled an answer took 0.13 s against
-0.25-0.32 s (benchmarks/gpu_language_planner.py answer-time). Compiling takes 13-47 s, so it runs on a thread of
-its own from the first answer on, on a short prompt, while the answers asked meanwhile use the cache above; a
-compile that fails leaves the backend on that cache, said once. With the static cache the prompt is computed whole
-(a few ms there).
+With `static_cache` (setting `model_compile`) a greedy answer instead writes into a static attention cache of a
+fixed length (the shortest of STATIC_LENGTHS that holds prompt and answer, each kept between answers), which on
+CUDA lets `generate` compile its decoding step into CUDA graphs (transformers' own auto-compile): an eager step of
+a 135M model is ~20 ms of kernel launches on an H100 whatever the GPU's speed; compiled, an answer took 0.13 s
+against 0.24-0.32 s (benchmarks/gpu_language_planner.py answer-time, docs/experiments). The first answer of each
+length compiles first: 47 s on a fresh H100 machine, 13.5 s once torch's compile cache on disk is warm, so it is
+for long runs and off by default. (Compiling on a thread of its own while the first answers are computed eagerly
+broke those answers: torch's tracing patches every module's call in the process.) A compile that fails leaves the
+backend on the cache above, said once. With a static cache the prompt is computed whole (a few ms on a GPU).
 
 Qwen2-VL / Qwen2.5-VL processors in recent transformers want a video processor that needs torchvision; without
 torchvision an image-only processor is built instead (deskpilot sends only images)."""
@@ -31,7 +33,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,7 +46,7 @@ from .context import image_from_url
 log = logging.getLogger(__name__)
 QWEN_VL_TYPES = {"qwen2_vl": "Qwen2VLProcessor", "qwen2_5_vl": "Qwen2_5_VLProcessor"}
 SMALL_MODEL = 100_000_000  # parameters: on CPU, a model below this generates on one thread
-STATIC_LENGTH = 8192  # tokens of prompt and answer a static cache holds (at most the model's own context)
+STATIC_LENGTHS = (1024, 2048, 4096, 8192)  # a static cache's length: the shortest that holds prompt and answer
 
 
 def base_model(source: str) -> str:
@@ -84,11 +85,11 @@ class TransformersBackend:
     `dtype`: the weights' precision ("float32", "bfloat16"; default: the checkpoint's own on CUDA, float32 on CPU);
     `one_line`: a reply is the first line the model writes (the som-text planner asks for one line), and generation
     stops at its end instead of paying for what a model may write after it (up to `max_new_tokens` tokens);
-    `static_cache`: a greedy answer uses a static attention cache (default: on CUDA, where it is compiled)."""
+    `static_cache`: a greedy answer uses a static attention cache, its decoding step compiled on CUDA."""
 
     def __init__(self, model: str, max_new_tokens: int = 512, device: str | None = None, temperature: float = 0.0,
                  threads: int = 0, dtype: str | None = None, int8: bool = False, one_line: bool = False,
-                 static_cache: bool | None = None):
+                 static_cache: bool = False):
         try:
             import torch
             import transformers
@@ -133,11 +134,8 @@ class TransformersBackend:
         self._line_ends = self._line_end_tokens() if one_line else []
         self._cache: Any = None  # the attention cache of the latest greedy generation, and the tokens it holds
         self._cached_ids: list[int] = []
-        self.static_cache = self.causal and (self.device.startswith("cuda") if static_cache is None else static_cache)
-        self._static: Any = None  # the static attention cache, once its decoding step is compiled, and its length
-        self._static_length = 0
-        self.compiled = threading.Event()  # set when the static cache is ready, or has failed (static_cache False)
-        self._compiling: threading.Thread | None = None
+        self.static_cache = self.causal and static_cache
+        self._static: dict[int, Any] = {}  # static attention caches by length
 
     def complete(self, messages: list[dict[str, object]], on_text: Callable[[str], None] | None = None) -> str:
         text = self._generate(messages, 1)[0]
@@ -208,42 +206,25 @@ class TransformersBackend:
         texts = tokenizer.batch_decode([[token] for token in range(len(tokenizer))])
         return [*own, *(token for token, text in enumerate(texts) if "\n" in text and token not in own)]
 
-    def _compile(self) -> None:
-        """Make the static cache and compile its decoding step (transformers compiles it on the first step decoded in
-        a static cache on CUDA; CUDA graphs are recorded on the second and third) by answering a short prompt."""
-        from transformers import StaticCache
-
-        try:
-            length = min(STATIC_LENGTH, getattr(self.model.config, "max_position_embeddings", None) or STATIC_LENGTH)
-            cache = StaticCache(config=self.model.config, max_cache_len=length)
-            prompt = self.processor.apply_chat_template([{"role": "user", "content": "Say OK."}],
-                                                        add_generation_prompt=True, tokenize=True, return_dict=True,
-                                                        return_tensors="pt").to(self.device)
-            with self._torch.inference_mode():
-                self.model.generate(**prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False,
-                                    past_key_values=cache)
-            self._static, self._static_length = cache, length
-        except Exception as exc:  # torch.compile's failures have no common type; the dynamic cache always works
-            self._give_up_static(exc)
-        finally:
-            self.compiled.set()
-
     def _give_up_static(self, exc: Exception) -> None:
         log.warning("the planner's compiled static attention cache failed (%s); answering without it",
                     str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__)
-        self.static_cache, self._static = False, None
+        self.static_cache, self._static = False, {}
 
     def _static_for(self, prompt_length: int) -> Any:
-        """The static attention cache emptied, when it is compiled and holds this prompt and its answer; else None
-        (the dynamic cache answers). The first call starts compiling it."""
-        if self._compiling is None:
-            self._compiling = threading.Thread(target=self._compile, name="deskpilot-planner-compile", daemon=True)
-            self._compiling.start()
-        if not self.compiled.is_set() or self._static is None \
-                or prompt_length + self.max_new_tokens > self._static_length:
+        """An emptied static attention cache long enough for this prompt and its answer (made once per length, so
+        the compiled decoding step sees one shape per length), or None when the prompt is longer than the longest."""
+        from transformers import StaticCache
+
+        needed = prompt_length + self.max_new_tokens
+        length = next((n for n in STATIC_LENGTHS if n >= needed), None)
+        if length is None:
             return None
-        self._static.reset()
-        return self._static
+        if length not in self._static:
+            self._static[length] = StaticCache(config=self.model.config, max_cache_len=length)
+        else:
+            self._static[length].reset()
+        return self._static[length]
 
     def forget_prompt(self) -> None:
         """Drop the kept attention cache: the next prompt is computed whole."""
