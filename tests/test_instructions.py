@@ -96,6 +96,38 @@ def test_a_clause_that_says_without_something_unticks_it():
     assert parse_instructions("Save the file, with no backup copy")[1].ensure_checked is False
 
 
+@pytest.mark.parametrize("task, target, wanted", [
+    ("Enable dark mode", "dark mode checkbox", True),
+    ("then disable the Has a car", "Has a car checkbox", False),
+    ("Turn the newsletter off", "newsletter checkbox", False),
+    ("switch on Billable", "Billable checkbox", True),
+    ("deselect gift wrap", "gift wrap checkbox", False),
+])
+def test_other_words_for_ticking_and_unticking_a_box(task, target, wanted):
+    """Seed 43000: "Pick out "M" in T-shirt size, then disable the Has a car and ..." was read as a choice of
+    "disable the Has a car" from the list before it."""
+    (toggle,) = parse_instructions(task)
+    assert (toggle.action.target, toggle.ensure_checked) == (target, wanted)
+
+
+def test_a_verb_with_its_particle_is_the_verb():
+    opened, option = parse_instructions('Pick out "M" in T-shirt size')
+    assert (opened.action.target, option.action.target) == ("T-shirt size dropdown", '"M"')
+
+
+@pytest.mark.parametrize("task", ['Pick "M" in T-shirt size, then prefer "Evening" for shift',
+                                  "Click OK and forget the rest", 'type "x" into Name, then prefer the red one'])
+def test_a_clause_with_a_verb_the_grammar_does_not_know_is_not_more_of_the_verb_before(task):
+    with pytest.raises(PlannerError, match="I don't understand"):
+        parse_instructions(task)
+
+
+def test_a_clause_that_continues_the_verb_before_still_does():
+    assert [p.action.target for p in parse_instructions("check Remember me and the newsletter, then click OK")] == \
+        ["Remember me checkbox", "newsletter checkbox", "OK"]
+    assert len(parse_instructions('type "a" into Name and "b" into Email')) == 4
+
+
 def planned(task: str) -> list[tuple[str, str | None, str | None, str | None, str | None]]:
     return [(p.action.kind.value, p.action.target, p.action.text, p.look_in, p.or_type)
             for p in parse_instructions(task)]

@@ -6,6 +6,7 @@
     Focus into the 2nd text field; close the dialog by clicking "x"; expand the section.
     Save the file as "notes.txt" in Documents; select all the text with ctrl+a; press Down twice; answer No.
     Pick "GBP" from Currency, then without gift wrap (a clause that says "without X" or "with no X" unticks X).
+    Enable dark mode, turn the newsletter off, disable Has a car (enable / turn on: tick; disable / turn off: untick).
 
 Clauses are joined by `then`, `and`, commas, semicolons or full stops; a clause with no verb of its own
 ("... and the password "y" ...") continues the previous verb. Anything else is a PlannerError, never a guess.
@@ -47,6 +48,19 @@ _BOTH_FIELDS = re.compile(r"^(?:the\s+)?(?:both(?:\s+of\s+the)?|each\s+of\s+the\
                           r"(?P<kind>.+?)(?:(?<=x)es|s)?$", re.I)
 _ANSWER = re.compile(r"^(?:yes|no|on|off|true|false)$", re.I)
 _WITHOUT = re.compile(r"^(?:without|with\s+no)\s+(?P<what>.+)$", re.I)  # "..., then without gift wrap": unticked
+# other words for ticking and unticking a box, and a verb with its particle ("pick out X"): what the clause becomes
+_SAME_VERBS = [
+    (re.compile(r"^(?:enable|activate|turn\s+on|switch\s+on)\s+", re.I), "tick "),
+    (re.compile(r"^(?:disable|deactivate|turn\s+off|switch\s+off|deselect|unselect|unmark)\s+", re.I), "untick "),
+    (re.compile(r"^(?:turn|switch)\s+(?P<what>.+?)\s+on$", re.I), r"tick \g<what>"),
+    (re.compile(r"^(?:turn|switch)\s+(?P<what>.+?)\s+off$", re.I), r"untick \g<what>"),
+    (re.compile(r"^(?P<verb>pick|choose|select)\s+out\s+", re.I), r"\g<verb> "),
+]
+# a clause with no verb the grammar knows that starts with a word of its own before "the", "a" or a quoted value
+# ("..., then prefer "Evening" for shift", "and disable the car box"): a verb the grammar does not know, not more of
+# what the verb before it acts on
+_UNKNOWN_VERB = re.compile(r"^(?!(?:both|all|each|every|either|neither|only|just|also|any|one|two)\b)[a-z][a-z'-]*"
+                           r"\s+(?:the|a|an|my|your|our|its|their|this|that|these|those|«\d+»)(?:\s|$)")
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
@@ -120,13 +134,16 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         without = _WITHOUT.match(clause)
         if without:
             clause = f"untick {without.group('what')}"
+        for words, same in _SAME_VERBS:
+            clause = words.sub(same, clause, count=1)
         if not _starts_with_verb(clause):
             if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause) \
-                    or _ANSWER.match(clause):
+                    or _ANSWER.match(clause) or _UNKNOWN_VERB.match(clause):
                 # what a typing verb goes on to type must be quoted ("replace the Full name with ..." after "write
                 # ..." is an instruction the grammar does not know, not more text to type), and a clause that says
                 # what something should be ("then the full name should be ...") is no target of the verb before,
-                # nor is a yes or a no ("..., urgent, no": the state of the box before it)
+                # nor is a yes or a no ("..., urgent, no": the state of the box before it), nor a clause that starts
+                # with a verb of its own
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
