@@ -554,6 +554,40 @@ def test_a_button_the_task_asks_to_press_by_its_name_must_have_been_pressed(task
                                       'the task says to press "Save draft", which no step did')
 
 
+@pytest.mark.parametrize(("task", "steps", "field", "failed"), [
+    # MiniWoB find-word, never collected: a click on the field, then "done"
+    ("Find the 2nd word in the paragraph, type that into the textbox and press Go", ["click"], "",
+     "the task asks to type something, no step typed anything, and no field shows what it says"),
+    ("Find the 2nd word in the paragraph, type that into the textbox and press Go", ["click", "paste"], "", None),
+    ("Enter 1:49 PM as the time", [], "1:49 PM", None),  # it shows already
+    ("Pick the size and press Enter", [], "", None),  # the key
+    ("Select the type of account", [], "", None),
+    # MiniWoB use-autocomplete, never collected: "Au" typed, no suggestion taken
+    ('Enter an item that starts with "Au" and ends with "lia".', ["type"], "Au",
+     'the task asks for a text that starts with "Au" and ends with "lia"; no field shows one and none was typed'),
+    ('Enter an item that starts with "Au" and ends with "lia".', ["type"], "Australia", None),
+])
+def test_a_text_the_task_asks_for_without_quoting_it_must_have_been_typed(task, steps, field, failed):
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    box = Element(Box(159, 132, 453, 155), "input", "")
+    go = Element(Box(84, 281, 191, 312), "button", "Go")
+    before = [box, go]
+    after = [box, Element(Box(161, 133, 260, 153), "text", field), go] if field else before  # the text it holds
+    tracker = GoalTracker(task=task)
+    tracker.start(before)
+    typed = "Australia" if field == "Australia" else "Au"  # a text the task describes: one it says
+    actions = {"click": Action(kind=ActionKind.CLICK, point=box.center),
+               "type": Action(kind=ActionKind.TYPE, text=typed), "paste": Action(kind=ActionKind.HOTKEY, keys=("ctrl", "v"))}
+    for step in steps:
+        tracker.follow(actions[step], KeyboardFocus(field=box.box), before, after, True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=go.center), KeyboardFocus(), after, after, True)
+    check = tracker.check(after)
+    assert check.failed == failed, check
+
+
 @pytest.mark.parametrize(("merchant", "currency", "failed"), [
     ("Café Roma", "GBP", None),
     ("GBP", "EUR", 'the task gives "GBP" for "Currency", which shows "EUR"'),

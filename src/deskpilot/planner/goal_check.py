@@ -9,7 +9,10 @@ exposes it):
   after it and at the end: text it held before that is still there beside the value is a leftover; a reading
   that differs from the value where the field was empty is OCR's (a single "x" it cannot see), not the app's;
 - every value the task asks to type ("type "Ada" into Name", "set Amount to "250"") was typed whole into a field,
-  not inside a longer text;
+  not inside a longer text; a task that asks to type without quoting what ("type that word into the box", "enter
+  the time") saw something typed or pasted, or a field shows a text it says; a text the task describes by its
+  start or end ("an item that starts with "Au" and ends with "lia"") shows in a field or was typed, whole (and
+  counts as said by the task);
 - what the task asks to click by its quoted words ("click the "Export" link") was clicked, and so was a button
   on the final screen that the task asks to press by its name ("finish with Submit claim", "press the Join
   button"), unless the run pressed Enter, which presses a form's default button;
@@ -86,6 +89,14 @@ CLAUSE_START = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also)
 # of its own follows
 BARE_NO = re.compile(r"^(?:no|nope|off|not|none|false|unticked|unchecked)$")  # a clause that only answers no
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
+PASTE_KEYS = (("ctrl", "v"), ("shift", "insert"))
+# a verb of typing that starts a clause ("..., type that into the textbox", "Enter 1:49 PM as the time"); "enter"
+# after a word of pressing, or before "key", is the key
+TYPE_ASKED = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also|you|to))\s*"
+                        r"(?:type|write|input|enter)\b(?!\s+(?:key|button|to\b))", re.I)
+# a text the task describes by its start or its end
+_STARTS_WITH = re.compile(r"\b(?:starts?|starting|begins?|beginning)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
+_ENDS_WITH = re.compile(r"\b(?:ends?|ending)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
@@ -143,6 +154,11 @@ def asked_to_press(task: str, name: str) -> bool:
             if not wanted.startswith(said):
                 break
     return False
+
+
+def asks_to_type(task: str) -> bool:
+    """Whether a clause of the task starts with a verb of typing (the key Enter and "type of" are no typing)."""
+    return any(not re.match(r"\s+of\b", task[m.end():]) for m in TYPE_ASKED.finditer(task))
 
 
 def same_text(shown: str, expected: str) -> bool:
@@ -298,6 +314,7 @@ class GoalTracker:
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
     entered: bool = False  # whether Enter was pressed (it presses a form's default button)
+    wrote: bool = False  # whether any text was typed (secrets included) or pasted
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -342,6 +359,8 @@ class GoalTracker:
         elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
             self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
+        self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or (
+            action.kind is ActionKind.HOTKEY and tuple(k.lower() for k in action.keys) in PASTE_KEYS)
         self.entered = self.entered or bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or ""))
         self._last = action
@@ -530,6 +549,28 @@ class GoalTracker:
                 return name
         return None
 
+    def _described(self, text: str) -> bool:
+        """Whether `text` is one the task describes by its start and end ("an item that starts with "Au" and ends
+        with "lia""), where it does."""
+        starts = [m.group(1) for m in _STARTS_WITH.finditer(self.task)]
+        ends = [m.group(1) for m in _ENDS_WITH.finditer(self.task)]
+        return bool(starts or ends) and all(look_alike(text).startswith(look_alike(x)) for x in starts) \
+            and all(look_alike(text).endswith(look_alike(x)) for x in ends)
+
+    def _described_text_missing(self, elements: list[Element]) -> str | None:
+        """Where the task describes a text by its start or end: unless a field on the screen, or a line typed, is
+        such a text, what is wrong."""
+        starts = [m.group(1) for m in _STARTS_WITH.finditer(self.task)]
+        ends = [m.group(1) for m in _ENDS_WITH.finditer(self.task)]
+        if not starts and not ends:
+            return None
+        texts = self.typed + [reading for reading in (field_reading(e.box, elements) for e in elements
+                                                      if e.role in FIELD_ROLES) if reading]
+        if any(self._described(text) for text in texts):
+            return None
+        wanted = " and ".join([f"starts with {_quote(x)}" for x in starts] + [f"ends with {_quote(x)}" for x in ends])
+        return f"the task asks for a text that {wanted}; no field shows one and none was typed"
+
     def list_in_the_way(self, point: Point, elements: list[Element]) -> bool:
         """Whether the drop-down list the last click opened still shows on `elements` (texts its opening brought
         up) and a click at `point` lands neither on one of its options nor on the drop-down: toolkits spend such a
@@ -557,9 +598,18 @@ class GoalTracker:
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
             return GoalCheck(False, tuple(held), f"the screen shows {_quote(error)}")
-        invented = next((line for line in self.typed if not said_in(line, self.task)), None)
+        invented = next((line for line in self.typed if not said_in(line, self.task) and not self._described(line)),
+                        None)
         if invented is not None:
             return GoalCheck(False, tuple(held), f"{_quote(invented)} was typed, but the task does not say it")
+        if not self.wrote and not task_values(self.task) and asks_to_type(self.task) and not any(
+                said_in(reading, self.task) for reading in (field_reading(e.box, elements) for e in elements
+                                                            if e.role in FIELD_ROLES) if reading and reading.strip()):
+            return GoalCheck(False, tuple(held), "the task asks to type something, no step typed anything, and no "
+                                                 "field shows what it says")
+        described = self._described_text_missing(elements)
+        if described is not None:
+            return GoalCheck(False, tuple(held), described)
         for value in self.unseen:
             if not _anywhere(value, elements):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but nothing on the screen took "
