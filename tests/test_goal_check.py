@@ -580,7 +580,8 @@ def test_a_text_the_task_asks_for_without_quoting_it_must_have_been_typed(task, 
     tracker.start(before)
     typed = "Australia" if field == "Australia" else "Au"  # a text the task describes: one it says
     actions = {"click": Action(kind=ActionKind.CLICK, point=box.center),
-               "type": Action(kind=ActionKind.TYPE, text=typed), "paste": Action(kind=ActionKind.HOTKEY, keys=("ctrl", "v"))}
+               "type": Action(kind=ActionKind.TYPE, text=typed),
+               "paste": Action(kind=ActionKind.HOTKEY, keys=("ctrl", "v"))}
     for step in steps:
         tracker.follow(actions[step], KeyboardFocus(field=box.box), before, after, True)
     tracker.follow(Action(kind=ActionKind.CLICK, point=go.center), KeyboardFocus(), after, after, True)
