@@ -218,6 +218,39 @@ def test_a_tk_check_box_read_into_its_labels_line_is_found_with_its_state():
     assert boxes == {"Billable to client": False, "Urgent": False}, boxes
 
 
+def test_the_one_and_two_letter_options_of_an_open_list_are_read():
+    """A Qt size list opened (a screenshot of a held-out form, seed 43000): the text-line detector marks no core in
+    a glyph as narrow as "S", "M" or "L", and the detector took the "M" for a check box, so only "XL" was read and
+    "pick M" could not be done. Runs of marks of a glyph's height that no line holds are read alone."""
+    image = np.asarray(Image.open(DATA / "qt-size-list-open.png").convert("RGB"))
+    monitor = Monitor(0, 0, image.shape[1], image.shape[0])
+    grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen
+    grounder.load()
+    elements = grounder.parse(Observation(image=image, monitor=monitor))
+    options = sorted((e.box.y0, e.text) for e in elements if e.role == "text" and 170 < e.box.x0 < 200 and e.box.y0 > 135)
+    assert [text for _, text in options] == ["S", "M", "L", "XL"], options
+    assert not [e for e in elements if e.role in ("checkbox", "radio")], "a letter is no check box"
+
+
+def test_a_drawn_square_or_ring_is_a_frame_and_a_letter_is_not():
+    """Check boxes and radio buttons, drawn light and anti-aliased as toolkits draw them, are no short text; a letter
+    whose strokes reach its box's sides ("M") is."""
+    import cv2
+
+    from deskpilot.grounding.short_text import drawn_frame
+
+    image = np.full((40, 200, 3), 240, np.uint8)
+    cv2.rectangle(image, (10, 10), (25, 25), (185, 185, 185), 1)  # an empty check box
+    cv2.rectangle(image, (40, 10), (55, 25), (60, 110, 200), -1)  # a ticked one: filled
+    cv2.circle(image, (77, 17), 7, (180, 180, 180), 1, cv2.LINE_AA)  # a radio button
+    cv2.circle(image, (107, 17), 7, (180, 180, 180), 1, cv2.LINE_AA)  # a chosen one: a dot inside
+    cv2.circle(image, (107, 17), 3, (40, 40, 40), -1, cv2.LINE_AA)
+    cv2.putText(image, "M", (130, 27), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (20, 20, 20), 1, cv2.LINE_AA)
+    frames = [Box(8, 8, 28, 28), Box(38, 8, 58, 28), Box(68, 8, 87, 27), Box(98, 8, 117, 27)]
+    assert [drawn_frame(image, box) for box in frames] == [True] * 4
+    assert not drawn_frame(image, Box(129, 13, 143, 28))
+
+
 def test_the_marks_inside_a_field_are_read_as_its_text():
     """What the goal check asks of a field typed into that the screen's text detection left unread."""
     import cv2

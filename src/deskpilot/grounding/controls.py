@@ -1,7 +1,8 @@
 """The detector's boxes as named controls beside the ones grounding.layout finds from outlines: a button, tab, menu
 item or list item is named by the text inside it, a check box or radio button by the text to its right; a field
 keeps its value as text (its name is the label beside it, which `locate` looks up). Where the two agree on a
-control, the layout's pixel-exact one is kept."""
+control, the layout's pixel-exact one is kept. A check box or radio button the detector sees where a short text
+stands and no frame is drawn is that text (an "M" of a size list), not a control."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from deskpilot.core.geometry import Box, reading_order
 from .detector import Detection
 from .layout import Widget, label_beside, text_inside
 from .ocr import TextLine
+from .short_text import short_text_over
 from .widgets import field_for_label, round_toggle, toggle_checked, toggle_for_label
 
 SAME_CONTROL_IOU = 0.5
@@ -27,6 +29,8 @@ def detected_widgets(image: np.ndarray, detections: list[Detection], lines: list
         box, role = detection.box, detection.role
         checked = None
         if role in ("checkbox", "radio"):
+            if short_text_over(image, box, lines):
+                continue
             role = "radio" if round_toggle(image, box) else "checkbox"
             text = label_beside(box, lines)
             # A predicted box may run a pixel or two past the drawn one: judge the mark well inside its border.

@@ -14,6 +14,7 @@ from deskpilot.core.geometry import Box, reading_order, shared_areas
 from deskpilot.core.observation import ElementRole, ElementSource
 
 from .ocr import TextLine
+from .short_text import short_text_over
 from .widgets import TOGGLE_MIN, edge_map, round_toggle, toggle_checked, toggle_shaped
 
 CONTROL_MIN_H, CONTROL_MAX_H, CONTROL_MIN_W = 14, 120, 20
@@ -47,7 +48,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
         if in_text:
             continue
         if toggle_shaped(box):
-            if not any(_contains(t.box, box) for t in toggles):
+            if not any(_contains(t.box, box) for t in toggles) and not short_text_over(image, box, lines):
                 toggles.append(_toggle(image, box, lines, round_))
         elif CONTROL_MIN_H <= box.height <= BUTTON_MAX_SIDE and box.width >= max(CONTROL_MIN_W, box.height * 0.6):
             control = _control(image, box, lines)

@@ -21,6 +21,7 @@ from .controls import detected_widgets, field_beside, merge_controls, toggle_bef
 from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box
+from .short_text import short_texts
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
@@ -224,6 +225,10 @@ class OcrGrounder:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
             fresh_lines += [line for line in self._read(image, crop_box, toggles)
                             if not _mostly_inside_any(line.box, kept)]
+        started = time.perf_counter()
+        fresh_lines += short_texts(image, regions, kept + fresh_lines,
+                                   lambda crops: [(r.text, r.score) for r in self.engine.recognise(crops)])
+        self.timing["ocr_short_ms"] = self.timing.get("ocr_short_ms", 0.0) + (time.perf_counter() - started) * 1000
         self._lines = sorted(kept + fresh_lines, key=lambda ln: reading_order(ln.box))
         fresh_ids = {id(line) for line in fresh_lines}
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh_ids}
