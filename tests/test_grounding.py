@@ -227,7 +227,8 @@ def test_the_one_and_two_letter_options_of_an_open_list_are_read():
     grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen
     grounder.load()
     elements = grounder.parse(Observation(image=image, monitor=monitor))
-    options = sorted((e.box.y0, e.text) for e in elements if e.role == "text" and 170 < e.box.x0 < 200 and e.box.y0 > 135)
+    options = sorted((e.box.y0, e.text) for e in elements
+                     if e.role == "text" and 170 < e.box.x0 < 200 and e.box.y0 > 135)  # the list's rows
     assert [text for _, text in options] == ["S", "M", "L", "XL"], options
     assert not [e for e in elements if e.role in ("checkbox", "radio")], "a letter is no check box"
 
