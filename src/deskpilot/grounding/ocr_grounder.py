@@ -22,6 +22,7 @@ from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box
 from .short_text import short_texts
+from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
@@ -109,9 +110,11 @@ class OcrGrounder:
             detections = self.detector.detect(image) if self.detector is not None else []
             inferred = time.perf_counter()
             detected = detected_widgets(image, detections, self._lines)
+            detected += sibling_toggles(image, widgets + detected, self._lines)
             if self._split_at_controls(image, widgets + detected):  # the labels read apart now: name again
                 widgets = self._named(image, find_widgets(image, self._lines))
                 detected = detected_widgets(image, detections, self._lines)
+                detected += sibling_toggles(image, widgets + detected, self._lines)
             self._widgets = merge_controls(widgets, detected) if detected else widgets
             self._toggles = _toggle_boxes(self._widgets)
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \
