@@ -88,6 +88,9 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     first = np.array([_first_letter_x(line) for line in lines], np.int64)
     leading = square[:, None] & ((outer[:, 0:1] - text[None, :, 0] <= LINE_START_SLACK) |
                                  (outer[:, 2:3] <= first[None, :]))
+    # a circle that sticks out left of the line (an "O" at a line's start lies within it): a radio button beside it
+    circle = np.array([round_ and toggle_shaped(box) for box, round_ in outlines])
+    leading |= circle[:, None] & (outer[:, 0:1] < text[None, :, 0])
     return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None]) & ~leading).any(axis=1))
 
 

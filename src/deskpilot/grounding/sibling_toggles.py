@@ -3,8 +3,9 @@ alike. Where OCR reads a row's labels and the unchosen buttons between them as o
 "ardOwnmoney" around a Tk diamond), neither the outline search nor the detector finds those buttons; a mark on the
 row of the same size and silhouette as a toggle found there is another of its group. The silhouette (the marks
 with their insides filled) is what a chosen and an unchosen button share: a Tk diamond filled or empty, a ring with
-or without its dot; a letter of a label differs from it (an "O" is round where a diamond is not, a "B" is narrower
-than a check box)."""
+or without its dot; a letter of a label differs from it (an "O" is round where a diamond is not; a "B" beside a
+check box fills a square as the box does, but its sides are no frame, and the next button of a group stands past
+the first one's label)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from deskpilot.core.geometry import Box
 
 from .layout import Widget, label_beside
 from .ocr import TextLine
+from .short_text import drawn_frame
 from .widgets import TOGGLE_REACH, toggle_checked, toggle_shaped
 
 ROW_REACH = 640  # pixels right of a toggle where its group's next toggles may stand
@@ -24,6 +26,7 @@ SAME_SILHOUETTE = 0.8  # IoU of the filled marks, aligned at their boxes, for tw
 MARK_CONTRAST = 25  # grey levels off the row's background that count as a mark (toggles are drawn light)
 LOOK_AROUND = 3  # pixels around a toggle's box where its marks may still be
 SMALLEST = 10  # pixels: a toggle drawn smaller is too like a digit of small text to look for its group by
+LABEL_GAP = 3  # toggle widths at least between a toggle and the next of its group: the first one's label
 TOGGLE_ROLES = ("checkbox", "radio")
 
 
@@ -94,11 +97,15 @@ def sibling_toggles(image: np.ndarray, widgets: list[Widget], lines: list[TextLi
         tight, shape = drawn
         if min(tight.width, tight.height) < SMALLEST:
             continue
+        framed = drawn_frame(image, tight)  # a square or a ring: so must its siblings be (a "B" fills a square too)
         row = Box(tight.x1, tight.y0 - ROW_SLACK - 1, tight.x1 + ROW_REACH, tight.y1 + ROW_SLACK + 1).clipped(frame)
         middle = (tight.y0 + tight.y1) / 2
         for mark in _mark_boxes(image, row):
             if abs(mark.width - tight.width) > SIZE_SLACK or abs(mark.height - tight.height) > SIZE_SLACK \
-                    or abs((mark.y0 + mark.y1) / 2 - middle) > ROW_SLACK:
+                    or abs((mark.y0 + mark.y1) / 2 - middle) > ROW_SLACK \
+                    or mark.x0 - tight.x1 < LABEL_GAP * tight.width:
+                continue
+            if framed and not drawn_frame(image, mark):
                 continue
             if any(mark.iou(w.box) > 0.3 for w in widgets + found):
                 continue
