@@ -554,6 +554,33 @@ def test_a_button_the_task_asks_to_press_by_its_name_must_have_been_pressed(task
                                       'the task says to press "Save draft", which no step did')
 
 
+@pytest.mark.parametrize(("list_open", "passed"), [(True, False), (False, True)])
+def test_enter_that_picks_an_open_lists_option_presses_no_default_button(list_open, passed):
+    """Enter exempts the press check (it presses a form's default button), but not the Enter that chooses an option
+    typed into an open list: that Enter submits nothing."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    submit = Element(Box(84, 281, 191, 312), "button", "Submit claim")
+    currency = Element(Box(159, 132, 453, 155), "dropdown", "")
+    label = Element(Box(80, 134, 150, 152), "text", "Currency")
+    closed = [submit, currency, label, Element(Box(161, 133, 200, 153), "text", "EUR")]
+    opened = closed + [Element(Box(161, 160, 200, 178), "list_item", "GBP"),
+                       Element(Box(161, 180, 200, 198), "list_item", "USD")]
+    chosen = [submit, currency, label, Element(Box(161, 133, 200, 153), "text", "GBP")]
+    tracker = GoalTracker(task="Pick GBP from Currency and press the Submit claim button")
+    tracker.start(closed)
+    if list_open:
+        tracker.follow(Action(kind=ActionKind.CLICK, point=currency.center), KeyboardFocus(), closed, opened, True)
+        tracker.follow(Action(kind=ActionKind.TYPE, text="GBP\n"), KeyboardFocus(), opened, chosen, True)
+    else:  # chosen some other way, then Enter in the form
+        tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("enter",)), KeyboardFocus(), chosen, chosen, True)
+    check = tracker.check(chosen)
+    assert check.passed is passed, check
+    assert passed or check.failed == 'the task says to press "Submit claim", which no step did'
+
+
 @pytest.mark.parametrize(("task", "steps", "field", "failed"), [
     # MiniWoB find-word, never collected: a click on the field, then "done"
     ("Find the 2nd word in the paragraph, type that into the textbox and press Go", ["click"], "",

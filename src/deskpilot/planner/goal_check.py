@@ -15,7 +15,8 @@ exposes it):
   counts as said by the task);
 - what the task asks to click by its quoted words ("click the "Export" link") was clicked, and so was a button
   on the final screen that the task asks to press by its name ("finish with Submit claim", "press the Join
-  button"), unless the run pressed Enter, which presses a form's default button;
+  button"), unless the run pressed Enter, which presses a form's default button (Enter that picks an open list's
+  option presses none);
 - a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
   its own (its label's word that nothing else on the screen says) was clicked;
 - an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
@@ -313,7 +314,7 @@ class GoalTracker:
     # texts it landed on
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
-    entered: bool = False  # whether Enter was pressed (it presses a form's default button)
+    entered: bool = False  # whether Enter was pressed (it presses a form's default button), not into an open list
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
     _last: Action | None = None
 
@@ -326,6 +327,7 @@ class GoalTracker:
         `after` those of the screen it left) must leave on the screen. `changed`: whether the screen changed;
         `selected`: whether a typed text replaced a selection the agent made first; `blank`: whether a field's box
         shows no mark on the screen it left (pixels)."""
+        choosing = self.opened is not None  # Enter now picks the open list's option: it presses no default button
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
             lines = [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
             self.typed += lines
@@ -361,8 +363,8 @@ class GoalTracker:
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
         self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or (
             action.kind is ActionKind.HOTKEY and tuple(k.lower() for k in action.keys) in PASTE_KEYS)
-        self.entered = self.entered or bool(keys & ENTER_KEYS) or (
-            action.kind is ActionKind.TYPE and "\n" in (action.text or ""))
+        self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
+            action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self._last = action
 
     def _list_click(self, action: Action, hit: list[Element], before: list[Element], after: list[Element],
