@@ -554,6 +554,29 @@ def test_a_button_the_task_asks_to_press_by_its_name_must_have_been_pressed(task
                                       'the task says to press "Save draft", which no step did')
 
 
+@pytest.mark.parametrize(("steps", "failed"), [
+    ([], 'the task gives "XL" for "T-shirt size", which no step chose, and what it shows cannot be read'),
+    (["pick"], None),  # chosen: a one-letter reading OCR misses is no evidence against it
+])
+def test_a_drop_down_the_task_gives_a_value_that_reads_empty_and_was_never_chosen_is_no_success(steps, failed):
+    """Seed 47004 in Qt: the run typed the mobile and the hours, pressed Join and said done; the T-shirt size list
+    (read through the accessibility tree with no value) showed "S" and passed as read empty."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    size = Element(Box(183, 191, 679, 216), "dropdown", "")
+    screen = [Element(Box(81, 194, 150, 211), "text", "T-shirt size"), size]
+    option = Element(Box(190, 240, 230, 258), "list_item", "XL")
+    tracker = GoalTracker(task="Go ahead and prefer XL for T-shirt size")
+    tracker.start(screen)
+    for _ in steps:
+        tracker.follow(Action(kind=ActionKind.CLICK, point=option.center), KeyboardFocus(), [*screen, option], screen,
+                       True)
+    check = tracker.check(screen)
+    assert check.failed == failed, check
+
+
 @pytest.mark.parametrize(("list_open", "passed"), [(True, False), (False, True)])
 def test_enter_that_picks_an_open_lists_option_presses_no_default_button(list_open, passed):
     """Enter exempts the press check (it presses a form's default button), but not the Enter that chooses an option

@@ -490,9 +490,15 @@ class GoalTracker:
             if any(c.box.iou(found[0].box) > 0.5 and reads_as(c.option, value) for c in self.choices):
                 continue
             now = list_reading(found[0].box, elements) or ""
-            if reads_as(now, value) or not now.strip() and (
-                    found[0].role == "dropdown" or any(same_text(line, value) for line in self.typed)):
+            if reads_as(now, value):
                 continue
+            if not now.strip() and (any(same_text(line, value) for line in self.typed) or (
+                    found[0].role == "dropdown" and (any(same_text(text, value) for text in self.picked) or any(
+                        c.box.iou(found[0].box) > 0.5 for c in self.choices)))):
+                continue  # read empty after the value was given to it: OCR's miss of a short value
+            if not now.strip() and found[0].role == "dropdown":
+                return (f"the task gives {_quote(value)} for {_quote(label)}, which no step chose, and what it "
+                        "shows cannot be read")
             return (f"the task gives {_quote(value)} for {_quote(label)}, which shows "
                     f"{_quote(now) if now.strip() else 'nothing'}")
         return None
