@@ -73,3 +73,14 @@ def test_held_out_form_goals_in_every_phrasing_bind_no_value_to_the_wrong_field(
         bound += len(got)
         wanted += len(asked)
     assert bound == right and right >= 0.85 * wanted, (right, wanted)
+
+
+@pytest.mark.parametrize(("typed", "task", "said"), [
+    ("GBP", 'Amount: "12.50"; the currency is GBP!', True),  # seed 49002 in Tk: "GBP!" had folded to "gbpl"
+    ("l2.50", "Set the amount to 12.50", True),  # OCR's "l" for "1" still counts
+    ("Bob", "type Ada", False),
+])
+def test_a_typed_text_is_said_by_the_task_word_by_word_whatever_punctuation_follows(typed, task, said):
+    from deskpilot.core.task_text import said_in
+
+    assert said_in(typed, task) is said

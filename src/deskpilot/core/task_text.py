@@ -70,9 +70,10 @@ def said_in(typed: str, task: str, fold: bool = True) -> bool:
     value the person never gave is the agent's invention, not their goal. `fold`: the characters OCR confuses
     count as one (a text read off the screen); without it a model's "1" is not the "I" of "I'd like"."""
     same = look_alike if fold else str
-    words = set(WORD.findall(same(task.lower())))
+    # words first, folded after: a task's "GBP!" is the word "GBP" ("!" folds to "l", as OCR confuses them)
+    words = {same(word) for word in WORD.findall(task.lower())}
     words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
-    return all(word in words for word in WORD.findall(same(typed.lower())))
+    return all(same(word) in words for word in WORD.findall(typed.lower()))
 
 
 SAME_SPELLING = 0.8  # how alike (difflib's ratio) a typed text and the task's words must be to be those words
