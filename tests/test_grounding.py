@@ -250,6 +250,18 @@ def test_the_unchosen_radio_buttons_of_a_group_read_into_one_line_are_found(scre
     assert "Own money" in [e.text for e in elements if e.role == "text"]
 
 
+def test_a_small_web_drop_down_whose_arrow_ocr_reads_as_a_letter_is_a_drop_down():
+    """A web form's T-shirt size select, as narrow as its value (seed 45000): OCR read "S" and the arrow as one line,
+    "Sv", centred in the frame, and the select passed for a button named "Sv"."""
+    image = np.asarray(Image.open(DATA / "html-small-select.png").convert("RGB"))
+    monitor = Monitor(0, 0, image.shape[1], image.shape[0])
+    grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen
+    grounder.load()
+    elements = grounder.parse(Observation(image=image, monitor=monitor))
+    row = [(e.role, e.text) for e in elements if e.role != "text" and 220 <= e.box.y0 <= 232]
+    assert row == [("dropdown", "S")], row
+
+
 def test_a_drawn_square_or_ring_is_a_frame_and_a_letter_is_not():
     """Check boxes and radio buttons, drawn light and anti-aliased as toolkits draw them, are no short text; a letter
     whose strokes reach its box's sides ("M") is."""

@@ -24,6 +24,8 @@ CENTRED = 0.18  # text whose centre is this share of the width from the frame's 
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
 SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's border and padding
 LINE_START_SLACK = 2  # pixels a check box OCR read into its label's line may start after the line's left end
+ARROW_GLYPHS = "vV√▾▼⌄˅"  # what OCR reads a drop-down's arrow as
+ARROW_END = 6  # pixels from a frame's right side within which a line ending in an arrow glyph ends
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
 
 
@@ -196,6 +198,11 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
         return Widget(box, "dropdown", " ".join(ln.text for ln in inside if ln not in arrow))
     text = " ".join(ln.text for ln in inside)
     arrow_end = Box(box.x1 - box.height, box.y0 + 3, box.x1 - 3, box.y1 - 3)
+    # ... or as the last character of a short value's line ("Sv": a small web drop-down showing "S"), which then
+    # runs to the frame's right end, where a centred button's name never does
+    if len(inside) == 1 and len(text) >= 2 and text[-1] in ARROW_GLYPHS and inside[0].box.x1 >= box.x1 - ARROW_END \
+            and inside[0].span_box(len(text) - 1, len(text)).x0 >= box.x1 - 1.5 * box.height:
+        return Widget(box, "dropdown", text[:-1].rstrip())
     if not inside:
         # Unread marks at the left (password dots, a caret, a value of one letter OCR leaves unread) are a field's
         # content, and with a mark at the right end (its arrow) a drop-down's; a centred mark is an icon.
