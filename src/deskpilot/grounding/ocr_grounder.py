@@ -20,7 +20,7 @@ from .changes import changed_regions, merge_boxes
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
 from .description import TargetSpec, nth, parse_description
 from .detector import UiDetector
-from .layout import Widget, find_widgets, ink_box
+from .layout import Widget, find_widgets, ink_box, label_beside
 from .short_text import short_texts
 from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
@@ -110,11 +110,13 @@ class OcrGrounder:
             detections = self.detector.detect(image) if self.detector is not None else []
             inferred = time.perf_counter()
             detected = detected_widgets(image, detections, self._lines)
-            detected += sibling_toggles(image, widgets + detected, self._lines)
-            if self._split_at_controls(image, widgets + detected):  # the labels read apart now: name again
+            siblings = sibling_toggles(image, widgets + detected, self._lines)
+            if self._split_at_controls(image, widgets + detected + siblings):  # the labels read apart now: name again
                 widgets = self._named(image, find_widgets(image, self._lines))
                 detected = detected_widgets(image, detections, self._lines)
-                detected += sibling_toggles(image, widgets + detected, self._lines)
+                siblings = [replace(s, text=label_beside(s.box, self._lines)) for s in siblings
+                            if not any(s.box.iou(w.box) > SAME_TOGGLE_IOU for w in widgets + detected)]
+            detected += siblings
             self._widgets = merge_controls(widgets, detected) if detected else widgets
             self._toggles = _toggle_boxes(self._widgets)
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \

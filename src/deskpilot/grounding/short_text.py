@@ -79,15 +79,14 @@ def drawn_frame(image: np.ndarray, box: Box) -> bool:
     radius = (min(columns[-1] - columns[0], rows[-1] - rows[0])) / 2
 
     def drawn_between(low: float, high: float) -> float:  # the share of rays with a mark between these radii
-        hits = 0
-        for angle in np.linspace(0, 2 * np.pi, 32, endpoint=False):
-            for share in np.arange(low, high + 1e-6, 0.5 / max(radius, 1)):
-                x = int(round(cx + share * radius * np.cos(angle)))
-                y = int(round(cy + share * radius * np.sin(angle)))
-                if 0 <= y < ink.shape[0] and 0 <= x < ink.shape[1] and ink[y, x]:
-                    hits += 1
-                    break
-        return hits / 32
+        angles = np.linspace(0, 2 * np.pi, 32, endpoint=False)[:, None]
+        shares = np.arange(low, high + 1e-6, 0.5 / max(radius, 1))[None, :]
+        xs = np.rint(cx + shares * radius * np.cos(angles)).astype(int)
+        ys = np.rint(cy + shares * radius * np.sin(angles)).astype(int)
+        inside = (xs >= 0) & (xs < ink.shape[1]) & (ys >= 0) & (ys < ink.shape[0])
+        hits = np.zeros(xs.shape, bool)
+        hits[inside] = ink[ys[inside], xs[inside]]
+        return float(hits.any(axis=1).mean())
 
     # a ring with a plain band inside it (around a radio button's dot, if any); a glyph's strokes cross that band
     return drawn_between(0.8, 1.1) >= CLOSED and drawn_between(0.68, 0.68) <= 1 - CLOSED
