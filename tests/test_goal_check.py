@@ -577,6 +577,29 @@ def test_a_drop_down_the_task_gives_a_value_that_reads_empty_and_was_never_chose
     assert check.failed == failed, check
 
 
+def test_a_value_typed_short_of_the_tasks_is_no_success_and_nor_is_a_list_showing_another_letter():
+    """Seed 51000 in Tk: the run typed "44 20 7946" for the task's "+44 20 7946" (letters and digits alike, so it
+    passed), and "L" into a T-shirt size list that takes no typing, which kept its "S" (read only after the typing,
+    so taken for OCR's reading of the "L")."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    mobile = Element(Box(183, 107, 679, 132), "input", "")
+    screen = [Element(Box(81, 110, 126, 127), "text", "Mobile"), mobile]
+    typed = [*screen, Element(Box(185, 109, 278, 127), "text", "44 20 7946")]
+    tracker = GoalTracker(task="Mobile: +44 20 7946 and join it!")
+    tracker.start(screen)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=mobile.center), KeyboardFocus(), screen, screen, False)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="44 20 7946"), KeyboardFocus(field=mobile.box), screen, typed,
+                   True)
+    assert tracker.check(typed).failed == 'the task gives "+44 20 7946" for "Mobile", but "44 20 7946" went into it'
+    size = TypedField("T-shirt size", Box(183, 191, 679, 216), "L", held="", shown="S")
+    assert size.problem("S") == '"T-shirt size" shows "S", expected "L"'
+    accents = TypedField("Full name", Box(183, 135, 679, 160), "Łódź", held="", shown="Lodz")
+    assert accents.problem("Lodz") is None  # OCR's reading of the value: accents lost
+
+
 @pytest.mark.parametrize(("list_open", "passed"), [(True, False), (False, True)])
 def test_enter_that_picks_an_open_lists_option_presses_no_default_button(list_open, passed):
     """Enter exempts the press check (it presses a form's default button), but not the Enter that chooses an option

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from difflib import SequenceMatcher
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -100,6 +101,7 @@ _STARTS_WITH = re.compile(r"\b(?:starts?|starting|begins?|beginning)\s+with\s+[\
 _ENDS_WITH = re.compile(r"\b(?:ends?|ending)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
 COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is it be please type enter put set "
                               "fill click press select choose field box text".split())
+OCR_ALIKE = 0.5  # difflib's ratio of a reading to a value for it to be OCR's reading of that value
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
 SHORT_VALUE = 3  # characters of a value beside which one more character is content, not OCR's noise
 DISTINCT = 5  # letters a word of a check box's label needs for the task's saying it to name that box
@@ -189,6 +191,13 @@ def _beside_more(shown: str, value: str) -> bool:
     return len(more) >= 2 or (len(more) == 1 and len(own) <= SHORT_VALUE)
 
 
+def _alike(shown: str, expected: str) -> bool:
+    """Whether a reading is like enough to a value to be OCR's reading of it (at least half its characters in
+    order: accents dropped), not another value; a value in another script has nothing to compare by."""
+    wanted = _skeleton(expected)
+    return not wanted or SequenceMatcher(None, _skeleton(shown), wanted).ratio() >= OCR_ALIKE
+
+
 def _one_off(shown: str, expected: str) -> bool:
     """One character read as another (same length): how OCR gets a word wrong."""
     a, b = _skeleton(shown), _skeleton(expected)
@@ -241,10 +250,11 @@ class TypedField:
                     _one_off(now, self.text) or _one_extra(now, self.text)):
                 return None  # read right after the typing, one character off now: OCR's reading, not the app's
             if (self.shown is None or same_text(now, self.shown)) and not self.held.strip() \
-                    and not _beside_more(now, self.text):
+                    and not _beside_more(now, self.text) and _alike(now, self.text):
                 # an empty field, read as it was right after the typing: what OCR makes of the value (accents,
                 # other scripts), not what the app did with it — unless it shows the value beside more ("28" for
-                # "8": a "2" OCR had not read before the typing)
+                # "8": a "2" OCR had not read before the typing), or nothing like it ("S" for the "L" typed into
+                # a list that takes no typing, its "S" unread before)
                 return None
         return f"{_quote(self.name)} shows {_quote(now)}, expected {_quote(self.text)}"
 
@@ -476,7 +486,8 @@ class GoalTracker:
             found = [e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == label]
             typed = [f for f in self.fields if f.name == label or any(f.box.iou(e.box) > 0.5 for e in found)]
             if typed:
-                if not (same_text(typed[-1].text, value) or _skeleton(typed[-1].text) == _skeleton(value)):
+                if not (same_text(typed[-1].text, value) or same_text(typed[-1].text, value.rstrip(".,;:!?"))):
+                    # what was typed is the run's own text, not a reading: "44 20 7946" is not "+44 20 7946"
                     return (f"the task gives {_quote(value)} for {_quote(label)}, but {_quote(typed[-1].text)} went "
                             "into it")
                 now = field_reading(typed[-1].box, elements)
