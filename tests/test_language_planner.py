@@ -636,6 +636,26 @@ def test_a_value_number_the_task_does_not_have_is_said_in_words(call):
     assert SomText('type "$120" into Amount').read("Action: type(content='$120')", screen)[1].text == "$120"
 
 
+def test_a_drop_down_list_drawn_late_is_waited_for_once_then_chosen_from():
+    """Seed 51001 in GTK: right after the click on Team the screen still showed the list closed, the run clicked the
+    field again (which chose what it held) and ended failed. No option reading the value the task gives is in sight
+    right after a click on a drop-down: one wait, then the option is clicked when the list shows."""
+    opened = [*DEMO_FORM[:6], Element(Box(140, 226, 400, 246), "list_item", "Red"),
+              Element(Box(140, 246, 400, 266), "list_item", "Blue"), *DEMO_FORM[6:]]
+    planner = TextPlanner(Replies("Action: click(target='field 3')", "Action: click(target='field 3')",
+                                  "Action: click(target='field 3')"))
+    task = "Set the colour to Blue, then save"
+    history: list[Step] = []
+    decisions = []
+    for index, screen in enumerate([DEMO_FORM, DEMO_FORM, opened]):  # the list shows only after the wait
+        decisions.append(planner.decide(task, history, SCREEN, screen))
+        history.append(Step(index=index, action=decisions[-1].action, before=f"{index}.png", seen=screen))
+    first, wait, chosen = decisions
+    assert DEMO_FORM[5].box.contains(*first.action.point), first
+    assert wait.action.kind is ActionKind.WAIT and "waiting for it once" in wait.thought, wait
+    assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
+
+
 @pytest.mark.parametrize("then", ["checkbox 1", "button 1", "list_item 2"])
 def test_right_after_opening_a_drop_down_the_option_the_task_gives_it_is_clicked(then):
     """Seed 37002 in four toolkits: the run opened Category, the shipped planner clicked the task's next value (a

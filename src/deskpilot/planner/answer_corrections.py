@@ -20,7 +20,7 @@ from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
-from .offline import next_untried_tab
+from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, field_labels, in_its_list,
                          list_reading, named_toggles, other_named_field, reads_as, toggle_names)
 from .som_text import SomText, TextScreen
@@ -36,6 +36,7 @@ class AnswerCorrections:
 
     filled_first: set[str] = field(default_factory=set)  # fields a click on a button was sent to first
     seen_labels: list[tuple[Box, str]] = field(default_factory=list)  # each field's label as first seen
+    waited: set[int] = field(default_factory=set)  # the steps (clicks on a drop-down) after which a wait was made
 
     def labels(self, elements: list[Element]) -> dict[Box, str]:
         """The fields of this screen and their labels, each field named as the episode first saw it named: a
@@ -54,6 +55,7 @@ class AnswerCorrections:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
         found = self._option_of_the_open_list(episode.task, action, elements, history) or \
+            self._wait_for_the_list(episode.task, action, elements, history) or \
             _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
             _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
@@ -71,7 +73,7 @@ class AnswerCorrections:
         """Right after a click on a field the task gives a value, while one option reading that value shows in line
         with the field (in the list the click opened, below or over it), a click on that option: the model had
         clicked the task's next value instead and left the list unchosen (a held-out form, in four toolkits)."""
-        last = history[-1].action if history else None
+        last = _last_act(history)
         if last is None or last.kind is not ActionKind.CLICK or last.point is None:
             return None
         opened = next(((box, label) for box, label in self.seen_labels if box.contains(*last.point)), None)
@@ -92,6 +94,28 @@ class AnswerCorrections:
             return None  # on the option's row already
         return (Action(kind=ActionKind.CLICK, point=option.click_point),
                 f"the {label!r} list is open and shows {value!r}, the value the task gives it")
+
+    def _wait_for_the_list(self, task: str, action: Action, elements: list[Element], history: list[Step]
+                           ) -> tuple[Action, str] | None:
+        """Right after a click on a drop-down the task gives a value, while no option reading that value is in
+        sight, one wait (LIST_WAIT_SECONDS) before anything else: a busy machine may draw the list after the
+        screen has settled (a GTK run saw the closed drop-down, clicked it again and so chose what it held)."""
+        last = next((step for step in reversed(history) if step.action.kind is not ActionKind.WAIT), None)
+        if last is None or last.action.kind is not ActionKind.CLICK or last.action.point is None or \
+                action.kind is ActionKind.WAIT or last.index in self.waited:
+            return None
+        point = last.action.point
+        if not any(e.role == "dropdown" and e.box.contains(*point) for e in last.seen):
+            return None
+        label = next((name for box, name in self.seen_labels if box.contains(*point)), None)
+        value = None if label is None else _given(task, elements, dict(self.seen_labels)).get(label)
+        if value is None or comparable(value) in _typed(history) or any(
+                e.text and comparable(e.text) == comparable(value) and e.role in ("text", *OPTION_ROLES)
+                for e in elements):
+            return None
+        self.waited.add(last.index)
+        return (Action(kind=ActionKind.WAIT, seconds=LIST_WAIT_SECONDS),
+                f"the {label!r} list shows no {value!r} yet: waiting for it once")
 
     def next_given(self, episode: SomText, screen: TextScreen, elements: list[Element], labelled: dict[Box, str],
                    history: list[Step]) -> tuple[Action, str] | None:
@@ -170,6 +194,11 @@ class AnswerCorrections:
         else:
             return None
         return instead, why
+
+
+def _last_act(history: list[Step]) -> Action | None:
+    """The last action that did something (a wait for the screen does not)."""
+    return next((step.action for step in reversed(history) if step.action.kind is not ActionKind.WAIT), None)
 
 
 def _field_not_its_label(action: Action, elements: list[Element]) -> tuple[Action, str] | None:
