@@ -83,6 +83,15 @@ def test_a_tk_field_where_ctrl_a_does_not_select_is_replaced_another_way(xdispla
 
 
 @pytest.mark.display
+def test_a_field_holding_one_character_is_replaced_not_added_to(xdisplay, tmp_path):
+    """Seed 51002: "8 goes in the hours per week" left "28" and, in a Tk entry, "82". Tk's ctrl+a moves the text
+    cursor to the line's start, which changed 3-4 columns of the field's pixels and passed for a selection of the
+    "2"; a selection highlights at least a character's width."""
+    state, result, _ = type_into_tk_amount(tmp_path, "8", "--value", "2")
+    assert state["fields"]["Amount"] == "8", result.stdout + result.stderr
+
+
+@pytest.mark.display
 def test_a_field_that_shows_less_than_was_typed_fails_naming_both(unseen_form, tmp_path):
     state = unseen_form("transfer")
     boxes = read_state(state)["boxes"]

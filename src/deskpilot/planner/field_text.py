@@ -18,7 +18,7 @@ from deskpilot.core.screen import Screen
 # Keys that select a field's text (or its end): typing after them replaces the selection.
 SELECTING_KEYS = (("ctrl", "a"), ("shift", "end"), ("shift", "home"), ("ctrl", "shift", "end"))
 SELECT_SETTLE = 0.15  # seconds the toolkit gets to draw a selection
-SELECTED_COLUMNS = 3  # a selection highlights at least this many columns of the field (a caret is 1 or 2 wide)
+SELECTED_COLUMNS = 5  # a selection highlights at least this many columns of the field (a caret moved: 2-4)
 # The task asks to add to what a field holds rather than replace it.
 APPENDS = re.compile(r"\b(?:append|add\b.{0,40}\b(?:to the end|at the end|after)|at the end of|after the existing|"
                      r"keep(?:ing)? what)\b", re.I)
