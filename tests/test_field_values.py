@@ -79,6 +79,8 @@ def test_held_out_form_goals_in_every_phrasing_bind_no_value_to_the_wrong_field(
     ("GBP", 'Amount: "12.50"; the currency is GBP!', True),  # seed 49002 in Tk: "GBP!" had folded to "gbpl"
     ("l2.50", "Set the amount to 12.50", True),  # OCR's "l" for "1" still counts
     ("Bob", "type Ada", False),
+    ("5", "I need five for hours per week", True),  # seed 55000 in Tk and on the web: "five" had folded to "flve"
+    ("9", "nine copies", True),
 ])
 def test_a_typed_text_is_said_by_the_task_word_by_word_whatever_punctuation_follows(typed, task, said):
     from deskpilot.core.task_text import said_in

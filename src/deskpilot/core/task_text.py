@@ -71,8 +71,9 @@ def said_in(typed: str, task: str, fold: bool = True) -> bool:
     count as one (a text read off the screen); without it a model's "1" is not the "I" of "I'd like"."""
     same = look_alike if fold else str
     # words first, folded after: a task's "GBP!" is the word "GBP" ("!" folds to "l", as OCR confuses them)
-    words = {same(word) for word in WORD.findall(task.lower())}
-    words |= {str(number) for number, name in enumerate(NUMBER_WORDS) if name in words}
+    said = WORD.findall(task.lower())
+    words = {same(word) for word in said} | {same(str(number)) for number, name in enumerate(NUMBER_WORDS)
+                                             if name in said}  # "five" before folding (which makes it "flve")
     return all(same(word) in words for word in WORD.findall(typed.lower()))
 
 
