@@ -609,6 +609,21 @@ def test_a_value_typed_short_of_the_tasks_is_no_success_and_nor_is_a_list_showin
     assert accents.problem("Lodz") is None  # OCR's reading of the value: accents lost
 
 
+@pytest.mark.parametrize(("task", "value"), [('Then put down "R-1001" as the receipt number', "R-1001"),
+                                             ('key in "240" for the amount', "240"), ('Press the key "x"', None)])
+def test_a_value_quoted_after_a_verb_of_typing_and_its_particle_must_have_been_typed(task, value):
+    """Seed 55004 in Tk: 'put down "R-1001" as the receipt number' was never typed and the run passed: the value
+    counted only right after the verb ("put "R-1001""). The key a task names is no value."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker
+
+    screen = [Element(Box(81, 110, 190, 127), "text", "Receiptnumber"), Element(Box(200, 107, 679, 132), "input", "")]
+    tracker = GoalTracker(task=task)
+    tracker.start(screen)
+    check = tracker.check(screen)
+    assert check.failed == (None if value is None else f'"{value}" was never typed and is not on the screen'), check
+
+
 @pytest.mark.parametrize(("list_open", "passed"), [(True, False), (False, True)])
 def test_enter_that_picks_an_open_lists_option_presses_no_default_button(list_open, passed):
     """Enter exempts the press check (it presses a form's default button), but not the Enter that chooses an option

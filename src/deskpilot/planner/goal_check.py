@@ -64,9 +64,9 @@ SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|don
                      r"speichern|senden|anwenden|enregistrer|envoyer|valider|guardar|enviar|aceptar|"
                      r"确定|保存|提交|発行|送信|完了)\W*$", re.I)
 # "type "X" into ...", "enter "X" as ...", "set the amount to "X"": values the task asks to type.
-_TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|fill in|fill|put|insert|set\b[^\"“'”]{0,60}?\bto|"
-                         r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:in\s+)?"
-                         r"[\"“']([^\"”']{1,80})[\"”']", re.I)
+_TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|key in|fill in|fill|put|insert|set\b[^\"“'”]{0,60}?\bto|"
+                         r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:(?:in|down|out)\s+)?"
+                         r"[\"“']([^\"”']{1,80})[\"”']", re.I)  # "put down "R-1001"", "key in "240"
 # "select "Spain" from Country", "choose Express in the shipping list": options the task asks to choose.
 _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
