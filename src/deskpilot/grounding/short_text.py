@@ -52,7 +52,7 @@ def glyph_runs(image: np.ndarray, region: Box, taken: list[Box]) -> list[Box]:
             continue
         runs.append(box)
     runs = [box for box in runs if not drawn_frame(image, box)]
-    return sorted(runs, key=lambda b: (b.y0 // 8, b.x0))[:MAX_RUNS]
+    return sorted(runs, key=lambda b: (b.y0 // 8, b.x0))
 
 
 def drawn_frame(image: np.ndarray, box: Box) -> bool:

@@ -14,6 +14,7 @@ import numpy as np
 
 from deskpilot.core.geometry import Box
 
+from .action_context import TOGGLE_ROLES
 from .layout import Widget, label_beside
 from .ocr import TextLine
 from .short_text import drawn_frame
@@ -27,7 +28,6 @@ MARK_CONTRAST = 25  # grey levels off the row's background that count as a mark 
 LOOK_AROUND = 3  # pixels around a toggle's box where its marks may still be
 SMALLEST = 10  # pixels: a toggle drawn smaller is too like a digit of small text to look for its group by
 LABEL_GAP = 3  # toggle widths at least between a toggle and the next of its group: the first one's label
-TOGGLE_ROLES = ("checkbox", "radio")
 
 
 def silhouette(image: np.ndarray, box: Box) -> tuple[Box, np.ndarray] | None:

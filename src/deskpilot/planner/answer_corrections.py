@@ -73,16 +73,13 @@ class AnswerCorrections:
         """Right after a click on a field the task gives a value, while one option reading that value shows in line
         with the field (in the list the click opened, below or over it), a click on that option: the model had
         clicked the task's next value instead and left the list unchosen (a held-out form, in four toolkits)."""
-        last = _last_act(history)
-        if last is None or last.kind is not ActionKind.CLICK or last.point is None:
+        last = _last_step(history)
+        if last is None or last.action.kind is not ActionKind.CLICK or last.action.point is None:
             return None
-        opened = next(((box, label) for box, label in self.seen_labels if box.contains(*last.point)), None)
-        if opened is None:
+        given = self._given_to_field_at(task, elements, last.action.point)
+        if given is None or comparable(given[2]) in _typed(history):
             return None
-        box, label = opened
-        value = _given(task, elements, dict(self.seen_labels)).get(label)
-        if value is None or comparable(value) in _typed(history):
-            return None
+        box, label, value = given
         options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and in_its_list(e.box, box)
                    and comparable(e.text) == comparable(value) and abs(e.center.y - box.center.y) <= LIST_ROWS *
                    box.height]
@@ -95,23 +92,31 @@ class AnswerCorrections:
         return (Action(kind=ActionKind.CLICK, point=option.click_point),
                 f"the {label!r} list is open and shows {value!r}, the value the task gives it")
 
+    def _given_to_field_at(self, task: str, elements: list[Element], point: Point) -> tuple[Box, str, str] | None:
+        """The field at `point` (as the episode first saw it), its label and the value the task gives it; None
+        where there is no such field or the task gives it nothing."""
+        field_at = next(((box, label) for box, label in self.seen_labels if box.contains(*point)), None)
+        value = None if field_at is None else _given(task, elements, dict(self.seen_labels)).get(field_at[1])
+        return None if field_at is None or value is None else (*field_at, value)
+
     def _wait_for_the_list(self, task: str, action: Action, elements: list[Element], history: list[Step]
                            ) -> tuple[Action, str] | None:
         """Right after a click on a drop-down the task gives a value, while no option reading that value is in
         sight, one wait (LIST_WAIT_SECONDS) before anything else: a busy machine may draw the list after the
         screen has settled (a GTK run saw the closed drop-down, clicked it again and so chose what it held)."""
-        last = next((step for step in reversed(history) if step.action.kind is not ActionKind.WAIT), None)
+        last = _last_step(history)
         if last is None or last.action.kind is not ActionKind.CLICK or last.action.point is None or \
                 action.kind is ActionKind.WAIT or last.index in self.waited:
             return None
         point = last.action.point
         if not any(e.role == "dropdown" and e.box.contains(*point) for e in last.seen):
             return None
-        label = next((name for box, name in self.seen_labels if box.contains(*point)), None)
-        value = None if label is None else _given(task, elements, dict(self.seen_labels)).get(label)
-        if value is None or comparable(value) in _typed(history) or any(
-                e.text and comparable(e.text) == comparable(value) and e.role in ("text", *OPTION_ROLES)
-                for e in elements):
+        given = self._given_to_field_at(task, elements, point)
+        if given is None or comparable(given[2]) in _typed(history):
+            return None
+        _, label, value = given
+        if any(e.text and comparable(e.text) == comparable(value) and e.role in ("text", *OPTION_ROLES)
+               for e in elements):
             return None
         self.waited.add(last.index)
         return (Action(kind=ActionKind.WAIT, seconds=LIST_WAIT_SECONDS),
@@ -196,9 +201,9 @@ class AnswerCorrections:
         return instead, why
 
 
-def _last_act(history: list[Step]) -> Action | None:
-    """The last action that did something (a wait for the screen does not)."""
-    return next((step.action for step in reversed(history) if step.action.kind is not ActionKind.WAIT), None)
+def _last_step(history: list[Step]) -> Step | None:
+    """The last step that did something (a wait for the screen does not)."""
+    return next((step for step in reversed(history) if step.action.kind is not ActionKind.WAIT), None)
 
 
 def _field_not_its_label(action: Action, elements: list[Element]) -> tuple[Action, str] | None:

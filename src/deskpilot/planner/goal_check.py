@@ -191,6 +191,18 @@ def _beside_more(shown: str, value: str) -> bool:
     return len(more) >= 2 or (len(more) == 1 and len(own) <= SHORT_VALUE)
 
 
+def _described_by(task: str) -> tuple[list[str], list[str]]:
+    """The starts and the ends of a text the task describes by them ("an item that starts with "Au" and ends with
+    "lia"")."""
+    return [m.group(1) for m in _STARTS_WITH.finditer(task)], [m.group(1) for m in _ENDS_WITH.finditer(task)]
+
+
+def _fits(text: str, starts: list[str], ends: list[str]) -> bool:
+    """Whether `text` starts with every one of `starts` and ends with every one of `ends`."""
+    return all(look_alike(text).startswith(look_alike(x)) for x in starts) and \
+        all(look_alike(text).endswith(look_alike(x)) for x in ends)
+
+
 def _alike(shown: str, expected: str) -> bool:
     """Whether a reading is like enough to a value to be OCR's reading of it (at least half its characters in
     order: accents dropped), not another value; a value in another script has nothing to compare by."""
@@ -568,27 +580,14 @@ class GoalTracker:
                 return name
         return None
 
-    def _described(self, text: str) -> bool:
-        """Whether `text` is one the task describes by its start and end ("an item that starts with "Au" and ends
-        with "lia""), where it does."""
-        starts = [m.group(1) for m in _STARTS_WITH.finditer(self.task)]
-        ends = [m.group(1) for m in _ENDS_WITH.finditer(self.task)]
-        return bool(starts or ends) and all(look_alike(text).startswith(look_alike(x)) for x in starts) \
-            and all(look_alike(text).endswith(look_alike(x)) for x in ends)
-
-    def _described_text_missing(self, elements: list[Element]) -> str | None:
-        """Where the task describes a text by its start or end: unless a field on the screen, or a line typed, is
-        such a text, what is wrong."""
-        starts = [m.group(1) for m in _STARTS_WITH.finditer(self.task)]
-        ends = [m.group(1) for m in _ENDS_WITH.finditer(self.task)]
-        if not starts and not ends:
-            return None
-        texts = self.typed + [reading for reading in (field_reading(e.box, elements) for e in elements
-                                                      if e.role in FIELD_ROLES) if reading]
-        if any(self._described(text) for text in texts):
-            return None
-        wanted = " and ".join([f"starts with {_quote(x)}" for x in starts] + [f"ends with {_quote(x)}" for x in ends])
-        return f"the task asks for a text that {wanted}; no field shows one and none was typed"
+    def _described_text_missing(self, readings: list[str], starts: list[str], ends: list[str]) -> str | None:
+        """Where the task describes a text by its start or end (`starts`, `ends`): unless a field's reading, or a
+        line typed, is such a text, what is wrong."""
+        if (starts or ends) and not any(_fits(text, starts, ends) for text in self.typed + readings):
+            wanted = " and ".join([f"starts with {_quote(x)}" for x in starts] +
+                                  [f"ends with {_quote(x)}" for x in ends])
+            return f"the task asks for a text that {wanted}; no field shows one and none was typed"
+        return None
 
     def list_in_the_way(self, point: Point, elements: list[Element]) -> bool:
         """Whether the drop-down list the last click opened still shows on `elements` (texts its opening brought
@@ -617,16 +616,18 @@ class GoalTracker:
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
             return GoalCheck(False, tuple(held), f"the screen shows {_quote(error)}")
-        invented = next((line for line in self.typed if not said_in(line, self.task) and not self._described(line)),
-                        None)
+        starts, ends = _described_by(self.task)
+        invented = next((line for line in self.typed if not said_in(line, self.task) and not (
+            (starts or ends) and _fits(line, starts, ends))), None)
         if invented is not None:
             return GoalCheck(False, tuple(held), f"{_quote(invented)} was typed, but the task does not say it")
+        readings = [reading for reading in (field_reading(e.box, elements) for e in elements if e.role in FIELD_ROLES)
+                    if reading and reading.strip()]
         if not self.wrote and not task_values(self.task) and asks_to_type(self.task) and not any(
-                said_in(reading, self.task) for reading in (field_reading(e.box, elements) for e in elements
-                                                            if e.role in FIELD_ROLES) if reading and reading.strip()):
+                said_in(reading, self.task) for reading in readings):
             return GoalCheck(False, tuple(held), "the task asks to type something, no step typed anything, and no "
                                                  "field shows what it says")
-        described = self._described_text_missing(elements)
+        described = self._described_text_missing(readings, starts, ends)
         if described is not None:
             return GoalCheck(False, tuple(held), described)
         for value in self.unseen:
