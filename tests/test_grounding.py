@@ -233,6 +233,28 @@ def test_the_one_and_two_letter_options_of_an_open_list_are_read():
     assert not [e for e in elements if e.role in ("checkbox", "radio")], "a letter is no check box"
 
 
+def test_a_short_value_two_pixels_from_its_frame_is_read_and_the_window_icon_is_not():
+    """A Tk size list (a held-out form, seed 57004): its "S" stands two pixels right of the drop-down's border and
+    its open list's "L" as near the list's edge, so each run of marks joined the frame's side into one as tall as
+    the frame and went unread; the drop-down read empty and "prefer L" could not be checked. A frame's straight
+    sides are no glyph; the window manager's title-bar icon, freed from the window's border the same way, is no
+    text (it reads as "5")."""
+    for screenshot, rows in (("tk-size-list-closed.png", ["s"]), ("tk-size-list-open.png", ["s", "s", "m", "l", "xl"])):
+        image = np.asarray(Image.open(DATA / screenshot).convert("RGB"))
+        monitor = Monitor(0, 0, image.shape[1], image.shape[0])
+        grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen
+        grounder.load()
+        elements = grounder.parse(Observation(image=image, monitor=monitor))
+        texts = [e for e in elements if e.role == "text"]
+        column = sorted((e.box.y0, e.text.lower()) for e in texts  # the drop-down's value and its list's rows
+                        if 200 <= e.box.x0 <= 206 and 203 <= e.box.center.y <= 295 and e.text != "Kitchen")
+        assert [text for _, text in column] == rows, column
+        assert not [e for e in texts if e.box.y1 <= 60 and e.box.x1 <= 80], "the title bar's icon is no text"
+        if screenshot == "tk-size-list-closed.png":
+            lists = [(e.text.lower(), e.box.y0) for e in elements if e.role == "dropdown"]
+            assert lists == [("s", 200), ("kitchen", 229)], lists
+
+
 @pytest.mark.parametrize("screenshot", ["tk-radio-group-in-one-line.png", "html-radio-group-in-one-line.png"])
 def test_the_unchosen_radio_buttons_of_a_group_read_into_one_line_are_found(screenshot):
     """Expense forms of seed 45001 in Tk and on a web page: OCR read "Company card", the unchosen button and "Own
@@ -260,6 +282,20 @@ def test_a_small_web_drop_down_whose_arrow_ocr_reads_as_a_letter_is_a_drop_down(
     elements = grounder.parse(Observation(image=image, monitor=monitor))
     row = [(e.role, e.text) for e in elements if e.role != "text" and 220 <= e.box.y0 <= 232]
     assert row == [("dropdown", "S")], row
+
+
+def test_a_web_forms_small_select_is_a_drop_down_and_no_field_is_found_between_two_fields():
+    """A web expense form (seed 57001): the Currency select ("EUR" and its chevron, read as one line across the
+    frame) passed for a centred button's name, and the detector saw the Receipt number and Amount fields as one
+    field across the gap between them, where the run then clicked and typed into nothing."""
+    image = np.asarray(Image.open(DATA / "html-expense-form.png").convert("RGB"))
+    monitor = Monitor(0, 0, image.shape[1], image.shape[0])
+    grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen
+    grounder.load()
+    controls = [(e.role, e.text, e.box.y0) for e in grounder.parse(Observation(image=image, monitor=monitor))
+                if e.role != "text" and 95 <= e.box.y0 <= 205]
+    assert controls == [("input", "R-1001", 102), ("input", "", 135), ("dropdown", "EUR", 171),
+                        ("dropdown", "Travel", 202)], controls
 
 
 def test_a_drawn_square_or_ring_is_a_frame_and_a_letter_is_not():

@@ -289,11 +289,31 @@ def test_a_click_on_a_field_that_shows_its_value_already_goes_to_a_field_still_t
     assert DEMO_FORM[1].box.contains(*again.action.point), again  # once: then as answered
 
 
-def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it():
+def test_a_click_on_a_filled_field_once_all_are_filled_goes_to_the_button_the_task_asks_to_press():
+    """Seed 57000 in Tk: the run filled the Amount and chose the Category, then clicked the Amount field again and
+    typed the word "Amount" into it, the Submit claim button never pressed. Once every field the task gives a
+    value shows it, such a click goes to the button the task asks to press (a box the task names first, while it is
+    not as asked), and never to a button a step pressed already."""
+    task = "My name is Ada Lovelace, tick the newsletter and then press the Save button"
+    filled = [*DEMO_FORM[:2], Element(Box(146, 100, 260, 120), "text", "Ada Lovelace"), *DEMO_FORM[2:]]
+    planner = TextPlanner(Replies(*["Action: click(target='field 1')"] * 3))
+    boxed, pressed, again = decide_in_turn(planner, task, 3, filled)
+    assert DEMO_FORM[6].box.contains(*boxed.action.point), boxed  # the newsletter box the task names, unclicked
+    assert "'Full name' shows its value already" in boxed.thought, boxed.thought
+    assert DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
+    assert "the task asks to press 'Save'" in pressed.thought, pressed.thought
+    assert DEMO_FORM[1].box.contains(*again.action.point), again  # Save was pressed: as answered
+
+
+@pytest.mark.parametrize("role", ["list_item", "menu_item"])
+def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed
-    "Supplies", and the run asked the user (a name the screen shows is clicked, not typed): it is clicked."""
-    opened = [*DEMO_FORM[:6], Element(Box(140, 226, 400, 246), "list_item", "Red"),
-              Element(Box(140, 246, 400, 266), "list_item", "Blue"), *DEMO_FORM[6:]]
+    "Supplies", and the run asked the user (a name the screen shows is clicked, not typed): it is clicked. A GTK
+    list's option is a menu item and the text OCR read inside it, one option (seeds 57000 and 57004 in GTK)."""
+    opened = [*DEMO_FORM[:6], Element(Box(140, 226, 400, 246), role, "Red"),
+              Element(Box(140, 246, 400, 266), role, "Blue"), *DEMO_FORM[6:]]
+    if role == "menu_item":
+        opened += [Element(Box(146, 229, 170, 243), "text", "Red"), Element(Box(146, 249, 172, 263), "text", "Blue")]
     for typed in ("Blue", "meeting invitation"):  # the option itself, or text the task does not give
         planner = TextPlanner(Replies("Action: click(target='field 3')", f"Action: type(content='{typed}')"))
         _, chosen = decide_in_turn(planner, "Open the Colour and choose Blue", 2, opened)
@@ -612,6 +632,15 @@ def test_a_dollar_that_names_no_value_is_a_slip_not_text_to_type(call):
         conversation.read(f"Action: {call}", screen)
     assert conversation.read("Action: type(content='$1')", screen)[1].text == "Ada"
     assert conversation.read("Action: type(content='$100 off')", screen)[1].text == "$100 off"
+
+
+def test_the_spaces_a_model_writes_around_a_text_to_type_are_not_typed():
+    """Seed 57002 in Qt and on a web page: the shipped planner answered type(content=' Metro Taxi'), the Merchant
+    field took " Metro Taxi", and the form's own check failed it. The Enter a text ends with is kept."""
+    conversation = SomText("I need you to record Metro Taxi in the Merchant")
+    screen = conversation.screen(ELEMENTS)
+    assert conversation.read("Action: type(content=' Metro Taxi ')", screen)[1].text == "Metro Taxi"
+    assert conversation.read("Action: type(content=' Metro Taxi\\n')", screen)[1].text == "Metro Taxi\n"
 
 
 def test_a_rank_written_like_a_value_handle_is_that_rank():

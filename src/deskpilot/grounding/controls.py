@@ -43,9 +43,15 @@ def detected_widgets(image: np.ndarray, detections: list[Detection], lines: list
 
 
 def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]:
-    """Layout controls, plus the detected ones that are not the same control, in reading order."""
+    """Layout controls, plus the detected ones that are not the same control, in reading order. A detected box
+    that runs partly over two layout controls is the detector's view of both (a web form's Receipt number and
+    Amount fields seen as one across the gap between them: a click there focuses neither), not a control."""
+    def straddles(d: Widget) -> bool:
+        return sum(d.box.intersects(w.box) and d.box.share_in(w.box) < 1 and w.box.share_in(d.box) < 1
+                   for w in layout) >= 2
+
     extra = [d for d in detected if all(d.box.iou(w.box) < SAME_CONTROL_IOU and not w.box.contains(*d.box.center)
-                                        for w in layout)]
+                                        for w in layout) and not straddles(d)]
     return sorted(layout + extra, key=lambda w: reading_order(w.box))
 
 

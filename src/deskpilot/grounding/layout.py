@@ -26,6 +26,8 @@ SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's bo
 LINE_START_SLACK = 2  # pixels a check box OCR read into its label's line may start after the line's left end
 ARROW_GLYPHS = "vV√▾▼⌄˅"  # what OCR reads a drop-down's arrow as
 ARROW_END = 6  # pixels from a frame's right side within which a line ending in an arrow glyph ends
+ARROW_GAP = 4  # columns without marks between a drop-down's value and its arrow, at least (letters: 1-2)
+ARROW_HEIGHT = 0.75  # of its text's height, a drop-down's arrow at most (a web select's chevron: 5 of 9 rows)
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
 
 
@@ -220,7 +222,8 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     # Text filling a wide frame from its left padding is a field's value, even when it happens to look centred.
     fills_from_left = box.width > 4 * box.height and left - box.x0 <= max(12, 0.05 * box.width)
     if offset <= CENTRED * box.width and len(inside) <= 2 and not fills_from_left:
-        return Widget(box, "button", text)
+        # a small web select ("EUR" and its arrow, read as one line across the frame) looks centred like a button
+        return Widget(box, "dropdown" if _arrow_after_text(image, box) else "button", text)
     if len(inside) > 1:
         return None  # several lines in a frame, not centred like a button's: a panel of text, not a control
     if right < arrow_end.x0 - 2 and _ink(image, arrow_end) or right >= arrow_end.x0 - 2 and fills_from_left:
@@ -247,6 +250,32 @@ def _ink_columns(image: np.ndarray, box: Box) -> tuple[int, int] | None:
     """The leftmost and rightmost image column with marks inside a frame (None when its inside is plain)."""
     ink = ink_box(image, box)
     return None if ink is None else (ink.x0, ink.x1 - 1)
+
+
+def _arrow_after_text(image: np.ndarray, box: Box) -> bool:
+    """Whether a frame's marks end, apart from the text before them and within a frame's height of its right side,
+    in a drop-down's arrow: shorter than the text and narrowing downwards (a chevron or a triangle, which OCR reads
+    as no character), the text set from the frame's left as a value is (a sorted table column's header centres
+    its name before the same triangle)."""
+    inner = box.padded(-2)
+    if inner.width < 3 * box.height // 2 or inner.height < 6:
+        return False
+    gray = cv2.cvtColor(image[inner.y0:inner.y1, inner.x0:inner.x1], cv2.COLOR_RGB2GRAY).astype(np.int16)
+    ink = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
+    columns = np.flatnonzero(ink.any(axis=0))
+    if len(columns) < 2:
+        return False
+    breaks = np.flatnonzero(np.diff(columns) >= ARROW_GAP)
+    if not len(breaks):
+        return False
+    start = columns[breaks[-1] + 1]
+    arrow, text = ink[:, start:columns[-1] + 1], ink[:, :columns[breaks[-1]] + 1]
+    rows, text_rows = np.flatnonzero(arrow.any(axis=1)), np.flatnonzero(text.any(axis=1))
+    if inner.x0 + start < box.x1 - box.height or arrow.shape[1] > box.height or len(rows) < 2 or \
+            inner.x0 + columns[0] - box.x0 > box.height // 2:
+        return False
+    top, bottom = (np.ptp(np.flatnonzero(arrow[row])) + 1 for row in (rows[0], rows[-1]))  # how wide it spans
+    return len(rows) <= ARROW_HEIGHT * (text_rows[-1] - text_rows[0] + 1) and top >= 2 * bottom
 
 
 def _ink(image: np.ndarray, region: Box) -> bool:

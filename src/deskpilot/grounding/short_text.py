@@ -18,10 +18,15 @@ from .widgets import TOGGLE_MIN, toggle_shaped
 
 GLYPH_HEIGHT = (7, 24)  # pixels: the height of a short text's marks (7 px: a small "x"; 24 px: large UI text)
 MAX_WIDTH = 3.2  # of its height: a run wider than this is more than three characters (a line the detector reads)
+FRAME_SIDE = (17, 25)  # pixels: an unbroken vertical, horizontal mark at least this long is a frame's side
 JOIN = 4  # pixels between a glyph's strokes, and between two letters of one word, joined into one run
 INK_CONTRAST = 60  # grey levels of change that count as a mark's edge
-READ_PAD = 3  # pixels around a run given to the recogniser
-SURE = 0.6  # a reading at least this sure is kept (a white "S" on a selection's blue: 0.63-0.67)
+TEXT_CONTRAST = 100  # grey levels off its background a run's strongest mark reaches where it is text, drawn to be
+# read (a form's letters 136-255); an icon's shading does not (the window manager's title-bar icon: 66-70)
+READ_PADS = (2, 3, 4)  # pixels around a run given to the recogniser, one reading each: one glyph alone reads
+# unsteadily (a Tk "S": "s" 0.79, 0.54, 0.76 at these pads; "S" 0.84 with more room to its sides)
+AGREE = 2  # readings (of READ_PADS) that must give the same text, case aside, for it to be kept
+SURE = 0.6  # the surest of those agreeing readings is at least this sure (a white "S" on a selection's blue: 0.63-0.67)
 MAX_CHARS = 3  # characters of a short text at most (a longer one is a line the detector reads)
 MAX_RUNS = 48  # runs read per parse, at most (a few ms for all: one batch of the recogniser)
 CLOSED = 0.9  # share of a square's sides (or a circle) drawn for it to be a frame, not a glyph
@@ -38,6 +43,11 @@ def glyph_runs(image: np.ndarray, region: Box, taken: list[Box]) -> list[Box]:
         return []
     gray = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY)
     marks = (cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > INK_CONTRAST).astype(np.uint8)
+    # a frame's straight sides (a drop-down's border two pixels left of its "S", an open list's edge) are no glyph:
+    # left in, they join the text beside them into one run as tall as the frame
+    frames = cv2.morphologyEx(marks, cv2.MORPH_OPEN, np.ones((FRAME_SIDE[0], 1), np.uint8)) | \
+        cv2.morphologyEx(marks, cv2.MORPH_OPEN, np.ones((1, FRAME_SIDE[1]), np.uint8))
+    marks &= 1 - frames
     joined = cv2.dilate(marks, np.ones((1, JOIN), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     low, high = GLYPH_HEIGHT
@@ -51,8 +61,16 @@ def glyph_runs(image: np.ndarray, region: Box, taken: list[Box]) -> list[Box]:
         if any(box.padded(1).intersects(other) for other in taken):
             continue
         runs.append(box)
-    runs = [box for box in runs if not drawn_frame(image, box)]
+    runs = [box for box in runs if not drawn_frame(image, box) and _contrast(image, box) >= TEXT_CONTRAST]
     return sorted(runs, key=lambda b: (b.y0 // 8, b.x0))
+
+
+def _contrast(image: np.ndarray, box: Box) -> int:
+    """How far (grey levels) the darkest or lightest pixel of `box` stands off the background around it."""
+    area = box.padded(2).clipped(Box(0, 0, image.shape[1], image.shape[0]))
+    gray = cv2.cvtColor(image[area.y0:area.y1, area.x0:area.x1], cv2.COLOR_RGB2GRAY).astype(np.int16)
+    background = int(np.median(np.concatenate([gray[0], gray[-1], gray[:, 0], gray[:, -1]])))
+    return int(np.abs(gray - background).max())
 
 
 def drawn_frame(image: np.ndarray, box: Box) -> bool:
@@ -99,11 +117,14 @@ def short_texts(image: np.ndarray, regions: list[Box], lines: list[TextLine], re
     if not runs:
         return []
     frame = Box(0, 0, image.shape[1], image.shape[0])
-    padded = [run.padded(READ_PAD).clipped(frame) for run in runs]
-    crops = [np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1]) for b in padded]  # BGR, as OCR reads
+    crops = [np.ascontiguousarray(image[b.y0:b.y1, b.x0:b.x1, ::-1])  # BGR, as OCR reads
+             for run in runs for b in (run.padded(pad).clipped(frame) for pad in READ_PADS)]
+    readings = recognise(crops)
     found = []
-    for run, (text, score) in zip(runs, recognise(crops)):
-        text = text.strip()
+    for index, run in enumerate(runs):
+        read = [(text.strip(), score) for text, score in readings[index * len(READ_PADS):(index + 1) * len(READ_PADS)]]
+        agreed = [(text, score) for text, score in read if sum(t.lower() == text.lower() for t, _ in read) >= AGREE]
+        text, score = max(agreed, key=lambda reading: reading[1], default=("", 0.0))
         if score >= SURE and 1 <= len(text) <= MAX_CHARS and text.isalnum():
             found.append(TextLine(run, text, score))
     return found

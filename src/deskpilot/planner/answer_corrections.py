@@ -83,6 +83,7 @@ class AnswerCorrections:
         options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and in_its_list(e.box, box)
                    and comparable(e.text) == comparable(value) and abs(e.center.y - box.center.y) <= LIST_ROWS *
                    box.height]
+        options = _once_each(options)
         if len(options) != 1:
             return None
         option = options[0]
@@ -188,7 +189,7 @@ class AnswerCorrections:
                         not reads_as(now := list_reading(fields[label].box, elements) or "", value)
                         and (now.strip() or fields[label].role != "dropdown")]
             if not unfilled:
-                return None
+                return None if done is None else _press_what_is_left(episode.task, elements, history, done)
             label, value, now = unfilled[0]
             self.filled_first.add(label)
             instead = Action(kind=ActionKind.CLICK, point=fields[label].click_point)
@@ -199,6 +200,22 @@ class AnswerCorrections:
         else:
             return None
         return instead, why
+
+
+def _press_what_is_left(task: str, elements: list[Element], history: list[Step], done: str
+                        ) -> tuple[Action, str] | None:
+    """With every field the task gives a value showing it, a click on one of them (`done`) goes to the one button
+    the task asks to press that no step pressed, once each box the task names is as it asks (else to that box): a
+    Tk run filled the form, clicked the Amount field again, then typed the word "Amount" into it."""
+    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    buttons = [e for e in elements if e.role in PRESSABLE and e.text and asked_to_press(task, e.text)]
+    if len(buttons) != 1 or any(buttons[0].box.contains(*point) for point in clicks):
+        return None
+    box = _box_not_as_asked(task, elements, history)
+    if box is not None:
+        return box[0], f"{done!r} shows its value already; {box[1]}"
+    return (Action(kind=ActionKind.CLICK, point=buttons[0].click_point),
+            f"{done!r} and every field the task gives a value show it; the task asks to press {buttons[0].text!r}")
 
 
 def _last_step(history: list[Step]) -> Step | None:
@@ -389,7 +406,8 @@ def _clicked_not_typed(task: str, action: Action, elements: list[Element], label
             abs(box.center.y - e.box.center.y) <= e.box.height / 2 for box in toggles)]
     if not named and any(comparable(value) == wanted for value in _given(task, elements, labelled).values()):
         # an open list's options, as grounding reads them: list items, or lines of text
-        named = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and comparable(e.text) == wanted]
+        named = _once_each([e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text
+                            and comparable(e.text) == wanted])
     if not named and holds_phrase(task, action.text):  # "... and then hit join!": the Join button; "... then
         # submit claim": "submit" of the Submit claim button the task asks to press
         named = [e for e in elements if e.role in PRESSABLE and e.text and (comparable(e.text) == wanted or (
@@ -398,6 +416,13 @@ def _clicked_not_typed(task: str, action: Action, elements: list[Element], label
         return None
     instead = Action(kind=ActionKind.CLICK, point=named[0].click_point)
     return instead, f"{action.text!r} names an option of the screen: clicked, not typed"
+
+
+def _once_each(options: list[Element]) -> list[Element]:
+    """`options` (all reading the same) without the texts read inside another of them: one option of a GTK list is
+    a menu item (the accessibility tree's) and the text line OCR read in it."""
+    return [o for o in options if not any(other is not o and other.box.contains(*o.center) and other.box.area >
+                                          o.box.area for other in options)]
 
 
 def _task_spelling(episode: SomText, screen: TextScreen, action: Action) -> tuple[Action, str] | None:

@@ -498,8 +498,9 @@ class GoalTracker:
             found = [e for e in elements if e.role in FIELD_ROLES and labelled.get(e.box) == label]
             typed = [f for f in self.fields if f.name == label or any(f.box.iou(e.box) > 0.5 for e in found)]
             if typed:
-                if not (same_text(typed[-1].text, value) or same_text(typed[-1].text, value.rstrip(".,;:!?"))):
-                    # what was typed is the run's own text, not a reading: "44 20 7946" is not "+44 20 7946"
+                if typed[-1].text.removesuffix("\n") not in (value, value.rstrip(".,;:!?")):
+                    # what was typed is the run's own text, not a reading, held to the task's letter for letter:
+                    # "44 20 7946" is not "+44 20 7946", " Metro Taxi" not "Metro Taxi"
                     return (f"the task gives {_quote(value)} for {_quote(label)}, but {_quote(typed[-1].text)} went "
                             "into it")
                 now = field_reading(typed[-1].box, elements)
@@ -515,9 +516,12 @@ class GoalTracker:
             now = list_reading(found[0].box, elements) or ""
             if reads_as(now, value):
                 continue
-            if not now.strip() and (any(same_text(line, value) for line in self.typed) or (
-                    found[0].role == "dropdown" and (any(same_text(text, value) for text in self.picked) or any(
-                        c.box.iou(found[0].box) > 0.5 for c in self.choices)))):
+            if found[0].role == "dropdown":  # typing is no choice: a Tk or GTK list that is no field ignores keys
+                given = any(same_text(text, value) for text in self.picked) or any(
+                    c.box.iou(found[0].box) > 0.5 for c in self.choices)
+            else:
+                given = any(same_text(line, value) for line in self.typed)
+            if not now.strip() and given:
                 continue  # read empty after the value was given to it: OCR's miss of a short value
             if not now.strip() and found[0].role == "dropdown":
                 return (f"the task gives {_quote(value)} for {_quote(label)}, which no step chose, and what it "

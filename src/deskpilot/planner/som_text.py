@@ -316,7 +316,9 @@ class SomText:
         match = HANDLE.match(content.strip())
         if not match or (int(match["number"]) > len(screen.values) and content.strip() in self.task):
             _no_broken_handle(content, screen)
-            return content  # text to type, or an amount the task itself says ("$100")
+            # text to type, or an amount the task itself says ("$100"); a space the model wrote before or after it
+            # is no part of a value (" Metro Taxi" had gone into a Merchant field)
+            return content.strip(" \t") or content
         value = self._value(int(match["number"]), screen)
         return value.lower() if match["case"] == "lower" else value.upper() if match["case"] == "upper" else value
 
