@@ -275,7 +275,7 @@ def _arrow_after_text(image: np.ndarray, box: Box) -> bool:
             inner.x0 + columns[0] - box.x0 > box.height // 2:
         return False
     top, bottom = (np.ptp(np.flatnonzero(arrow[row])) + 1 for row in (rows[0], rows[-1]))  # how wide it spans
-    return len(rows) <= ARROW_HEIGHT * (text_rows[-1] - text_rows[0] + 1) and top >= 2 * bottom
+    return bool(len(rows) <= ARROW_HEIGHT * (text_rows[-1] - text_rows[0] + 1) and top >= 2 * bottom)
 
 
 def _ink(image: np.ndarray, region: Box) -> bool:

@@ -45,9 +45,9 @@ def glyph_runs(image: np.ndarray, region: Box, taken: list[Box]) -> list[Box]:
     marks = (cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8)) > INK_CONTRAST).astype(np.uint8)
     # a frame's straight sides (a drop-down's border two pixels left of its "S", an open list's edge) are no glyph:
     # left in, they join the text beside them into one run as tall as the frame
-    frames = cv2.morphologyEx(marks, cv2.MORPH_OPEN, np.ones((FRAME_SIDE[0], 1), np.uint8)) | \
-        cv2.morphologyEx(marks, cv2.MORPH_OPEN, np.ones((1, FRAME_SIDE[1]), np.uint8))
-    marks &= 1 - frames
+    frames = np.maximum(cv2.morphologyEx(marks, cv2.MORPH_OPEN, np.ones((FRAME_SIDE[0], 1), np.uint8)),
+                        cv2.morphologyEx(marks, cv2.MORPH_OPEN, np.ones((1, FRAME_SIDE[1]), np.uint8)))
+    marks[frames > 0] = 0
     joined = cv2.dilate(marks, np.ones((1, JOIN), np.uint8))
     count, _, stats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     low, high = GLYPH_HEIGHT
