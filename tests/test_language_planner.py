@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from conftest import deskpilot
 
-from deskpilot.core.actions import ActionKind
+from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.geometry import Box, Monitor
@@ -301,8 +301,26 @@ def test_a_click_on_a_filled_field_once_all_are_filled_goes_to_the_button_the_ta
     assert DEMO_FORM[6].box.contains(*boxed.action.point), boxed  # the newsletter box the task names, unclicked
     assert "'Full name' shows its value already" in boxed.thought, boxed.thought
     assert DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
-    assert "the task asks to press 'Save'" in pressed.thought, pressed.thought
+    assert "shows its value already; the task asks to press 'Save'" in pressed.thought, pressed.thought
     assert DEMO_FORM[1].box.contains(*again.action.point), again  # Save was pressed: as answered
+
+
+def test_an_answer_typing_what_the_task_does_not_give_gives_way_to_what_the_task_asks_next():
+    """Seed 57004 on a web page: for "weekends only, yes, then ...", the shipped planner typed "yes", and on other
+    forms "ms" and "0", each refused. Such an answer gives way to the next thing the task asks that the screen shows
+    undone: a field it gives a value, then the button it asks to press; with nothing left, it is refused."""
+    task = "My name is Ada Lovelace, then press the Save button"
+    planner = TextPlanner(Replies(*["Action: type(content='yes')"] * 2))
+    field, = decide_in_turn(planner, task, 1)
+    assert DEMO_FORM[1].box.contains(*field.action.point), field
+    assert "'yes' is no value of the task; it gives 'Ada Lovelace' for 'Full name'" in field.thought, field.thought
+    filled = [*DEMO_FORM[:2], Element(Box(146, 100, 260, 120), "text", "Ada Lovelace"), *DEMO_FORM[2:]]
+    pressed, = decide_in_turn(planner, task, 1, filled)
+    assert DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
+    planner = TextPlanner(Replies("Action: type(content='yes')"))
+    asked = planner.decide("My name is Ada Lovelace", [Step(index=0, action=Action(kind=ActionKind.CLICK,
+                           point=DEMO_FORM[-1].center), before="0.png")], SCREEN, filled)
+    assert asked.action.kind is ActionKind.CALL_USER, asked
 
 
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])

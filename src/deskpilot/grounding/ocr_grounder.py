@@ -135,18 +135,20 @@ class OcrGrounder:
         if not (toggles or fields) or not self._lines:
             return False
         frame = Box(0, 0, image.shape[1], image.shape[0])
+        cut = [_parts_beside(line.box, toggles, frame) or _parts_across_fields(line.box, fields, frame)
+               for line in self._lines]
+        whole = [line for line, pieces in zip(self._lines, cut) if pieces is None]
+        read = [(index, part) for index, pieces in enumerate(cut) for piece in pieces or []
+                for part in self._read_part(image, piece) if not _mostly_inside_any(part.box, whole)]
+        kept = {id(part) for part in _fullest([part for _, part in read])}
         lines: list[TextLine] = []
         fresh: set[int] = set()
-        split = False
-        for index, line in enumerate(self._lines):
-            pieces = _parts_beside(line.box, toggles, frame) or _parts_across_fields(line.box, fields, frame)
-            parts = [line] if pieces is None else [
-                found for piece in pieces for found in self._read_part(image, piece)
-                if not _mostly_inside_any(found.box, [other for other in self._lines if other is not line])]
-            split = split or pieces is not None
+        for index, (line, pieces) in enumerate(zip(self._lines, cut)):
+            parts = [line] if pieces is None else [part for i, part in read if i == index and id(part) in kept]
             if index in self._fresh:
                 fresh.update(range(len(lines), len(lines) + len(parts)))
             lines += parts
+        split = any(pieces is not None for pieces in cut)
         if split:
             order = sorted(range(len(lines)), key=lambda i: reading_order(lines[i].box))
             self._lines = [lines[i] for i in order]
@@ -445,6 +447,15 @@ def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] 
     right = Box(field.x0 + TOGGLE_GAP, top, field.x1 - TOGGLE_GAP, bottom).clipped(frame)  # the field's text runs on
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
     return [part for part in (left, right) if part.width >= least]
+
+
+def _fullest(parts: list[TextLine]) -> list[TextLine]:
+    """`parts` less each that half lies on another with a longer reading (or as long, read before it): lines OCR
+    joined across radio buttons overlap ("MorningOAfternoon", "fternoonOEvening"), and each gives "Afternoon" in
+    part."""
+    return [part for n, part in enumerate(parts) if not any(
+        part.box.share_in(other.box) >= 0.5 and (len(other.text), n) > (len(part.text), m)
+        for m, other in enumerate(parts) if m != n)]
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:

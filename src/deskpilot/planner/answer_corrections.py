@@ -61,7 +61,8 @@ class AnswerCorrections:
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _boxes_before_pressing(episode, action, elements, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
-            _clicked_not_typed(episode.task, action, elements, labelled) or _task_spelling(episode, screen, action)
+            _clicked_not_typed(episode.task, action, elements, labelled) or _task_spelling(episode, screen, action) or \
+            self._instead_of_an_invented_text(episode, screen, action, elements, labelled, history)
         if found is not None and (clicked := _clicked_not_typed(episode.task, found[0], elements, labelled)):
             found = clicked[0], f"{found[1]}; {clicked[1]}"  # the value to type instead is an option shown
         if found is None or episode.answer_for(found[0], screen) is None:
@@ -183,13 +184,10 @@ class AnswerCorrections:
                 _presses(episode.task, action.point, elements) or
                 (done := _filled_field(action.point, given, fields, elements)) is not None or
                 (other := _unasked_field(episode.task, action.point, given, fields)) is not None):
-            typed = _typed(history)
-            unfilled = [(label, value, now) for label, value in given.items() if label in fields and label not in
-                        self.filled_first and comparable(value) not in typed and
-                        not reads_as(now := list_reading(fields[label].box, elements) or "", value)
-                        and (now.strip() or fields[label].role != "dropdown")]
+            unfilled = self._unfilled(given, fields, elements, history)
             if not unfilled:
-                return None if done is None else _press_what_is_left(episode.task, elements, history, done)
+                return None if done is None else _press_what_is_left(episode.task, elements, history,
+                                                                     f"{done!r} shows its value already")
             label, value, now = unfilled[0]
             self.filled_first.add(label)
             instead = Action(kind=ActionKind.CLICK, point=fields[label].click_point)
@@ -201,21 +199,53 @@ class AnswerCorrections:
             return None
         return instead, why
 
+    def _unfilled(self, given: dict[str, str], fields: dict[str, Element], elements: list[Element],
+                  history: list[Step]) -> list[tuple[str, str, str]]:
+        """The fields the task gives a value (`given`) that show another and were never typed into with it, nor
+        sent to first already: (label, value, what it shows) each; a drop-down read empty is left out (OCR may miss
+        its one short value)."""
+        typed = _typed(history)
+        return [(label, value, now) for label, value in given.items() if label in fields and label not in
+                self.filled_first and comparable(value) not in typed and
+                not reads_as(now := list_reading(fields[label].box, elements) or "", value)
+                and (now.strip() or fields[label].role != "dropdown")]
 
-def _press_what_is_left(task: str, elements: list[Element], history: list[Step], done: str
+    def _instead_of_an_invented_text(self, episode: SomText, screen: TextScreen, action: Action,
+                                     elements: list[Element], labelled: dict[Box, str], history: list[Step]
+                                     ) -> tuple[Action, str] | None:
+        """An answer typing what the task does not give (it would be refused: SomText.invented) gives way to the
+        next thing the task asks that the screen shows undone: a field it gives a value that shows another, a box
+        it names that is not as it asks, then the one button it asks to press (the shipped planner typed "yes" for
+        "weekends only, yes, then ...", "ms" and "0" on forms with fields still to fill)."""
+        if action.kind is not ActionKind.TYPE or not action.text or not episode.invented(action, screen):
+            return None
+        fields = _fields_by_label(elements, labelled)
+        unfilled = self._unfilled(_given(episode.task, elements, labelled), fields, elements, history)
+        if unfilled:
+            label, value, now = unfilled[0]
+            self.filled_first.add(label)
+            return (Action(kind=ActionKind.CLICK, point=fields[label].click_point),
+                    f"{action.text!r} is no value of the task; it gives {value!r} for {label!r}, which shows "
+                    f"{now.strip()!r}")
+        return _press_what_is_left(episode.task, elements, history, f"{action.text!r} is no value of the task, and "
+                                                                    "every field the task gives a value shows it")
+
+
+def _press_what_is_left(task: str, elements: list[Element], history: list[Step], why: str
                         ) -> tuple[Action, str] | None:
-    """With every field the task gives a value showing it, a click on one of them (`done`) goes to the one button
-    the task asks to press that no step pressed, once each box the task names is as it asks (else to that box): a
-    Tk run filled the form, clicked the Amount field again, then typed the word "Amount" into it."""
+    """With every field the task gives a value showing it, the click on the one button the task asks to press that
+    no step pressed, once each box the task names is as it asks (else on that box), and `why` (what the answer
+    instead did) with the reason: a Tk run filled the form, clicked the Amount field again, then typed the word
+    "Amount" into it."""
     clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
     buttons = [e for e in elements if e.role in PRESSABLE and e.text and asked_to_press(task, e.text)]
     if len(buttons) != 1 or any(buttons[0].box.contains(*point) for point in clicks):
         return None
     box = _box_not_as_asked(task, elements, history)
     if box is not None:
-        return box[0], f"{done!r} shows its value already; {box[1]}"
+        return box[0], f"{why}; {box[1]}"
     return (Action(kind=ActionKind.CLICK, point=buttons[0].click_point),
-            f"{done!r} and every field the task gives a value show it; the task asks to press {buttons[0].text!r}")
+            f"{why}; the task asks to press {buttons[0].text!r}")
 
 
 def _last_step(history: list[Step]) -> Step | None:
