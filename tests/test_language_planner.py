@@ -286,7 +286,7 @@ def test_a_click_on_a_field_that_shows_its_value_already_goes_to_a_field_still_t
     moved, again = decide_in_turn(planner, task, 2, filled)
     assert moved.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*moved.action.point), moved
     assert "'Full name' shows its value already" in moved.thought, moved.thought
-    assert DEMO_FORM[1].box.contains(*again.action.point), again  # once: then as answered
+    assert again.action.text == "mia@home.net", again  # clicked away from the field sent to: its value typed
 
 
 def test_a_click_on_a_filled_field_once_all_are_filled_goes_to_the_button_the_task_asks_to_press():
@@ -321,6 +321,22 @@ def test_an_answer_typing_what_the_task_does_not_give_gives_way_to_what_the_task
     asked = planner.decide("My name is Ada Lovelace", [Step(index=0, action=Action(kind=ActionKind.CLICK,
                            point=DEMO_FORM[-1].center), before="0.png")], SCREEN, filled)
     assert asked.action.kind is ActionKind.CALL_USER, asked
+
+
+def test_a_click_on_a_field_right_after_the_field_to_fill_was_clicked_types_its_value():
+    """Seed 59000 in Qt: sent to the Merchant field for "change the merchant to Metro Taxi", the shipped planner
+    clicked the Receipt number field (filled already) five times and said done. Right after a click into a text
+    field the task gives a value it does not show, an answer clicking a field types the value."""
+    task = "Would you change the full name to Ada Lovelace, email = mia@home.net"
+    filled = [*DEMO_FORM[:2], Element(Box(146, 100, 260, 120), "text", "Grace Hopper"), *DEMO_FORM[2:4],
+              Element(Box(146, 150, 260, 170), "text", "mia@home.net"), *DEMO_FORM[4:]]
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: click(target='field 2')",
+                                  "Action: click(target='field 2')"))
+    clicked, typed, as_answered = decide_in_turn(planner, task, 3, filled)
+    assert DEMO_FORM[1].box.contains(*clicked.action.point), clicked
+    assert typed.action.kind is ActionKind.TYPE and typed.action.text == "Ada Lovelace", typed
+    assert "'Full name' was just clicked and the task gives it 'Ada Lovelace'" in typed.thought, typed.thought
+    assert as_answered.action.kind is ActionKind.CLICK, as_answered  # typed: the next answer is the model's
 
 
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])

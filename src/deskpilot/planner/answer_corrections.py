@@ -56,6 +56,7 @@ class AnswerCorrections:
         instead cannot be said in som-text terms, so the history could not keep it)."""
         found = self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
+            _type_what_the_field_needs(episode, action, elements, labelled, history) or \
             _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
             _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
@@ -229,6 +230,31 @@ class AnswerCorrections:
                     f"{now.strip()!r}")
         return _press_what_is_left(episode.task, elements, history, f"{action.text!r} is no value of the task, and "
                                                                     "every field the task gives a value shows it")
+
+
+def _type_what_the_field_needs(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str],
+                               history: list[Step]) -> tuple[Action, str] | None:
+    """Right after a click into a text field the task gives a value that it does not show, and that no step typed,
+    an answer clicking a field (that one again, or another) types the value instead: the shipped planner, sent to
+    Merchant for "change the merchant to Metro Taxi", clicked the Receipt number field five times and said done."""
+    last, box = _last_step(history), episode.field_in_focus
+    if action.kind is not ActionKind.CLICK or action.point is None or box is None or last is None or \
+            last.action.kind is not ActionKind.CLICK or last.action.point is None or \
+            not box.contains(*last.action.point):
+        return None
+    fields = [e for e in elements if e.role in FIELD_ROLES]
+    if not any(f.box.contains(*action.point) for f in fields):
+        return None  # a click on a button or a box: the model's way on, judged by the other corrections
+    field = next((f for f in fields if f.box.iou(box) > 0.5), None)
+    label = next((name for seen, name in labelled.items() if seen.iou(box) > 0.5), None)
+    if field is None or field.role != "input" or label is None:
+        return None
+    value = _given(episode.task, elements, labelled).get(label)
+    if value is None or comparable(value) in _typed(history) or reads_as(list_reading(field.box, elements) or "",
+                                                                          value):
+        return None
+    return Action(kind=ActionKind.TYPE, text=value), \
+        f"{label!r} was just clicked and the task gives it {value!r}, which it does not show: typed"
 
 
 def _press_what_is_left(task: str, elements: list[Element], history: list[Step], why: str
