@@ -339,6 +339,18 @@ def test_a_click_on_a_field_right_after_the_field_to_fill_was_clicked_types_its_
     assert as_answered.action.kind is ActionKind.CLICK, as_answered  # typed: the next answer is the model's
 
 
+def test_a_value_one_control_shows_twice_is_that_control_and_a_box_the_task_names_comes_before_it():
+    """Seed 61003 in GTK: the Submit claim button was found twice (in the accessibility tree and on the screen's
+    pixels, a few pixels apart), so "click $4" was left to grounding by its words, the check that sends a press to
+    the box the task names first never saw a point, and Billable to client stayed unticked."""
+    task = 'Tick the newsletter, then press the "Save" button'
+    screen = [*DEMO_FORM, Element(Box(42, 402, 121, 431), "button", "Save")]
+    planner = TextPlanner(Replies("Action: click(target='$1')"))
+    boxed = planner.decide(task, [], SCREEN, screen)
+    assert boxed.action.point is not None and DEMO_FORM[6].box.contains(*boxed.action.point), boxed
+    assert "the task asks for 'Subscribe to newsletter' ticked" in boxed.thought, boxed.thought
+
+
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])
 def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed

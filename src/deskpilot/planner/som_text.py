@@ -55,6 +55,7 @@ SMALL_WORDS = COMMON_WORDS | INSTRUCTION_WORDS | frozenset(
 NAMED_ROLES = ("button", "checkbox", "radio", "tab", "menu_item")  # controls whose text is their name
 MAX_HISTORY = 8
 SAME_LINE = 0.8  # listed lines this similar are one line read twice
+SAME_CONTROL = 0.5  # boxes of controls showing one value this similar (IoU) are one control found twice
 ANSWER_TOKENS = 64  # an answer is one short call: a longer generation is a model rambling
 SYSTEM = ("You operate a computer. You get a task, the elements on the screen and the actions done so far. Answer "
           f"with one line: Action: {compact_calls()}. Name a value of the task as '$N' and an element by its "
@@ -458,11 +459,14 @@ def _call(reply: str) -> str:
 
 def _the_one_showing(listed: list[Listed], number: int) -> Listed | None:
     """The element that shows value `number` when it is the only control showing it (or, with no control showing
-    it, the only line); None when several do (grounding picks one) or none does."""
+    it, the only line); None when several do (grounding picks one) or none does. One control found twice (a GTK
+    button in the accessibility tree and on the screen's pixels, the boxes a few pixels apart) is one."""
     showing = [item for item in listed if item.value == number]
     controls = [item for item in showing if item.element.role != "text"]
     chosen = controls or showing
-    return chosen[0] if len(chosen) == 1 else None
+    if chosen and all(item.element.box.iou(chosen[0].element.box) > SAME_CONTROL for item in chosen):
+        return chosen[0]
+    return None
 
 
 def _names_what_is_shown(action: Action, screen: TextScreen) -> bool:
