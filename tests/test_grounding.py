@@ -298,6 +298,20 @@ def test_a_web_forms_small_select_is_a_drop_down_and_no_field_is_found_between_t
                         ("dropdown", "Travel", 202)], controls
 
 
+def test_a_focused_web_field_is_one_field_holding_its_text():
+    """A web form after "77341" was typed into Receipt number (seed 59000): the text and its cursor closed an outline
+    of their own inside the field's focus ring, so the field was taken for a container and dropped, the outline
+    passed for a button "77341]", and the detector's sliders on the thick ring were kept; the goal check then read
+    the field as gone ("stayed empty")."""
+    image = np.asarray(Image.open(DATA / "html-focused-field.png").convert("RGB"))
+    monitor = Monitor(0, 0, image.shape[1], image.shape[0])
+    grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen
+    grounder.load()
+    controls = [(e.role, e.box.y0) for e in grounder.parse(Observation(image=image, monitor=monitor))
+                if e.role != "text" and 90 <= e.box.y0 <= 160]
+    assert controls == [("input", 102), ("input", 135)], controls
+
+
 def test_a_drawn_square_or_ring_is_a_frame_and_a_letter_is_not():
     """Check boxes and radio buttons, drawn light and anti-aliased as toolkits draw them, are no short text; a letter
     whose strokes reach its box's sides ("M") is."""

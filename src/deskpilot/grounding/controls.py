@@ -17,6 +17,7 @@ from .short_text import short_text_over
 from .widgets import field_for_label, round_toggle, toggle_checked, toggle_for_label
 
 SAME_CONTROL_IOU = 0.5
+PART_OF = 1 / 3  # of a detected box lying over a layout control it does not hold: a part of that control
 # Only detections this sure become controls: a stray low-scored box would shift "the 3rd input" by one. (The
 # detector's own threshold is lower, for recall when it is scored on its own.)
 CONTROL_SCORE = 0.4
@@ -45,10 +46,13 @@ def detected_widgets(image: np.ndarray, detections: list[Detection], lines: list
 def merge_controls(layout: list[Widget], detected: list[Widget]) -> list[Widget]:
     """Layout controls, plus the detected ones that are not the same control, in reading order. A detected box
     that runs partly over two layout controls is the detector's view of both (a web form's Receipt number and
-    Amount fields seen as one across the gap between them: a click there focuses neither), not a control."""
+    Amount fields seen as one across the gap between them: a click there focuses neither), and one that lies a
+    third or more over a layout control it does not hold is a part of it (a focused field's thick lower border
+    seen as a slider): not a control."""
     def straddles(d: Widget) -> bool:
-        return sum(d.box.intersects(w.box) and d.box.share_in(w.box) < 1 and w.box.share_in(d.box) < 1
-                   for w in layout) >= 2
+        partly = [w for w in layout if d.box.intersects(w.box) and d.box.share_in(w.box) < 1
+                  and w.box.share_in(d.box) < 1]
+        return len(partly) >= 2 or any(d.box.share_in(w.box) >= PART_OF for w in partly)
 
     extra = [d for d in detected if all(d.box.iou(w.box) < SAME_CONTROL_IOU and not w.box.contains(*d.box.center)
                                         for w in layout) and not straddles(d)]

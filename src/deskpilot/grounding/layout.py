@@ -26,6 +26,8 @@ SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's bo
 LINE_START_SLACK = 2  # pixels a check box OCR read into its label's line may start after the line's left end
 ARROW_GLYPHS = "vV√▾▼⌄˅"  # what OCR reads a drop-down's arrow as
 ARROW_END = 6  # pixels from a frame's right side within which a line ending in an arrow glyph ends
+TEXT_OUTLINE = 3  # pixels around a text line within which a closed outline is the text's own, not a control's
+TEXT_OUTLINE_WIDTH = 0.4  # of the field around it, such an outline's width at most
 ARROW_GAP = 4  # columns without marks between a drop-down's value and its arrow, at least (letters: 1-2)
 ARROW_HEIGHT = 0.75  # of its text's height, a drop-down's arrow at most (a web select's chevron: 5 of 9 rows)
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
@@ -62,6 +64,15 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     # controls; a frame around other controls is a container (a tab bar, a toolbar), not a control itself.
     boxes = [c.box for c in controls]
     controls = [c for c in controls if not _split_part(c.box, boxes)]
+    # A frame that no more than holds a text line, at the start of a much wider field's inside, is that text's own
+    # outline (a web field's "77341" closed by its text cursor, inside the focus ring): no control, and no reason to
+    # take the field for a container. (A small control in its focus ring fills the ring: that is the control.)
+    outlines_of_text = [c for c in controls if any(c.box.share_in(ln.box.padded(TEXT_OUTLINE)) == 1 for ln in lines)
+                        and any(o is not c and _contains(o.box, c.box) and o.box.width > 4 * o.box.height
+                                and c.box.width < TEXT_OUTLINE_WIDTH * o.box.width
+                                and o.box.height - c.box.height <= 2 * SPLIT_INSET
+                                and c.box.x0 - o.box.x0 <= SPLIT_INSET for o in controls)]
+    controls = [c for c in controls if not any(o is c for o in outlines_of_text)]
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))

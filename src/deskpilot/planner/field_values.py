@@ -117,10 +117,11 @@ def _mentions(clause: list[_Token], names: dict[str, list[str]], shown: set[str]
             words += [(part, index) for part in normalised(token.text).split()]
     taken: set[int] = set()
     mentions = []
-    for label, parts in sorted(names.items(), key=lambda item: -len(item[1])):
-        for at in range(len(words) - len(parts) + 1):
-            if [w for w, _ in words[at:at + len(parts)]] == parts:
-                start, end = words[at][1], words[at + len(parts) - 1][1] + 1
+    for label, parts in sorted(names.items(), key=lambda item: (-len(item[1]), -len("".join(item[1])))):
+        for at in range(len(words)):
+            count = _said_at(words, at, parts)
+            if count:
+                start, end = words[at][1], words[at + count - 1][1] + 1
                 if not taken & set(range(start, end)):
                     taken |= set(range(start, end))
                     mentions.append((label, start, end))
@@ -132,6 +133,21 @@ def _mentions(clause: list[_Token], names: dict[str, list[str]], shown: set[str]
         own = {part for part in parts if len(part) >= DISTINCT and part not in NOT_VALUE and part not in others}
         mentions += [(label, index, index + 1) for word, index in words if word in own][:1]
     return mentions if len(mentions) == 1 else []
+
+
+def _said_at(words: list[tuple[str, int]], at: int, parts: list[str]) -> int:
+    """How many of `words` from `at` say a label of these `parts` (0: none): word for word, or with its words run
+    together as OCR reads a label whose spaces it drops ("Receiptnumber" for "receipt number")."""
+    if [w for w, _ in words[at:at + len(parts)]] == parts:
+        return len(parts)
+    wanted, joined = "".join(parts), ""
+    for count, (word, _) in enumerate(words[at:], 1):
+        joined += word
+        if joined == wanted:
+            return count if count > 1 else 0  # one word alike is the word-for-word case
+        if not wanted.startswith(joined):
+            return 0
+    return 0
 
 
 def _joined(clause: list[_Token], start: int, end: int) -> str | None:
