@@ -312,6 +312,21 @@ def test_a_focused_web_field_is_one_field_holding_its_text():
     assert controls == [("input", 102), ("input", 135)], controls
 
 
+def test_an_open_lists_options_at_its_edge_are_read_whole_when_only_the_list_is_read_again():
+    """Seed 63002 in Tk: the Currency list opened over the check boxes below it, and the running agent, reading only
+    what changed, saw "UR" and "BP": a "G" drawn where the last screen had a check box closed an outline inside that
+    box's own bounds (so the box was taken to stand still and the line was read apart around it), and a line one
+    letter left of a field grounding saw in the list was read apart at that field's border."""
+    grounder = build_grounder(Settings())  # as `deskpilot run` reads the screen: the second parse is incremental
+    grounder.load()
+    for screenshot in ("tk-currency-closed.png", "tk-currency-open.png"):
+        image = np.asarray(Image.open(DATA / screenshot).convert("RGB"))
+        elements = grounder.parse(Observation(image=image, monitor=Monitor(0, 0, image.shape[1], image.shape[0])))
+    options = [e.text for e in sorted(elements, key=lambda e: e.box.y0)
+               if e.role == "text" and 150 <= e.box.x0 <= 170 and 165 <= e.box.y0 <= 245]
+    assert options == ["EUR", "EUR", "USD", "GBP"], options
+
+
 def test_a_drawn_square_or_ring_is_a_frame_and_a_letter_is_not():
     """Check boxes and radio buttons, drawn light and anti-aliased as toolkits draw them, are no short text; a letter
     whose strokes reach its box's sides ("M") is."""

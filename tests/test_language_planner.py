@@ -313,7 +313,8 @@ def test_an_answer_typing_what_the_task_does_not_give_gives_way_to_what_the_task
     planner = TextPlanner(Replies(*["Action: type(content='yes')"] * 2))
     field, = decide_in_turn(planner, task, 1)
     assert DEMO_FORM[1].box.contains(*field.action.point), field
-    assert "'yes' is no value of the task; it gives 'Ada Lovelace' for 'Full name'" in field.thought, field.thought
+    assert "'yes' is no value of the task; the task gives 'Ada Lovelace' for 'Full name'" in field.thought, \
+        field.thought
     filled = [*DEMO_FORM[:2], Element(Box(146, 100, 260, 120), "text", "Ada Lovelace"), *DEMO_FORM[2:]]
     pressed, = decide_in_turn(planner, task, 1, filled)
     assert DEMO_FORM[-1].box.contains(*pressed.action.point), pressed
@@ -349,6 +350,18 @@ def test_a_value_one_control_shows_twice_is_that_control_and_a_box_the_task_name
     boxed = planner.decide(task, [], SCREEN, screen)
     assert boxed.action.point is not None and DEMO_FORM[6].box.contains(*boxed.action.point), boxed
     assert "the task asks for 'Subscribe to newsletter' ticked" in boxed.thought, boxed.thought
+
+
+def test_an_answer_that_cannot_be_used_gives_way_to_what_the_task_says_is_left_or_fails_the_step():
+    """Seed 63003 in three toolkits: the shipped planner answered with value numbers the task does not have, twice,
+    and the run ended in an error while the task still said what was left to do."""
+    planner = TextPlanner(Replies("Action: type(content='$4')", "Action: type(content='$4')"))
+    left = planner.decide("My name is Ada Lovelace", [], SCREEN, DEMO_FORM)
+    assert DEMO_FORM[1].box.contains(*left.action.point), left
+    assert "could not be used twice" in left.thought and "'Ada Lovelace' for 'Full name'" in left.thought, left
+    planner = TextPlanner(Replies("Action: type(content='$4')", "Action: type(content='$4')"))
+    with pytest.raises(PlannerError, match="could not be used twice"):
+        planner.decide("Sign me up", [], SCREEN, DEMO_FORM)  # the task says nothing of this screen: no guess
 
 
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])

@@ -222,11 +222,12 @@ class OcrGrounder:
         if sum(r.area for r in regions) > FULL_FRAME_SHARE * frame.area:
             regions = [frame]
         kept, regions = self._regions_to_read(regions, frame)
-        # Toggles the last parse found in the parts to read, where an outline still stands: text detection joins a
-        # checked box to its label, which then reads as nothing.
+        # Toggles the last parse found in the parts to read, where an outline still stands (looked for with room
+        # around it: inside its own box any marks, a "G" of a list drawn over it, close an outline at the edges):
+        # text detection joins a checked box to its label, which then reads as nothing.
         toggles = [] if regions == [frame] else \
             [t for t in self._toggles if any(region.padded(READ_PAD, frame).intersects(t) for region in regions)
-             and any(t.iou(drawn) >= SAME_TOGGLE_IOU for drawn in rectangles(image, t))]
+             and any(t.iou(drawn) >= SAME_TOGGLE_IOU for drawn in rectangles(image, t.padded(READ_PAD, frame)))]
         fresh_lines: list[TextLine] = []
         for region in regions:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
@@ -436,9 +437,11 @@ def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] 
     """The parts of a text line's box either side of the left border of a field it runs into on the field's row
     (None when it runs into none), for reading afresh: the left part reaches three line heights further left (the
     joined line's box may start inside the label: "ceipt"), the right one to the field's end (the joined line may
-    stop inside the field's text: "Headles")."""
+    stop inside the field's text: "Headles"). Where the line starts too close left of the border for a character
+    (MIN_PART_SHARE of its height) it holds no label there: its first letter only stands over the border (an open
+    Tk list's "GBP" at its edge, where grounding saw a field: split, it read "BP")."""
     crossing = [f for f in fields if f.y0 - TOGGLE_GAP <= line.y0 and line.y1 <= f.y1 + TOGGLE_GAP
-                and line.x0 < f.x0 - TOGGLE_GAP and line.x1 > f.x0 + 2 * TOGGLE_GAP]
+                and line.x0 <= f.x0 - MIN_PART_SHARE * line.height and line.x1 > f.x0 + 2 * TOGGLE_GAP]
     if not crossing:
         return None
     field = min(crossing, key=lambda f: f.x0)

@@ -127,30 +127,25 @@ class AnswerCorrections:
 
     def next_given(self, episode: SomText, screen: TextScreen, elements: list[Element], labelled: dict[Box, str],
                    history: list[Step]) -> tuple[Action, str] | None:
-        """Where the model is unsure what to do next, what the task itself says is left: the value it gives the
-        text field in focus, typed, or else a click on the first field it gives a value that shows another and was
-        never typed into, or else on a box it names that shows the other state and was never clicked; None when the
-        task says nothing more of the fields and boxes on this screen."""
-        given = _given(episode.task, elements, labelled)
+        """Where the model is unsure what to do next, or answers what cannot be done, what the task itself says is
+        left: the value it gives the text field in focus, typed, or else a click on the first field it gives a value
+        that shows another and was never typed into, or else on a box it names that shows the other state and was
+        never clicked, or else on the one button it asks to press that no step pressed; None when the task says
+        nothing more of this screen."""
         fields = _fields_by_label(elements, labelled)
-        typed = _typed(history)
-        left = [(label, value, now) for label, value in given.items() if label in fields and
-                comparable(value) not in typed and
-                not reads_as(now := list_reading(fields[label].box, elements) or "", value)]
+        left = self._unfilled(_given(episode.task, elements, labelled), fields, elements, history, first=False)
         box = episode.field_in_focus
-        for label, value, now in left:
-            if box is not None and fields[label].box.iou(box) > 0.5 and fields[label].role == "input":
-                found = (Action(kind=ActionKind.TYPE, text=value), f"the task gives {value!r} for {label!r}")
-                break
-        else:
-            if not left:
-                box_left = _box_not_as_asked(episode.task, elements, history)
-                return box_left if box_left is not None and episode.answer_for(box_left[0], screen) is not None \
-                    else None
+        found = next(((Action(kind=ActionKind.TYPE, text=value), f"the task gives {value!r} for {label!r}")
+                      for label, value, _ in left
+                      if box is not None and fields[label].box.iou(box) > 0.5 and fields[label].role == "input"), None)
+        if found is None and left:
             label, value, now = left[0]
             found = (Action(kind=ActionKind.CLICK, point=fields[label].click_point),
                      f"the task gives {value!r} for {label!r}, which shows {now.strip()!r}")
-        return found if episode.answer_for(found[0], screen) is not None else None
+        if found is None:
+            found = _box_not_as_asked(episode.task, elements, history) or \
+                _press_what_is_left(episode.task, elements, history, "every field the task gives a value shows it")
+        return found if found is not None and episode.answer_for(found[0], screen) is not None else None
 
     def _as_given(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
                   labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
@@ -201,35 +196,25 @@ class AnswerCorrections:
         return instead, why
 
     def _unfilled(self, given: dict[str, str], fields: dict[str, Element], elements: list[Element],
-                  history: list[Step]) -> list[tuple[str, str, str]]:
-        """The fields the task gives a value (`given`) that show another and were never typed into with it, nor
-        sent to first already: (label, value, what it shows) each; a drop-down read empty is left out (OCR may miss
-        its one short value)."""
+                  history: list[Step], first: bool = True) -> list[tuple[str, str, str]]:
+        """The fields the task gives a value (`given`) that show another and were never typed into with it:
+        (label, value, what it shows) each. `first`: only those not sent to already, and no drop-down read empty
+        (OCR may miss its one short value): where a model's answer is redirected to them."""
         typed = _typed(history)
-        return [(label, value, now) for label, value in given.items() if label in fields and label not in
-                self.filled_first and comparable(value) not in typed and
-                not reads_as(now := list_reading(fields[label].box, elements) or "", value)
-                and (now.strip() or fields[label].role != "dropdown")]
+        return [(label, value, now) for label, value in given.items() if label in fields and comparable(value) not in
+                typed and not reads_as(now := list_reading(fields[label].box, elements) or "", value) and not (
+                    first and (label in self.filled_first or not now.strip() and fields[label].role == "dropdown"))]
 
     def _instead_of_an_invented_text(self, episode: SomText, screen: TextScreen, action: Action,
                                      elements: list[Element], labelled: dict[Box, str], history: list[Step]
                                      ) -> tuple[Action, str] | None:
-        """An answer typing what the task does not give (it would be refused: SomText.invented) gives way to the
-        next thing the task asks that the screen shows undone: a field it gives a value that shows another, a box
-        it names that is not as it asks, then the one button it asks to press (the shipped planner typed "yes" for
-        "weekends only, yes, then ...", "ms" and "0" on forms with fields still to fill)."""
+        """An answer typing what the task does not give (it would be refused: SomText.invented) gives way to what
+        the task says is left (`next_given`): the shipped planner typed "yes" for "weekends only, yes, then ...",
+        "ms" and "0" on forms with fields still to fill."""
         if action.kind is not ActionKind.TYPE or not action.text or not episode.invented(action, screen):
             return None
-        fields = _fields_by_label(elements, labelled)
-        unfilled = self._unfilled(_given(episode.task, elements, labelled), fields, elements, history)
-        if unfilled:
-            label, value, now = unfilled[0]
-            self.filled_first.add(label)
-            return (Action(kind=ActionKind.CLICK, point=fields[label].click_point),
-                    f"{action.text!r} is no value of the task; it gives {value!r} for {label!r}, which shows "
-                    f"{now.strip()!r}")
-        return _press_what_is_left(episode.task, elements, history, f"{action.text!r} is no value of the task, and "
-                                                                    "every field the task gives a value shows it")
+        left = self.next_given(episode, screen, elements, labelled, history)
+        return None if left is None else (left[0], f"{action.text!r} is no value of the task; {left[1]}")
 
 
 def _type_what_the_field_needs(episode: SomText, action: Action, elements: list[Element], labelled: dict[Box, str],

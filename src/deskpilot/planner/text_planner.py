@@ -48,17 +48,16 @@ class TextPlanner:
 
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         episode, screen = self._screen(task, history, elements)
-        if self.answers > 1 and isinstance(self.backend, RankingBackend):
-            reply, (thought, action) = self._best_of(episode, screen)
-        else:
-            try:
-                reply, (thought, action) = ask_with_one_correction(
-                    self.backend, episode.messages(screen), lambda text: episode.read(text, screen),
-                    ActionParseError, lambda error: CORRECTION.format(error=error), self.on_text)
-            except ActionParseError as second_error:
-                raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
-        call = split_response(reply)[1]
         labelled = self._corrections.labels(elements)
+        try:
+            reply, (thought, action) = self._answer(episode, screen)
+        except UnusableAnswerError as unusable:  # what the task says is left, if it says: else the step fails
+            left = self._corrections.next_given(episode, screen, elements, labelled, history)
+            if left is None:
+                raise
+            episode.remember(split_response(episode.answer_for(left[0], screen) or "")[1])
+            return Decision(f"{unusable}; {left[1]}", left[0])
+        call = split_response(reply)[1]
         if corrected := self._corrections.correct(episode, screen, action, elements, labelled, history):
             action, thought = corrected
             call = split_response(episode.answer_for(action, screen) or call)[1]
@@ -78,6 +77,18 @@ class TextPlanner:
             return Decision(f"unsure: {call}", Action(kind=ActionKind.CALL_USER, text=question), confidence)
         episode.remember(call)
         return Decision(thought or call, action, confidence)
+
+    def _answer(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
+        """The model's reply and what it reads as (a thought, an action); UnusableAnswerError when none can be
+        used."""
+        if self.answers > 1 and isinstance(self.backend, RankingBackend):
+            return self._best_of(episode, screen)
+        try:
+            return ask_with_one_correction(
+                self.backend, episode.messages(screen), lambda text: episode.read(text, screen), ActionParseError,
+                lambda error: CORRECTION.format(error=error), self.on_text)
+        except ActionParseError as second_error:
+            raise UnusableAnswerError(f"the model's answer could not be used twice: {second_error}") from None
 
     def _best_of(self, episode: SomText, screen: TextScreen) -> tuple[str, tuple[str, Action]]:
         """The model's best answer that fits this screen among its `answers` likeliest, else among its
