@@ -115,6 +115,18 @@ def test_a_verb_with_its_particle_is_the_verb():
     assert (opened.action.target, option.action.target) == ("T-shirt size dropdown", '"M"')
 
 
+@pytest.mark.parametrize(("task", "target"), [
+    ('Pick "USD" from Currency, click the Submit claim button please', "the Submit claim button"),
+    ("click Save for me please", "Save"),
+    ("and then press Join now", "Join"),
+    ("press Now", "Now"),  # a name, not a word of time: nothing would be left to press
+])
+def test_politeness_and_time_words_that_end_a_clause_are_no_part_of_its_target(task, target):
+    """Seed 65002 in all four toolkits: "... click the Submit claim button please" looked for a button named "the
+    Submit claim button please" and ended in an error."""
+    assert parse_instructions(task)[-1].action.target == target
+
+
 @pytest.mark.parametrize("task", ['Pick "M" in T-shirt size, then prefer "Evening" for shift',
                                   "Click OK and forget the rest", 'type "x" into Name, then prefer the red one'])
 def test_a_clause_with_a_verb_the_grammar_does_not_know_is_not_more_of_the_verb_before(task):

@@ -63,6 +63,9 @@ _UNKNOWN_VERB = re.compile(r"^(?!(?:both|all|each|every|either|neither|only|just
                            r"\s+(?:the|a|an|my|your|our|its|their|this|that|these|those|«\d+»)(?:\s|$)")
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
+# politeness and time words that end a clause ("click the Submit claim button please", "... now", "... for me")
+_TRAILING_FILLER = re.compile(r"\s+(?:please|now|thanks|thank\s+you|for\s+me|when\s+(?:you(?:'re|\s+are)\s+)?done|"
+                              r"right\s+away|if\s+you\s+(?:can|could))$", re.I)
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
 
 
@@ -124,6 +127,8 @@ def parse_instructions(task: str) -> list[PlannedAction]:
         clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
         while _FILLER.match(clause):
             clause = _FILLER.sub("", clause).strip()
+        while (trimmed := _TRAILING_FILLER.sub("", clause)) != clause and len(trimmed.split()) >= 2:
+            clause = trimmed  # what is left still names a verb and what it acts on ("press Now" keeps its "Now")
         if not clause:
             continue
         if rules.tab_search.match(clause):
