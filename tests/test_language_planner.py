@@ -364,6 +364,19 @@ def test_an_answer_that_cannot_be_used_gives_way_to_what_the_task_says_is_left_o
         planner.decide("Sign me up", [], SCREEN, DEMO_FORM)  # the task says nothing of this screen: no guess
 
 
+def test_a_field_clicked_by_the_value_it_shows_is_the_field_typed_into():
+    """Seed 65001 in Qt: the click on the Receipt number field (holding "R-1001" by then) was kept in the history as
+    a click on that value, so the planner did not know a field was in focus, and "Café Roma", the Merchant's value,
+    was typed into the Receipt number field unchecked."""
+    task = 'Make the Full name box "Ada Lovelace"; write "mia@home.net" where it asks for the email'
+    filled = [DEMO_FORM[0], Element(DEMO_FORM[1].box, "input", "Ada Lovelace"), *DEMO_FORM[2:]]
+    planner = TextPlanner(Replies("Action: click(target='$1')", "Action: type(content='$3')"))
+    clicked, moved = decide_in_turn(planner, task, 2, filled)  # $1: the label "Full name", $3: "mia@home.net"
+    assert DEMO_FORM[1].box.contains(*clicked.action.point), clicked
+    assert moved.action.kind is ActionKind.CLICK and DEMO_FORM[3].box.contains(*moved.action.point), moved
+    assert "the task gives 'mia@home.net' for 'Email', not 'Full name'" in moved.thought, moved.thought
+
+
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])
 def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed

@@ -210,6 +210,9 @@ class SomText:
             self._clicked_field = (clicked["ref"], box) if clicked and box else None
             if not clicked and (element := self._clicked_element(call)) is not None:
                 self.clicked.append(element)
+                # a field named by the value it shows ("$3" for the field holding "R-1001") is clicked into too
+                self._clicked_field = next(((ref, box) for ref, box in self._fields.items()
+                                            if box.iou(element.box) > SAME_CONTROL), None)
         elif call.startswith("type(") and self._clicked_field:
             ref, box = self._clicked_field
             self.typed_into[ref] = box
