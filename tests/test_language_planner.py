@@ -377,6 +377,19 @@ def test_a_field_clicked_by_the_value_it_shows_is_the_field_typed_into():
     assert "the task gives 'mia@home.net' for 'Email', not 'Full name'" in moved.thought, moved.thought
 
 
+def test_a_click_on_a_box_as_the_task_asks_already_goes_to_a_box_that_is_not():
+    """Seed 63003 in GTK and Tk: for "... then disable the Has a car, and the shift should be "Evening"", the shipped
+    planner clicked the chosen Evening again and again and said done, Has a car still ticked."""
+    screen = [*DEMO_FORM[:6], Element(DEMO_FORM[6].box, "checkbox", "Subscribe to newsletter", checked=True),
+              Element(DEMO_FORM[7].box, "radio", "", checked=True), *DEMO_FORM[8:]]
+    task = 'Please disable the newsletter, and the size should be "Small"'
+    planner = TextPlanner(Replies("Action: click(target='radio 1')", "Action: click(target='radio 1')"))
+    moved, again = decide_in_turn(planner, task, 2, screen)
+    assert DEMO_FORM[6].box.contains(*moved.action.point), moved
+    assert "'Small' is ticked as the task asks already" in moved.thought, moved.thought
+    assert DEMO_FORM[7].box.contains(*again.action.point), again  # the box was clicked: the model's answer stands
+
+
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])
 def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed

@@ -62,6 +62,7 @@ class AnswerCorrections:
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _boxes_before_pressing(episode, action, elements, history) or \
             _named_toggle(episode, action, elements, labelled, history) or \
+            _toggle_as_asked_already(episode.task, action, elements, history) or \
             _clicked_not_typed(episode.task, action, elements, labelled) or _task_spelling(episode, screen, action) or \
             self._instead_of_an_invented_text(episode, screen, action, elements, labelled, history)
         if found is not None and (clicked := _clicked_not_typed(episode.task, found[0], elements, labelled)):
@@ -428,6 +429,27 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
     toggle, name = named[0]
     instead = Action(kind=ActionKind.CLICK, point=toggle.click_point)
     return instead, f"the task names {name!r}, not {names[0]!r}"
+
+
+def _toggle_as_asked_already(task: str, action: Action, elements: list[Element], history: list[Step]
+                             ) -> tuple[Action, str] | None:
+    """A click on a box or radio button the task names (or its label) that shows the state the task asks of it
+    already, which would undo it or do nothing, goes to a box the task names that does not and that no step
+    clicked: the shipped planner clicked a chosen "Evening" again and again for "... disable the Has a car, and the
+    shift should be "Evening"", the box left ticked (seed 63003 in GTK and Tk)."""
+    if action.kind is not ActionKind.CLICK or action.point is None:
+        return None
+    point = action.point
+    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+    on = [(toggle, name) for toggle, name in named_toggles(task, elements)
+          if toggle.box.contains(*point) or labels[id(toggle)].contains(*point)]
+    if len(on) != 1 or on[0][0].checked is None or on[0][0].checked is not asked_state(task, *on[0]):
+        return None
+    left = _box_not_as_asked(task, elements, history)
+    if left is None or left[0].point is not None and on[0][0].box.contains(*left[0].point):
+        return None
+    toggle, name = on[0]
+    return left[0], f"{name!r} is {'ticked' if toggle.checked else 'unticked'} as the task asks already; {left[1]}"
 
 
 def _clicked_not_typed(task: str, action: Action, elements: list[Element], labelled: dict[Box, str]
