@@ -860,6 +860,8 @@ def test_a_value_for_a_label_whose_drop_down_grounding_missed_must_show_beside_i
     ("I don't want weekends only", True, False),
     ("Weekends only, no, then press Join", True, False),  # a bare no after the box's name (seed 37002's web form)
     ("Weekends only, no, then press Join", False, True),
+    ("Would you drop weekends only, then press Join", False, True),  # seed 67000's web form: "drop" unticks
+    ("Would you drop weekends only, then press Join", True, False),
 ])
 def test_a_box_the_task_names_must_show_the_state_it_asks_for(task, checked, passed):
     """A held-out web form: the run clicked the Weekends only box's label (which did not tick it) and said done."""

@@ -390,6 +390,16 @@ def test_a_click_on_a_box_as_the_task_asks_already_goes_to_a_box_that_is_not():
     assert DEMO_FORM[7].box.contains(*again.action.point), again  # the box was clicked: the model's answer stands
 
 
+def test_any_other_text_typed_into_a_field_the_task_gives_a_value_becomes_that_value():
+    """Seed 67001 in Qt, Tk and GTK: the shipped planner typed "1" into the Mobile field the task gives
+    "07700 900123" (a digit passes as a number worked out from the task's), and the run failed on it."""
+    planner = TextPlanner(Replies("Action: click(target='field 2')", "Action: type(content='1')"))
+    clicked, typed = decide_in_turn(planner, 'Has 2 kids: yes, and the email should read "mia@home.net"', 2)
+    assert DEMO_FORM[3].box.contains(*clicked.action.point), clicked
+    assert typed.action.text == "mia@home.net", typed
+    assert "the task gives 'mia@home.net' for 'Email'" in typed.thought, typed.thought
+
+
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])
 def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed

@@ -152,8 +152,8 @@ class AnswerCorrections:
                   labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """Where the task gives values to fields this screen shows (planner/field_values.py), an action that would
         not leave each of them with its value, done another way: (the action instead, why), or None. A value the
-        task gives another field goes there (that field is clicked first; the model types into it next); text the
-        task does not give, typed into a field the task gives a value, becomes that value; a click on a button the task
+        task gives another field goes there (that field is clicked first; the model types into it next); any other
+        text typed into a field the task gives a value becomes that value; a click on a button the task
         names (or one that submits) while a field the task gives a value shows another goes to that field first,
         and so does a click on a field that shows its value already or on one the task neither names nor gives a
         value (once a field an episode: a drop-down OCR cannot read stays unread; and never where the value was
@@ -172,7 +172,7 @@ class AnswerCorrections:
             if owner is not None and owner in fields:
                 instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
                 why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
-            elif label in given and (episode.invented(action, screen) or elsewhere(episode, action, labelled)):
+            elif label in given:  # anything else typed there is not what the task gives it ("1" for a mobile)
                 instead = action.model_copy(update={"text": given[label]})
                 why = f"the task gives {given[label]!r} for {label!r}"
             else:

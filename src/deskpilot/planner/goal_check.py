@@ -77,7 +77,7 @@ _TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s
                          r"[\"“']([^\"”']{1,80})[\"”']", re.I)
 # Words that ask for a box unticked, in the clause that names it.
 NEGATION = re.compile(r"\b(?:untick|uncheck|unmark|unselect|deselect|clear|disable|off|don't|dont|do not|no|not|"
-                      r"without|remove|never|stop|opt out)\b")
+                      r"without|remove|drop|exclude|leave out|take out|never|stop|opt out)\b")
 CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
 # What a task says right before a control it asks to press ("press the", "finish with", "then click on"), and after
 # it ("... button").
