@@ -400,6 +400,26 @@ def test_any_other_text_typed_into_a_field_the_task_gives_a_value_becomes_that_v
     assert "the task gives 'mia@home.net' for 'Email'" in typed.thought, typed.thought
 
 
+def test_an_option_chosen_is_not_chosen_again_where_a_list_row_was_taken_for_its_field():
+    """Seed 65004 in Tk (the run's screens as grounding read them): Meals was chosen from the open Category list,
+    whose rows grounding had taken for fields; the next answer was sent to "the list is open and shows 'Meals'" (the
+    drop-down itself, showing Meals now), which opened the list again, and so on for 18 steps. The click that chose
+    an option reading the value ends that correction."""
+    import json
+
+    recorded = json.loads((Path(__file__).parent / "data" / "tk-category-chosen-steps.json").read_text())
+    planner = TextPlanner(Replies("Action: click(target='checkbox 2')", "Action: click(target='field 2')",
+                                  "Action: click(target='field 2')", "Action: click(target='field 3')"))
+    history: list[Step] = []
+    decisions = []
+    for index, step in enumerate(recorded["steps"]):
+        seen = [Element.from_dict(e) for e in step["seen"]]
+        decisions.append(planner.decide(recorded["task"], history, SCREEN, seen))
+        history.append(Step(index=index, action=Action(**step["action"]), before=f"{index}.png", seen=seen))
+    assert "the 'Category' list is open and shows 'Meals'" in decisions[2].thought, decisions[2].thought
+    assert decisions[3].thought == "click(target='field 3')", decisions[3].thought
+
+
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])
 def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed

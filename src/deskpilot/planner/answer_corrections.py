@@ -80,7 +80,7 @@ class AnswerCorrections:
         if last is None or last.action.kind is not ActionKind.CLICK or last.action.point is None:
             return None
         given = self._given_to_field_at(task, elements, last.action.point)
-        if given is None or comparable(given[2]) in _typed(history):
+        if given is None or comparable(given[2]) in _typed(history) or _chose(last, given[2]):
             return None
         box, label, value = given
         options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and in_its_list(e.box, box)
@@ -258,6 +258,14 @@ def _press_what_is_left(task: str, elements: list[Element], history: list[Step],
         return box[0], f"{why}; {box[1]}"
     return (Action(kind=ActionKind.CLICK, point=buttons[0].click_point),
             f"{why}; the task asks to press {buttons[0].text!r}")
+
+
+def _chose(step: Step, value: str) -> bool:
+    """Whether `step` clicked an option reading `value` (a Tk list's row, seen while the list was open, may have been
+    taken for a field the task gives that value; the click on it chose it, and the list is closed now)."""
+    point = step.action.point
+    return point is not None and any(e.text and comparable(e.text) == comparable(value) and e.box.contains(*point)
+                                     for e in step.seen)
 
 
 def _last_step(history: list[Step]) -> Step | None:
