@@ -115,6 +115,18 @@ def test_a_verb_with_its_particle_is_the_verb():
     assert (opened.action.target, option.action.target) == ("T-shirt size dropdown", '"M"')
 
 
+@pytest.mark.parametrize(("task", "option"), [
+    ("Pick the Supplies option from the category, press Submit claim", "Supplies"),
+    ("choose the Evening item in Shift", "Evening"),
+    ("select an XL entry from T-shirt size", "XL"),
+])
+def test_an_option_named_with_the_word_option_is_the_name_alone(task, option):
+    """Seed 69003 in all four toolkits: "Pick the Supplies option from the category" looked for, then typed, "the
+    Supplies option"."""
+    opened, chosen = parse_instructions(task)[:2]
+    assert (chosen.action.target, chosen.or_type) == (option, option), chosen
+
+
 @pytest.mark.parametrize(("task", "target"), [
     ('Pick "USD" from Currency, click the Submit claim button please', "the Submit claim button"),
     ("click Save for me please", "Save"),

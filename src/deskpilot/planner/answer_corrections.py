@@ -1,9 +1,11 @@
 """A som-text model's answer set right, before it is acted on, by what the task says and the screen shows: a
 value the task gives a field goes into that field (planner/field_values.py), a button the task names waits for
 those fields and for the boxes it names, a click on what the task does not name goes to the box it does name, the
-name of a box typed is a click on it, and the task's words misspelt are typed as the task spells them. Each
-correction is one the model's own answer shows it needed (an answer that already fits is left alone), and each says
-why; the episode's history keeps the corrected call as if the model had given it."""
+name of a box typed is a click on it, and the task's words misspelt are typed as the task spells them; an answer
+that would do nothing (a box as asked already, a field done already) or that types what the task does not give
+gives way to what the task says is left (`next_given`: a field to fill, a box to set, then the button to press).
+Each correction is one the model's own answer shows it needed (an answer that already fits is left alone), and
+each says why; the episode's history keeps the corrected call as if the model had given it."""
 
 from __future__ import annotations
 

@@ -351,17 +351,21 @@ def _edit_command(match: re.Match[str], quoted: _Quoted) -> list[Action]:
 
 
 def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
-    option = _target(match.group("option"), quoted)
+    # "pick the Supplies option from the category": the option is what the words around it name
+    named = _OPTION_NAMED.fullmatch(match.group("option").strip())
+    option_text = named.group("name") if named else match.group("option")
+    option = _target(option_text, quoted)
     if match.group("list"):
         box = _target(re.sub(r"^(the|a|an)\s+", "", match.group("list"), flags=re.I), quoted)
         if _CONTAINERS.fullmatch(box):  # "pick 20 in the calendar": the place it is in, nothing to open
             return [PlannedAction(_click(ActionKind.CLICK, option))]
         has_role = any(re.search(rf"\b{re.escape(w)}s?$", box, re.I) for w in role_words())
         return [PlannedAction(_click(ActionKind.CLICK, box if has_role else f"{box} dropdown"), unless_seen=option),
-                PlannedAction(_click(ActionKind.CLICK, option), or_type=_value(match.group("option"), quoted))]
+                PlannedAction(_click(ActionKind.CLICK, option), or_type=_value(option_text, quoted))]
     return [PlannedAction(_click(ActionKind.CLICK, option))]
 
 
+_OPTION_NAMED = re.compile(r"(?:the|an?)\s+(?P<name>.+?)\s+(?:option|item|choice|entry|value)", re.I)
 _CONTAINERS = re.compile(r"(?:calendar|table|grid|tree|window|dialog|dialogue|panel|page|screen|form)", re.I)
 
 
