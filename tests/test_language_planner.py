@@ -420,6 +420,19 @@ def test_an_option_chosen_is_not_chosen_again_where_a_list_row_was_taken_for_its
     assert decisions[3].thought == "click(target='field 3')", decisions[3].thought
 
 
+def test_done_said_while_the_task_says_what_is_left_does_that_once():
+    """Seed 69001 in Qt: the shipped planner set the currency and the receipt number and said done, the Category the
+    task gives still on "Travel" (the goal check failed it). Said done while the task says what is left, that is
+    done instead, once for each thing left: then done stands (and the goal check judges it)."""
+    planner = TextPlanner(Replies(*["Action: finished(content='done')"] * 4))
+    task = "My name is Ada Lovelace, then press the Save button"
+    field, typed, pressed, done = decide_in_turn(planner, task, 4)
+    assert DEMO_FORM[1].box.contains(*field.action.point), field
+    assert field.thought.startswith("not done yet: the task gives 'Ada Lovelace' for 'Full name'"), field.thought
+    assert typed.action.text == "Ada Lovelace" and DEMO_FORM[-1].box.contains(*pressed.action.point), (typed, pressed)
+    assert done.action.kind is ActionKind.FINISHED, done  # nothing left that the task says
+
+
 @pytest.mark.parametrize("role", ["list_item", "menu_item"])
 def test_typing_the_option_the_task_chooses_while_its_list_shows_it_is_a_click_on_it(role):
     """Qt and Tk: for "Open the Category and choose Supplies", the list opened, the shipped planner typed

@@ -39,6 +39,7 @@ class AnswerCorrections:
     filled_first: set[str] = field(default_factory=set)  # fields a click on a button was sent to first
     seen_labels: list[tuple[Box, str]] = field(default_factory=list)  # each field's label as first seen
     waited: set[int] = field(default_factory=set)  # the steps (clicks on a drop-down) after which a wait was made
+    not_done: set[str] = field(default_factory=set)  # what was left when the model said done, each acted on once
 
     def labels(self, elements: list[Element]) -> dict[Box, str]:
         """The fields of this screen and their labels, each field named as the episode first saw it named: a
@@ -56,7 +57,8 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = self._option_of_the_open_list(episode.task, action, elements, history) or \
+        found = self._not_done_yet(episode, screen, action, elements, labelled, history) or \
+            self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
             _type_what_the_field_needs(episode, action, elements, labelled, history) or \
             _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
@@ -72,6 +74,19 @@ class AnswerCorrections:
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
+
+    def _not_done_yet(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                      labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
+        """The model saying done while the task says what is left on this screen (`next_given`) does that instead,
+        once for each thing left (a thing it cannot do then ends the run, failed by the goal check): Qt 69001 set
+        the currency and the receipt number and said done with the Category the task gives still on "Travel"."""
+        if action.kind is not ActionKind.FINISHED:
+            return None
+        left = self.next_given(episode, screen, elements, labelled, history)
+        if left is None or left[1] in self.not_done:
+            return None
+        self.not_done.add(left[1])
+        return left[0], f"not done yet: {left[1]}"
 
     def _option_of_the_open_list(self, task: str, action: Action, elements: list[Element], history: list[Step]
                                  ) -> tuple[Action, str] | None:
