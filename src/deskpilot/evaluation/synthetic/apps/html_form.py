@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from threading import Thread
+from threading import Lock, Thread
 
 FLAGS = ("--no-sandbox", "--test-type", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
          "--no-first-run", "--no-default-browser-check", "--disable-features=Translate", "--password-store=basic")
@@ -69,6 +69,8 @@ def main() -> None:
     state_path = sys.argv[2]
     body = page(spec).encode()
 
+    writing = Lock()
+
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 - the http.server name
             self.send_response(200)
@@ -78,9 +80,10 @@ def main() -> None:
 
         def do_POST(self) -> None:  # noqa: N802
             data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            with open(state_path + ".tmp", "wb") as handle:
-                handle.write(data)
-            os.replace(state_path + ".tmp", state_path)
+            with writing:  # the page posts on every key: two threads writing one temporary file made it unreadable
+                with open(state_path + ".tmp", "wb") as handle:
+                    handle.write(data)
+                os.replace(state_path + ".tmp", state_path)
             self.send_response(204)
             self.end_headers()
 
