@@ -340,6 +340,22 @@ def test_a_click_on_a_field_right_after_the_field_to_fill_was_clicked_types_its_
     assert as_answered.action.kind is ActionKind.CLICK, as_answered  # typed: the next answer is the model's
 
 
+def test_a_field_that_was_a_drop_down_when_clicked_is_not_typed_into():
+    """Seed 71004 in Tk: the Category drop-down was clicked, its open list was then read as a text field, and the
+    value the task gives it was typed there (a list that ignores keys). What the click landed on was a drop-down."""
+    task = "Would you change the colour to Blue"
+    planner = TextPlanner(Replies(*["Action: click(target='field 3')"] * 3))
+    clicked = planner.decide(task, [], SCREEN, DEMO_FORM)
+    assert DEMO_FORM[5].box.contains(*clicked.action.point), clicked
+    history = [Step(index=0, action=clicked.action, before="0.png", seen=DEMO_FORM)]
+    read_as_a_field = [*DEMO_FORM[:5], Element(DEMO_FORM[5].box, "input", "Red"), *DEMO_FORM[6:]]
+    waited = planner.decide(task, history, SCREEN, read_as_a_field)
+    assert waited.action.kind is ActionKind.WAIT, waited  # for the list, once
+    history.append(Step(index=1, action=waited.action, before="1.png", seen=read_as_a_field))
+    again = planner.decide(task, history, SCREEN, read_as_a_field)
+    assert again.action.kind is not ActionKind.TYPE, again
+
+
 def test_a_value_one_control_shows_twice_is_that_control_and_a_box_the_task_names_comes_before_it():
     """Seed 61003 in GTK: the Submit claim button was found twice (in the accessibility tree and on the screen's
     pixels, a few pixels apart), so "click $4" was left to grounding by its words, the check that sends a press to

@@ -243,8 +243,9 @@ def _type_what_the_field_needs(episode: SomText, action: Action, elements: list[
     last, box = _last_step(history), episode.field_in_focus
     if action.kind is not ActionKind.CLICK or action.point is None or box is None or last is None or \
             last.action.kind is not ActionKind.CLICK or last.action.point is None or \
-            not box.contains(*last.action.point):
-        return None
+            not box.contains(*last.action.point) or \
+            any(e.role == "dropdown" and e.box.contains(*last.action.point) for e in last.seen):
+        return None  # a drop-down when clicked (its open list may read as fields now: Tk 71004 typed "Meals" there)
     fields = [e for e in elements if e.role in FIELD_ROLES]
     if not any(f.box.contains(*action.point) for f in fields):
         return None  # a click on a button or a box: the model's way on, judged by the other corrections
