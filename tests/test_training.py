@@ -170,7 +170,8 @@ def test_distributed_run_through_torchrun(episodes, tiny_model, tmp_path):
             break
         except subprocess.TimeoutExpired:
             os.killpg(launcher.pid, 9)
-            stdout, stderr = launcher.communicate()
+            _kill_holding(str(out))  # a worker in a session of its own outlives its launcher and holds the pipes
+            stdout, stderr = launcher.communicate(timeout=60)
             assert attempt == 1, f"torchrun hung twice; what the second launch printed:\n{stderr[-3000:]}"
             print(f"torchrun hung; what it printed:\n{stderr[-3000:]}")  # kept in the report of a later failure
     workers_said = stderr.split("Traceback (most recent call last)")[0]  # not the launcher's own traceback
@@ -179,6 +180,17 @@ def test_distributed_run_through_torchrun(episodes, tiny_model, tmp_path):
     run = json.loads((out / "deskpilot_training.json").read_text())
     assert run["metrics"]["epoch"] == 1.0, "9 rows over 2 processes x batch 4 is one epoch in 2 steps"
     assert_lora_trained(out)
+
+
+def _kill_holding(marker: str) -> None:
+    """Kill every process whose command line holds `marker` (torchrun starts each worker in a session of its own:
+    killing the launcher's group leaves a hung worker alive, holding the launcher's output pipes open)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                os.kill(int(entry.name), 9)
+        except OSError:
+            continue  # gone already, or not ours to read
 
 
 def test_training_errors_are_one_line(episodes, check_only, tiny_model, tmp_path):
