@@ -24,7 +24,7 @@ from deskpilot.grounding.widgets import field_for_label
 from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, field_labels, in_its_list,
-                         list_reading, named_toggles, other_named_field, reads_as, toggle_names)
+                         list_reading, named_toggles, other_named_field, reads_as, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -267,7 +267,7 @@ def _press_what_is_left(task: str, elements: list[Element], history: list[Step],
     no step pressed, once each box the task names is as it asks (else on that box), and `why` (what the answer
     instead did) with the reason: a Tk run filled the form, clicked the Amount field again, then typed the word
     "Amount" into it."""
-    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    clicks = _click_points(history)
     buttons = [e for e in elements if e.role in PRESSABLE and e.text and asked_to_press(task, e.text)]
     if len(buttons) != 1 or any(buttons[0].box.contains(*point) for point in clicks):
         return None
@@ -284,6 +284,11 @@ def _chose(step: Step, value: str) -> bool:
     point = step.action.point
     return point is not None and any(e.text and comparable(e.text) == comparable(value) and e.box.contains(*point)
                                      for e in step.seen)
+
+
+def _click_points(history: list[Step]) -> list[Point]:
+    """Where each click of `history` landed."""
+    return [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
 
 
 def _last_step(history: list[Step]) -> Step | None:
@@ -342,7 +347,7 @@ def _look_in_tabs(episode: SomText, action: Action, elements: list[Element], his
     echoes = task_echoes(elements, episode.task)  # the page showing the task shows its words, not the thing
     if any(e.text and e not in echoes and holds_phrase(e.text, action.target) for e in elements):
         return None
-    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    clicks = _click_points(history)
     tab = next_untried_tab(elements, [e.box for e in elements if any(e.box.contains(*point) for point in clicks)])
     if tab is None:
         return None
@@ -425,8 +430,8 @@ def _box_not_as_asked(task: str, elements: list[Element], history: list[Step]) -
 def _unclicked_named_toggles(task: str, elements: list[Element], history: list[Step]) -> list[tuple[Element, str]]:
     """The boxes the task names (goal_check.named_toggles) that no step of `history` clicked, on them or their
     labels."""
-    clicks = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
-    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+    clicks = _click_points(history)
+    labels = toggle_labels(elements)
     return [(toggle, name) for toggle, name in named_toggles(task, elements)
             if not any(box.contains(*point) for box in (toggle.box, labels[id(toggle)]) for point in clicks)]
 
@@ -466,7 +471,7 @@ def _toggle_as_asked_already(task: str, action: Action, elements: list[Element],
     if action.kind is not ActionKind.CLICK or action.point is None:
         return None
     point = action.point
-    labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+    labels = toggle_labels(elements)
     on = [(toggle, name) for toggle, name in named_toggles(task, elements)
           if toggle.box.contains(*point) or labels[id(toggle)].contains(*point)]
     if len(on) != 1 or on[0][0].checked is None or on[0][0].checked is not asked_state(task, *on[0]):

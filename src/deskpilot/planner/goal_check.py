@@ -572,7 +572,7 @@ class GoalTracker:
         an honest failure; one that shows the state asked needed nothing, as "check Remember me" of a box already
         ticked). A click on the box or its label touched it, where grounding missed the box at the time of the
         click."""
-        labels = {id(toggle): label for toggle, _, label in toggle_names(elements)}
+        labels = toggle_labels(elements)
         for box, name in named_toggles(self.task, elements):
             if box.checked is not None and box.checked is asked_state(self.task, box, name):
                 continue
@@ -810,6 +810,11 @@ def toggle_names(elements: list[Element]) -> list[tuple[Element, str, Box]]:
         if id(toggle) not in named:
             named[id(toggle)] = (label.text, label.box)
     return [(t, *named[id(t)]) for t in toggles if id(t) in named]
+
+
+def toggle_labels(elements: list[Element]) -> dict[int, Box]:
+    """Where each named check box's or radio button's label stands (toggle_names), by the toggle's id."""
+    return {id(toggle): label for toggle, _, label in toggle_names(elements)}
 
 
 def named_toggles(task: str, elements: list[Element]) -> list[tuple[Element, str]]:
