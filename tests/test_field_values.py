@@ -37,6 +37,8 @@ OTHER_TEXTS = ["Has receipt", "First aid trained", "Submit claim", "Own money"]
     ("I require Double as the Room type", ["Room type"], {"Room type": "Double"}),
     ("Pick the XL option from the t-shirt size", VOLUNTEERS, {"T-shirt size": "XL"}),
     ("select Spain from Country", ["Country"], {"Country": "Spain"}),
+    ("Kindly open the Paid with and pick out Own money. Then go for Submit claim", EXPENSES + ["Paid with"],
+     {"Paid with": "Own money"}),  # "pick out" chooses (seed 75000)
     ("Use '5' for the hours per week; make the Full name Li Wei", VOLUNTEERS,  # the label, then its value
      {"Hours per week": "5", "Full name": "Li Wei"}),
     ("Set the Category list to Meals", EXPENSES, {"Category": "Meals"}),  # the kind of control is no value

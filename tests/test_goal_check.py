@@ -6,6 +6,7 @@ the expectation and what the screen shows; a model planner is told once first.""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import re
 import subprocess
 import sys
@@ -538,6 +539,8 @@ def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, pass
     ("Make the Amount 12.50", [], True),
     ("Make the Amount 12.50 and then submit claim, thank you", [], False),  # the name is what to do (seed 37001)
     ("Make the Amount 12.50 on the submit claim form", [], True),
+    ("Make the Amount 12.50. Then go for Submit claim, thank you", [], False),  # chosen: pressed (seed 75000)
+    ("Make the Amount 12.50 and select Save draft", [], False),
 ])
 def test_a_button_the_task_asks_to_press_by_its_name_must_have_been_pressed(task, steps, passed):
     """A Tk run typed the amount, clicked the field five times and said done: the task's "finish with Submit
@@ -878,3 +881,43 @@ def test_a_box_the_task_names_must_show_the_state_it_asks_for(task, checked, pas
     tracker.follow(Action(kind=ActionKind.CLICK, point=join.center), KeyboardFocus(), after, after, True)
     check = tracker.check(after)
     assert check.passed is passed, check
+
+
+@pytest.mark.parametrize(("task", "steps", "failed"), [
+    ("Kindly open the Paid with and pick out Own money. Then go for Submit claim", [], 'the task says to choose '
+     '"Own money", and nothing on the screen shows it chosen'),
+    ("Kindly open the Paid with and pick out Own money. Then go for Submit claim", ["own money"], None),
+    ("Select the Own money option please", ["company card"], 'the task says to choose "Own money", and nothing on '
+     'the screen shows it chosen'),
+    ("Choose the cheaper plan, please", [], None),  # an option the screen does not show: the other checks judge it
+    ("Select the Urgent check box", [], None),  # a box named by its kind: the toggles' check
+])
+def test_an_option_the_task_asks_to_choose_with_no_list_named_must_show_chosen(task, steps, failed):
+    """A web form of seed 75000: grounding found neither radio button ("OCompany cardOOwn money" read as one line),
+    the run pressed Submit claim and said done, and the check passed: "pick out Own money" named no list, so no
+    check looked for its choosing."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    company = Element(Box(120, 22, 136, 38), "radio", "Company card", checked=True)
+    own = Element(Box(260, 22, 276, 38), "radio", "Own money", checked=False)
+    before = [Element(Box(20, 20, 90, 40), "text", "Paid with"), company, own,
+              Element(Box(140, 20, 240, 40), "text", "Company card"),
+              Element(Box(280, 20, 360, 40), "text", "Own money"), Element(Box(20, 60, 120, 90), "button", "Submit claim")]
+    tracker = GoalTracker(task=task)
+    tracker.start(before)
+    screen = before
+    for step in steps:
+        clicked = own if step == "own money" else company
+        screen = [replace(e, checked=e is clicked) if e.role == "radio" else e for e in before]
+        tracker.follow(Action(kind=ActionKind.CLICK, point=clicked.center), KeyboardFocus(), before, screen, True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=before[-1].center), KeyboardFocus(), screen, screen, True)
+    assert tracker.check(screen).failed == failed
+
+
+def test_an_option_chosen_from_a_list_is_not_asked_to_be_pressed():
+    from deskpilot.planner.goal_check import asked_to_press
+
+    assert asked_to_press("then go for Submit claim", "Submitclaim")
+    assert not asked_to_press("choose Save draft from the menu", "Save draft")  # whatever grounding takes it for

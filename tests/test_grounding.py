@@ -255,7 +255,8 @@ def test_a_short_value_two_pixels_from_its_frame_is_read_and_the_window_icon_is_
             assert lists == [("s", 200), ("kitchen", 229)], lists
 
 
-@pytest.mark.parametrize("screenshot", ["tk-radio-group-in-one-line.png", "html-radio-group-in-one-line.png"])
+@pytest.mark.parametrize("screenshot", ["tk-radio-group-in-one-line.png", "html-radio-group-in-one-line.png",
+                                        "html-radio-group-in-a-label-line.png"])
 def test_the_unchosen_radio_buttons_of_a_group_read_into_one_line_are_found(screenshot):
     """Expense forms of seed 45001 in Tk and on a web page: OCR read "Company card", the unchosen button and "Own
     money" as one line ("ardOwnmoney", "CompanycardOOwnmoney"), so only the chosen button was found and "pick the
@@ -270,6 +271,20 @@ def test_the_unchosen_radio_buttons_of_a_group_read_into_one_line_are_found(scre
     assert toggles.get("Own money") is False, toggles
     assert sum(text.replace(" ", "") == "Companycard" for text in toggles) == 1, toggles
     assert "Own money" in [e.text for e in elements if e.role == "text"]
+
+
+def test_a_circle_of_text_as_tall_as_its_line_is_no_radio_button():
+    """Seed 75000's web form had its group's title and both buttons read as one line ("Paid withOCompanycardOOwn
+    money"), with no button found: a circle nearly as tall as the line, read as "O", is a radio button now. The
+    "(3)" of a GTK side bar's "Inbox (3)" closes a circle as tall, and is read as no "O": it stays text."""
+    image = np.asarray(Image.open(DATA / "gtk-count-in-brackets.png").convert("RGB"))
+    monitor = Monitor(0, 0, image.shape[1], image.shape[0])
+    grounder = build_grounder(Settings())
+    grounder.load()
+    elements = grounder.parse(Observation(image=image, monitor=monitor))
+    side_bar = [(e.role, e.text) for e in elements if e.box.x0 >= 860 and 55 <= e.box.y0 <= 85]
+    assert ("text", "Inbox (3)") in side_bar and not any(role in ("checkbox", "radio") for role, _ in side_bar), \
+        side_bar
 
 
 def test_a_small_web_drop_down_whose_arrow_ocr_reads_as_a_letter_is_a_drop_down():

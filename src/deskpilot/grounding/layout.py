@@ -31,6 +31,9 @@ TEXT_OUTLINE_WIDTH = 0.4  # of the field around it, such an outline's width at m
 ARROW_GAP = 4  # columns without marks between a drop-down's value and its arrow, at least (letters: 1-2)
 ARROW_HEIGHT = 0.75  # of its text's height, a drop-down's arrow at most (a web select's chevron: 5 of 9 rows)
 CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn for it to count as a frame
+RADIO_IN_LINE = 0.75  # of a text line's height, a circle inside the line at least this tall is a radio button
+RING_GLYPHS = "OQ0°"  # what OCR reads a radio button's ring as (a letter "o" is no taller than "x")
+RING_SLACK = 2  # pixels around a ring where the character OCR read it as may stand
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,9 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     and D are closed outlines too; a control holds or sits beside text, not in it. (OCR also reads a lone radio
     circle as "O": a line no wider than the outline does not count.) A square whose four sides are drawn at a line's
     very start, that starts before the line does, or that ends before the line's first character begins, is a check
-    box OCR read into its label's line (Tk's), not a letter."""
+    box OCR read into its label's line (Tk's), not a letter. A circle nearly as tall as the line it lies in is a
+    radio button OCR read into a line of labels ("Paid withOCompanycardOOwn money" on a web page): an "O" of the
+    text stands no taller than its capitals, well short of the line's box, which holds the descenders too."""
     if not outlines or not lines:
         return np.zeros(len(outlines), bool)
     outer = np.array([box for box, _ in outlines], np.int64)
@@ -106,7 +111,25 @@ def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> n
     # a circle that sticks out left of the line (an "O" at a line's start lies within it): a radio button beside it
     circle = np.array([round_ and toggle_shaped(box) for box, round_ in outlines])
     leading |= circle[:, None] & (outer[:, 0:1] < text[None, :, 0])
+    height = outer[:, 3] - outer[:, 1]
+    tall = circle[:, None] & (height[:, None] >= RADIO_IN_LINE * (text[None, :, 3] - text[None, :, 1]))
+    for o, t in zip(*np.nonzero(tall)):
+        leading[o, t] = _read_as_ring(lines[t], outlines[o][0])
     return np.asarray(((share >= 0.5) & (text[:, 2] - text[:, 0] >= 1.5 * width[:, None]) & ~leading).any(axis=1))
+
+
+def _read_as_ring(line: TextLine, box: Box) -> bool:
+    """Whether OCR read what stands in `box` on the line as a ring ("O", "0", "Q") or as nothing (a gap between
+    its characters): a radio button read into a line of labels is; the "(3)" of "Inbox (3)", as closed and as tall,
+    is not."""
+    if line.char_boxes and len(line.char_boxes) == len(line.text):
+        over = [ch for b, ch in zip(line.char_boxes, line.text)
+                if not ch.isspace() and box.x0 - RING_SLACK <= (b.x0 + b.x1) / 2 <= box.x1 + RING_SLACK]
+    else:
+        per_char = line.box.width / max(len(line.text), 1)
+        first = int((box.x0 - line.box.x0) / per_char) - 1
+        over = [ch for ch in line.text[max(0, first):int((box.x1 - line.box.x0) / per_char) + 2] if not ch.isspace()]
+    return not over or any(ch in RING_GLYPHS for ch in over)
 
 
 def _first_letter_x(line: TextLine) -> int:

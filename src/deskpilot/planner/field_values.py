@@ -191,6 +191,8 @@ def _chosen_next(clause: list[_Token], start: int, following: list[_Token], name
     if at is None or any(token.kind != "word" or token.key not in NOT_VALUE for token in following[:at]):
         return None  # "choose" must be the next clause's verb ("and then choose", "please pick")
     rest = following[at + 1:]
+    if rest and rest[0].key == "out":  # "pick out Own money"
+        rest = rest[1:]
     while rest and rest[0].key in DETERMINERS:
         rest = rest[1:]
     return _run(rest)

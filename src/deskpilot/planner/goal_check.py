@@ -21,7 +21,9 @@ exposes it):
   its own (its label's word that nothing else on the screen says) was clicked;
 - an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
   a later submit moved the app on) at the end; a list the run opened and left open, or an option the task asks to
-  choose ("select "Spain" from Country") that is neither chosen nor shown outside an open list, is a failure;
+  choose ("select "Spain" from Country") that is neither chosen nor shown outside an open list, is a failure; so is
+  an option the first screen showed that the task asks to choose with no list named ("pick out Own money") where
+  nothing shows it chosen (no click on it that changed the screen, no box of its name ticked, no list showing it);
 - a click on a control that submits, saves, confirms or closes changed something on the screen (a click on a title
   bar's text, which changes nothing, is caught here);
 - no text that reads as an error or a refusal appeared during the run ("Invalid email", "Cannot be saved!",
@@ -71,6 +73,14 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|key in|fill in|fill|put|i
 _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
+# "pick out Own money.", "choose "Express", then ...", "select the Evening option": an option the task asks to choose
+# with no list named (a radio button's, a drop-down's the task opened, a button's).
+_BARE_CHOICE = re.compile(r"\b(?:select|choose|pick)(?:\s+out)?\s+(?:the\s+)?(?:[\"“']([^\"”']{1,80})[\"”']|"
+                          r"((?!(?:all|everything|it|this|that|text|nothing|none|both|one|any|either|neither|no)\b)"
+                          r"[^\s,;.!?\"“']+(?:\s+[^\s,;.!?\"“']+){0,2}?))"
+                          r"(?:\s+(?:option|entry|item|choice|one))?"
+                          r"(?=\s*(?:[,;.!?]|$)|\s+(?:and|then|please|thanks?|thank)\b)", re.I)
+KIND_WORDS = re.compile(r"\b(?:box|checkbox|button|link|tab|field|list|menu|dropdown|drop-down)$", re.I)
 # "click the "Export" link", "click on "Open report"", "tap "Next"": what the task asks to click, by its words.
 _TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s+)?"
                          r"(?:(?:link|button|tab|item|option|entry|icon|word|text)\s+)?"
@@ -82,10 +92,13 @@ CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
 # What a task says right before a control it asks to press ("press the", "finish with", "then click on"), and after
 # it ("... button").
 PRESS_BEFORE = re.compile(r"\b(?:click|clicking|clicks|press|pressing|presses|push|pushing|hit|hitting|tap|tapping|"
+                          r"select|selecting|choose|choosing|pick|picking|go\s+for|going\s+for|opt\s+for|go\s+with|"
                           r"(?:finish|finishing|end|ending|wrap up|submit|submitting|confirm|confirming|"
                           r"complete|completing|close|closing)\s+(?:it\s+|this\s+|that\s+|off\s+|up\s+)?"
                           r"(?:with|by|using|via)(?:\s+(?:clicking|pressing|hitting))?)"
                           r"\s+(?:on\s+)?(?:the\s+)?$", re.I)
+CHOOSE_VERB = re.compile(r"(?:select|choos|pick|go|opt)", re.I)  # the words of choosing among PRESS_BEFORE's
+CHOSEN_FROM = re.compile(r"^\s+(?:from|in|on|out\s+of)\b", re.I)
 PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
 CLAUSE_START = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also))\s*$", re.I)  # what a clause
 # of its own follows
@@ -130,6 +143,13 @@ def task_choices(task: str) -> list[str]:
     return [(m.group(1) or m.group(2)).strip() for m in _TASK_CHOICE.finditer(task)]
 
 
+def bare_choices(task: str) -> list[str]:
+    """The options a task asks to choose without naming a list ("pick out Own money."), less controls it names by
+    their kind ("select the Urgent check box")."""
+    found = [(m.group(1) or m.group(2)).strip() for m in _BARE_CHOICE.finditer(task)]
+    return [value for value in found if value and not KIND_WORDS.search(value)]
+
+
 def task_clicks(task: str) -> list[str]:
     """The quoted things a task asks to click."""
     return [m.group(1).strip() for m in _TASK_CLICK.finditer(task) if m.group(1).strip()]
@@ -137,7 +157,8 @@ def task_clicks(task: str) -> list[str]:
 
 def asked_to_press(task: str, name: str) -> bool:
     """Whether the task asks to press the control called `name` (as OCR read it: "Submitclaim" for "Submit claim"):
-    it says the name, with the words of pressing right before it ("press the", "finish with", "then click on") or
+    it says the name, with the words of pressing or choosing right before it ("press the", "finish with", "then click
+    on", "go for"; not an option chosen from a list: "choose Travel from the Category") or
     "button" right after it, or a name the task says in two words or more as a clause of its own ("... and then
     submit claim": the name is what to do)."""
     wanted = _skeleton(name)
@@ -150,7 +171,10 @@ def asked_to_press(task: str, name: str) -> bool:
             said += _skeleton(end.group())
             if said == wanted:
                 before = task[:start.start()]
-                if PRESS_BEFORE.search(before) or PRESS_AFTER.match(task[end.end():]) or (
+                pressing = PRESS_BEFORE.search(before)
+                if pressing and CHOOSE_VERB.match(pressing.group()) and CHOSEN_FROM.match(task[end.end():]):
+                    break  # "choose Travel from the Category": an option, whatever grounding takes its list for
+                if pressing or PRESS_AFTER.match(task[end.end():]) or (
                         end is not start and CLAUSE_START.search(before)):
                     return True
                 break
@@ -530,6 +554,23 @@ class GoalTracker:
                     f"{_quote(now) if now.strip() else 'nothing'}")
         return None
 
+    def _unchosen(self, value: str, elements: list[Element]) -> bool:
+        """Whether an option the task asks to choose with no list named, and that the first screen showed, has no
+        evidence of its choosing: no click on it that changed the screen, no choice of it in a list, no toggle of
+        its name ticked, no click on a control of its name, no drop-down showing it, no new text saying it, not
+        typed. (An option the first screen did not show, "the cheaper plan", is the other checks' to judge.)"""
+        wanted = _skeleton(value)
+        if len(wanted) < READABLE or not any(wanted in _skeleton(text) for text in self.initial):
+            return False
+        ticked = [name for toggle, name, _ in toggle_names(elements) if toggle.checked]
+        ticked += [name for name, _, state in self.toggles if state and name]
+        return not (any(same_text(text, value) for text in (*self.picked, *ticked, *self.typed))
+                    or any(shows_option(c.option, value) for c in self.choices)
+                    or any(_clicked_on(value, point, e) for point, hit in self.clicked for e in hit)
+                    or any(e.role == "dropdown" and e.text and wanted in _skeleton(e.text) for e in elements)
+                    or any(e.text and wanted in _skeleton(e.text) and text_key(e.text) not in self.initial
+                           and e.role not in OPTION_ROLES for e in elements))
+
     def _beside(self, label: Element, value: str, elements: list[Element]) -> str | None:
         """For a label the task gives a value whose field grounding did not find (a drop-down it missed, a radio
         group's title): the run chose that value in a list or typed it into a field on the label's row, or something
@@ -702,6 +743,10 @@ class GoalTracker:
                     e.role == "dropdown" or text_key(e.text) not in self.initial) for e in elements
                        if e.text and e.role not in OPTION_ROLES):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was never chosen and is not on the screen")
+        unchosen = next((value for value in bare_choices(self.task) if self._unchosen(value, elements)), None)
+        if unchosen is not None:
+            return GoalCheck(False, tuple(held), f"the task says to choose {_quote(unchosen)}, and nothing on the "
+                                                 "screen shows it chosen")
         unmet = self._unmet_value(elements)
         if unmet is not None:
             return GoalCheck(False, tuple(held), unmet)
