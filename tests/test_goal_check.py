@@ -904,7 +904,8 @@ def test_an_option_the_task_asks_to_choose_with_no_list_named_must_show_chosen(t
     own = Element(Box(260, 22, 276, 38), "radio", "Own money", checked=False)
     before = [Element(Box(20, 20, 90, 40), "text", "Paid with"), company, own,
               Element(Box(140, 20, 240, 40), "text", "Company card"),
-              Element(Box(280, 20, 360, 40), "text", "Own money"), Element(Box(20, 60, 120, 90), "button", "Submit claim")]
+              Element(Box(280, 20, 360, 40), "text", "Own money"),
+              Element(Box(20, 60, 120, 90), "button", "Submit claim")]
     tracker = GoalTracker(task=task)
     tracker.start(before)
     screen = before
