@@ -817,7 +817,9 @@ def test_a_label_ocr_read_as_one_line_with_its_fields_text_still_names_the_field
     tracker.start(screen)
     if typed:
         focus = KeyboardFocus(name="Merchant", role="input", box=field.box, field=field.box)
-        tracker.follow(Action(kind=ActionKind.TYPE, text=typed), focus, screen, screen, True)
+        after = [replace(e, text=f"Merchant {typed}") if e.text == field.text else e for e in screen]
+        tracker.follow(Action(kind=ActionKind.TYPE, text=typed), focus, screen, after, True)
+        screen = after
     tracker.follow(Action(kind=ActionKind.CLICK, point=screen[6].center), KeyboardFocus(), screen, screen, True)
     assert tracker.check(screen).failed == failed
 
@@ -922,3 +924,33 @@ def test_an_option_chosen_from_a_list_is_not_asked_to_be_pressed():
 
     assert asked_to_press("then go for Submit claim", "Submitclaim")
     assert not asked_to_press("choose Save draft from the menu", "Save draft")  # whatever grounding takes it for
+
+
+def test_a_time_picker_open_over_submit_takes_the_click_and_a_value_never_shown_whole_is_no_success():
+    """MiniWoB's enter-time (never collected), seed 500: "12:16 AM" typed into a web time field showed "12:16" and
+    opened its picker; a click inside Submit's box landed on the picker's "12", another chose "AM", and the field
+    ended at "12:57 AM" with Submit never pressed. The check passed: the click was inside the box Submit has on the
+    final screen, and the value, unquoted, was held to nothing."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    task = "Enter 12:16 AM as the time and press submit."
+    instructions = [Element(Box(80, 84, 375, 110), "text", "Enter 12:16 AM as the time and"),
+                    Element(Box(82, 108, 210, 134), "text", "press submit.")]
+    submit = Element(Box(93, 261, 286, 326), "button", "Submit")
+    first = [*instructions, Element(Box(93, 203, 305, 253), "dropdown", "- - : - -"), submit]
+    typed = [*instructions, Element(Box(102, 214, 190, 240), "text", "12:16"),
+             Element(Box(101, 259, 207, 333), "button", "12"), Element(Box(325, 259, 431, 333), "button", "AM")]
+    final = [*instructions, Element(Box(93, 203, 305, 253), "button", "2:57AM"), submit]
+    tracker = GoalTracker(task=task)
+    tracker.start(first)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=Point(199, 228)), KeyboardFocus(), first, first, True)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="12:16 AM"), KeyboardFocus(), first, typed, True)
+    assert tracker.check(final).failed == '"12:16 AM" was typed, but the screen showed it whole neither right ' \
+                                          'after nor at the end'
+    tracker.unshown.clear()  # the value aside: the click on the picker's "12" pressed nothing
+    tracker.follow(Action(kind=ActionKind.CLICK, point=Point(154, 296)), KeyboardFocus(), typed, final, True)
+    assert tracker.check(final).failed == 'the task says to press "Submit", which no step did'
+    tracker.follow(Action(kind=ActionKind.CLICK, point=submit.center), KeyboardFocus(), final, final, True)
+    assert tracker.check(final).passed

@@ -116,6 +116,7 @@ COMMON_TASK_WORDS = frozenset("the a an and then to into in as for of with my is
                               "fill click press select choose field box text".split())
 OCR_ALIKE = 0.5  # difflib's ratio of a reading to a value for it to be OCR's reading of that value
 READABLE = 3  # characters a typed text needs before OCR's silence about it says it is not there
+WHOLE_READING = 12  # letters and digits of a typed text up to which its field shows it whole (longer ones scroll)
 SHORT_VALUE = 3  # characters of a value beside which one more character is content, not OCR's noise
 DISTINCT = 5  # letters a word of a check box's label needs for the task's saying it to name that box
 PRESSABLE = ("button", "link", "menu_item", "tab")  # what a submit's click must land on, where one shows it
@@ -354,6 +355,7 @@ class GoalTracker:
     errors: list[str] = field(default_factory=list)  # error texts that appeared, in order
     typed: list[str] = field(default_factory=list)  # every text typed (not secret), a line each
     unseen: list[str] = field(default_factory=list)  # typed texts the screen did not change for
+    unshown: list[str] = field(default_factory=list)  # short typed texts the screen right after did not show whole
     missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
     overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
     clicked: list[tuple[Point, list[Element]]] = field(default_factory=list)  # where every click landed, with the
@@ -379,6 +381,10 @@ class GoalTracker:
             self.typed += lines
             if not changed:  # nothing on the screen took the text: it must show by the end, or it went nowhere
                 self.unseen += [line for line in lines if len(_skeleton(line)) >= READABLE]  # OCR misses "x"
+            elif "\n" not in action.text and "\t" not in action.text and \
+                    READABLE <= len(_skeleton(action.text)) <= WHOLE_READING and \
+                    not _anywhere(action.text, self._not_the_tasks(action.text, after)):
+                self.unshown.append(action.text)  # a time field took "12:16" of "12:16 AM" and opened its picker
             selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
                                     and self._last.keys in SELECTING_KEYS)
             self._typed(action.text, focus, before, after, selected, blank)
@@ -475,6 +481,12 @@ class GoalTracker:
 
     def _echoes_task(self, text: str) -> bool:
         return text_key(text) in text_key(self.task)
+
+    def _not_the_tasks(self, value: str, elements: list[Element]) -> list[Element]:
+        """`elements` less the lines of the task's own words that say more than `value` (a page that shows its
+        instructions: "Enter 12:16 AM as the time and")."""
+        return [e for e in elements if e.text and not (self._echoes_task(e.text) and
+                                                       len(_skeleton(e.text)) > len(_skeleton(value)))]
 
     def _with_unread_values(self, elements: list[Element], blank: Blank, read: Read) -> list[Element]:
         """`elements`, with the value of each field typed into, or drop-down chosen in, that reads empty while its
@@ -703,14 +715,17 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), problem)
             if now is not None and now.strip():  # gone (its dialog closed) or unread: no evidence to claim
                 held.append(f"{_quote(typed.name)} shows {_quote(typed.text)}")
+        for value in self.unshown:
+            if not _anywhere(value, self._not_the_tasks(value, elements)):
+                return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but the screen showed it whole "
+                                                     "neither right after nor at the end")
         for value in task_clicks(self.task):  # "x" of "click the "x"" is too short for OCR to be sure of
             if len(_skeleton(value)) >= READABLE and not any(_clicked_on(value, point, e) for point, hit in self.clicked
                                                              for e in hit):
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
         unpressed = None if self.entered else next(
             (e.text for e in elements if e.role in PRESSABLE and e.text and asked_to_press(self.task, e.text)
-             and not any(e.box.contains(*point) or any(_clicked_on(e.text, point, hit) for hit in texts)
-                         for point, texts in self.clicked)), None)
+             and not any(_pressed(e, point, texts) for point, texts in self.clicked)), None)
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
         for value in task_values(self.task):
@@ -926,6 +941,17 @@ def _clicked_on(value: str, point: Point, element: Element) -> bool:
     span = element.box.text_span(len(element.text), start, start + len(wanted))
     slack = element.box.height / 2
     return span.x0 - slack <= point.x <= span.x1 + slack
+
+
+def _pressed(control: Element, point: Point, hit: list[Element]) -> bool:
+    """Whether a click at `point`, which landed on the texts `hit` as the screen then was, pressed `control` (as the
+    final screen shows it): it landed on the control's words, or inside its box with nothing else drawn over it
+    then (a time picker's "12" open over Submit took the click, not Submit)."""
+    if any(_clicked_on(control.text, point, e) for e in hit):
+        return True
+    box = control.box
+    return box.contains(*point) and all(e.box.x0 <= box.x0 and e.box.y0 <= box.y0 and e.box.x1 >= box.x1
+                                        and e.box.y1 >= box.y1 for e in hit)  # only what holds it, a panel
 
 
 def _shown(text: str, elements: list[Element]) -> bool:
