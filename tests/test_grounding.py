@@ -287,6 +287,18 @@ def test_a_circle_of_text_as_tall_as_its_line_is_no_radio_button():
         side_bar
 
 
+def test_words_either_side_of_an_open_lists_edge_are_read_apart():
+    """Seed 77000 in Qt: the Team list, open over the Join button, had its last option read with the button's word
+    ("JoinReception"), so "Reception" was never found and the run looped for 20 steps. A frame's side that runs
+    through a line and on past it splits the line."""
+    image = np.asarray(Image.open(DATA / "qt-open-list-over-a-button.png").convert("RGB"))
+    grounder = build_grounder(Settings())
+    grounder.load()
+    elements = grounder.parse(Observation(image=image, monitor=Monitor(0, 0, image.shape[1], image.shape[0])))
+    texts = [e.text for e in elements if e.role == "text"]
+    assert "Reception" in texts and "Join" in texts, texts
+
+
 def test_a_small_web_drop_down_whose_arrow_ocr_reads_as_a_letter_is_a_drop_down():
     """A web form's T-shirt size select, as narrow as its value (seed 45000): OCR read "S" and the arrow as one line,
     "Sv", centred in the frame, and the select passed for a button named "Sv"."""

@@ -624,6 +624,28 @@ def test_an_unsure_step_ticks_the_box_the_task_names_once_no_field_is_left():
     assert second.action.kind is ActionKind.CALL_USER, second
 
 
+def test_an_unsure_step_chooses_the_option_an_open_list_shows_rather_than_typing_it():
+    """Seed 77000 in GTK: the Team list opened over its field, whose first row grounding read as a text field
+    showing "Kitchen"; unsure, the planner typed "Reception" there (a GTK list ignores keys) and the run failed. The
+    open list's option reading the value is clicked."""
+    class Unsure(Replies):
+        likelihood = {"Action: click(target='button 1')": 0.2}
+
+    closed = [Element(Box(40, 200, 120, 220), "text", "Team"), Element(Box(140, 195, 400, 225), "dropdown", "Kitchen"),
+              Element(Box(40, 300, 100, 330), "button", "Join")]
+    opened = [closed[0], Element(Box(140, 196, 400, 290), "menu_item", ""),
+              Element(Box(140, 200, 400, 225), "menu_item", "Kitchen"),
+              Element(Box(140, 225, 400, 250), "menu_item", "Garden"),
+              Element(Box(140, 250, 400, 275), "menu_item", "Reception"),
+              Element(Box(140, 200, 400, 225), "input", "Kitchen"), closed[2]]
+    planner = TextPlanner(Unsure(*["Action: click(target='button 1')"] * 2), min_confidence=0.4)
+    task = "Please use 'Reception' for the Team, then hit join"
+    first = planner.decide(task, [], SCREEN, closed)
+    assert first.action.kind is ActionKind.CLICK and closed[1].box.contains(*first.action.point), first
+    second = planner.decide(task, [Step(index=0, action=first.action, before="0.png", seen=closed)], SCREEN, opened)
+    assert second.action.kind is ActionKind.CLICK and opened[4].box.contains(*second.action.point), second
+
+
 def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():
     """The demo app's "Small" radio button went unseen beside the Medium one it found: "small" typed is a click on
     the label, which selects the option."""

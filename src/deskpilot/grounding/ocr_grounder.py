@@ -46,6 +46,8 @@ SAME_TOGGLE_IOU = 0.6  # an outline drawn now this much over a toggle found befo
 DRAWN_LOOSE = 1.25  # a detected toggle's box may run a few pixels past the drawn square
 TOGGLE_GAP = 2  # pixels left out beside a toggle when its line is read again in parts
 MIN_PART_SHARE = 0.4  # a part narrower than this share of the line's height holds no character
+BORDER_STEP = 40  # grey levels between neighbouring columns that make a frame's side
+BORDER_RUN = 0.95  # share of the rows, the line's and half its height above and below, a frame's side runs through
 UNNAMED_ROLES = ("input", "dropdown", "button", "checkbox", "radio", "icon", "slider", "tab", "menu_item", "list_item",
                  "link")
 
@@ -125,18 +127,19 @@ class OcrGrounder:
         return self._widgets
 
     def _split_at_controls(self, image: np.ndarray, widgets: list[Widget]) -> bool:
-        """Read again, in its parts either side, every text line that runs over a check box or radio button, or
-        into a field from the left: a checked box is a filled square with a white tick, which text detection takes
+        """Read again, in its parts either side, every text line that runs over a check box or radio button, into a
+        field from the left, or across a frame's side (an open list over the button behind it: "JoinReception"):
+        a checked box is a filled square with a white tick, which text detection takes
         for a glyph and joins to the label beside it ("zAHr" with its box read as "Ｋ") or across to the next
         column's label ("PCQ2JfG √9908"); a label set close to its field is joined to the field's text
         ("ceiptnumberR-100" for "Receipt number" and "R-1001"). Whether any line was split."""
         toggles = _toggle_boxes(widgets)
         fields = [w.box for w in widgets if w.role in ("input", "dropdown") and w.source == "layout"]  # drawn borders
-        if not (toggles or fields) or not self._lines:
+        if not self._lines:
             return False
         frame = Box(0, 0, image.shape[1], image.shape[0])
         cut = [_parts_beside(line.box, toggles, frame) or _parts_across_fields(line.box, fields, frame)
-               for line in self._lines]
+               or _parts_across_border(image, line.box) for line in self._lines]
         whole = [line for line, pieces in zip(self._lines, cut) if pieces is None]
         read = [(index, part) for index, pieces in enumerate(cut) for piece in pieces or []
                 for part in self._read_part(image, piece) if not _mostly_inside_any(part.box, whole)]
@@ -450,6 +453,31 @@ def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] 
     right = Box(field.x0 + TOGGLE_GAP, top, field.x1 - TOGGLE_GAP, bottom).clipped(frame)  # the field's text runs on
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
     return [part for part in (left, right) if part.width >= least]
+
+
+def _parts_across_border(image: np.ndarray, line: Box) -> list[Box] | None:
+    """The parts of a text line's box either side of a frame's side that runs through it (None where none does): a
+    column inside the line where the colour changes sharply from the line's top to its bottom and on, half the line's
+    height above or below it (an open list's last row stands at its bottom edge). A letter's stroke ends within its line; OCR reads the words either side of an open
+    list's edge as one line ("JoinReception": the button behind, the option in front)."""
+    reach = line.height // 2
+    top, bottom = line.y0 - reach, line.y1 + reach
+    x0, x1 = line.x0 + TOGGLE_GAP * 2, line.x1 - TOGGLE_GAP * 2
+    if top < 0 or bottom > image.shape[0] or x1 - x0 < 2:
+        return None
+    grey = image[top:bottom, x0 - 1:x1 + 1].astype(np.int16).sum(axis=2) // 3
+    step = np.abs(np.diff(grey, axis=1)) >= BORDER_STEP  # a sharp change between a column and the next
+    above, along, below = step[:reach], step[reach:reach + line.height], step[reach + line.height:]
+    sides = np.flatnonzero((along.mean(axis=0) >= BORDER_RUN) & (
+        (above.mean(axis=0) >= BORDER_RUN) | (below.mean(axis=0) >= BORDER_RUN)))
+    if not len(sides):
+        return None
+    cut = x0 - 1 + int(sides[0]) + 1  # the first column past the change
+    least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
+    parts = [Box(line.x0 - TOGGLE_GAP, line.y0, cut - TOGGLE_GAP, line.y1),
+             Box(cut + TOGGLE_GAP, line.y0, line.x1 + line.height, line.y1)]
+    frame = Box(0, 0, image.shape[1], image.shape[0])
+    return [part.padded(TOGGLE_GAP * 2, frame) for part in parts if part.width >= least] or None
 
 
 def _fullest(parts: list[TextLine]) -> list[TextLine]:

@@ -100,13 +100,9 @@ class AnswerCorrections:
         if given is None or comparable(given[2]) in _typed(history) or _chose(last, given[2]):
             return None
         box, label, value = given
-        options = [e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text and in_its_list(e.box, box)
-                   and comparable(e.text) == comparable(value) and abs(e.center.y - box.center.y) <= LIST_ROWS *
-                   box.height]
-        options = _once_each(options)
-        if len(options) != 1:
+        option = _option_in_line(value, box, elements)
+        if option is None:
             return None
-        option = options[0]
         if action.kind is ActionKind.CLICK and action.point is not None and \
                 option.box.y0 <= action.point.y <= option.box.y1 and box.x0 <= action.point.x <= box.x1:
             return None  # on the option's row already
@@ -146,16 +142,22 @@ class AnswerCorrections:
     def next_given(self, episode: SomText, screen: TextScreen, elements: list[Element], labelled: dict[Box, str],
                    history: list[Step]) -> tuple[Action, str] | None:
         """Where the model is unsure what to do next, or answers what cannot be done, what the task itself says is
-        left: the value it gives the text field in focus, typed, or else a click on the first field it gives a value
+        left: the option of an open list that reads the value the task gives its field, clicked (a GTK list open
+        over its field is read as a field too: its value typed there chose nothing), or else the value the task
+        gives the text field in focus, typed, or else a click on the first field it gives a value
         that shows another and was never typed into, or else on a box it names that shows the other state and was
         never clicked, or else on the one button it asks to press that no step pressed; None when the task says
         nothing more of this screen."""
         fields = _fields_by_label(elements, labelled)
         left = self._unfilled(_given(episode.task, elements, labelled), fields, elements, history, first=False)
         box = episode.field_in_focus
-        found = next(((Action(kind=ActionKind.TYPE, text=value), f"the task gives {value!r} for {label!r}")
+        found = next(((Action(kind=ActionKind.CLICK, point=option.click_point),
+                       f"the {label!r} list is open and shows {value!r}, the value the task gives it")
                       for label, value, _ in left
-                      if box is not None and fields[label].box.iou(box) > 0.5 and fields[label].role == "input"), None)
+                      if (option := _option_in_line(value, fields[label].box, elements)) is not None), None)
+        found = found or next(((Action(kind=ActionKind.TYPE, text=value), f"the task gives {value!r} for {label!r}")
+                               for label, value, _ in left if box is not None and fields[label].box.iou(box) > 0.5
+                               and fields[label].role == "input"), None)
         if found is None and left:
             label, value, now = left[0]
             found = (Action(kind=ActionKind.CLICK, point=fields[label].click_point),
@@ -383,6 +385,15 @@ def _says_a_word_of(task: str, name: str) -> bool:
     """Whether the task says a word of three letters or more of `name`."""
     said = set(WORD.findall(task.lower()))
     return any(len(word) >= 3 and word in said for word in WORD.findall(name.lower()))
+
+
+def _option_in_line(value: str, box: Box, elements: list[Element]) -> Element | None:
+    """The one option reading `value` that shows in line with the field at `box` (in its open list, below or over
+    it); None where none or several do."""
+    options = _once_each([e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text
+                          and in_its_list(e.box, box) and comparable(e.text) == comparable(value)
+                          and abs(e.center.y - box.center.y) <= LIST_ROWS * box.height])
+    return options[0] if len(options) == 1 else None
 
 
 def _fields_by_label(elements: list[Element], labelled: dict[Box, str]) -> dict[str, Element]:

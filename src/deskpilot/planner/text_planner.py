@@ -6,7 +6,9 @@ best of its WIDER_ANSWERS likeliest (the model's own ranking searched further, n
 right where the task and the screen show how (planner/answer_corrections.py: a value into the field the task gives
 it, a click on the box the task names); then text the task does not give is never typed (SomText.invented: "me"
 of "Sign me up", a check box's name into a field), nor typed into a field the task does not name while it names
-another one (a name into "Password"): the user is asked. From an endpoint, an unusable answer is retried once
+another one (a name into "Password"): the user is asked. An answer less likely than `min_confidence` gives way
+to what the task says is left, or the user is asked; an answer the corrections set right is the task's own plan and
+is not held to the model's probability. From an endpoint, an unusable answer is retried once
 with a correction. When nothing is usable the step fails with a clear error, never a guessed click. Elements are
 listed as the episode stores them, a secret read off the screen as [redacted]: what a model is shown is what it
 was trained on, and a password on the screen never reaches an endpoint."""
@@ -66,8 +68,8 @@ class TextPlanner:
                         "differently")
             return Decision(f"not the task's: {call}", Action(kind=ActionKind.CALL_USER, text=question))
         confidence = getattr(self.backend, "likelihood", {}).get(reply)
-        if confidence is not None and confidence < self.min_confidence and not action.is_terminal and \
-                not given_to_its_field(episode, action, elements, labelled):
+        if confidence is not None and confidence < self.min_confidence and not action.is_terminal and not corrected \
+                and not given_to_its_field(episode, action, elements, labelled):  # a correction is the task's plan
             if left := self._corrections.next_given(episode, screen, elements, labelled, history):
                 action, why = left
                 episode.remember(split_response(episode.answer_for(action, screen) or call)[1])
