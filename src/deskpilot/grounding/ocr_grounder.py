@@ -456,10 +456,11 @@ def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] 
 
 
 def _parts_across_border(image: np.ndarray, line: Box) -> list[Box] | None:
-    """The parts of a text line's box either side of a frame's side that runs through it (None where none does): a
-    column inside the line where the colour changes sharply from the line's top to its bottom and on, half the line's
-    height above or below it (an open list's last row stands at its bottom edge). A letter's stroke ends within its line; OCR reads the words either side of an open
-    list's edge as one line ("JoinReception": the button behind, the option in front)."""
+    """The parts of a text line's box either side of a frame's side that runs through it (None where none does):
+    a column inside the line where the colour changes sharply from the line's top to its bottom and on, half the
+    line's height above or below it (an open list's last row stands at its bottom edge). A letter's stroke ends
+    within its line; OCR reads the words either side of an open list's edge as one line ("JoinReception": the
+    button behind, the option in front)."""
     reach = line.height // 2
     top, bottom = line.y0 - reach, line.y1 + reach
     x0, x1 = line.x0 + TOGGLE_GAP * 2, line.x1 - TOGGLE_GAP * 2
