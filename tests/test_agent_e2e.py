@@ -190,3 +190,21 @@ def test_check_looks_before_it_clicks(demo_app, tmp_path):
     assert "already on" in again.steps[0].thought
     run('uncheck "Remember me"', "c")
     assert read_state(demo_app.state_file)["remember_me"] is False
+
+
+def test_a_value_the_task_takes_from_the_screen_is_read_there_and_typed(unseen_form, tmp_path):
+    """"Enter the value of Customer into the Reference field": the grammar had typed the words "the value of
+    Customer" (MiniWoB's read-table, never collected, ended that way). The value beside the label the task names
+    is read off the first screen and typed; a label the screen does not show is refused, nothing typed."""
+    state_file = unseen_form("record")
+    result = deskpilot("run", "Enter the value of Customer into the Reference field and press Save",
+                       "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(state_file)
+    assert state["fields"]["Reference"] == "Ines Moreau" and state["submitted"] == ["Ines Moreau"], state
+    steps = (only_episode(tmp_path / "ep").directory / "steps.jsonl").read_text()
+    assert "the value of Customer reads 'Ines Moreau' on the screen" in steps
+    refused = deskpilot("run", "Enter the value of Invoice date into the Reference field", "--episodes-dir",
+                        str(tmp_path / "ep2"))
+    assert refused.returncode != 0 and "cannot read there" in refused.stdout + refused.stderr
+    assert read_state(state_file)["fields"]["Reference"] == "Ines Moreau"  # nothing typed

@@ -1,7 +1,8 @@
 """Qt forms the agent has never been tuned on (labels above fields, other words, a login dialog), for tests that
 the offline planner and OCR grounding generalise. Writes its state as JSON like the demo app.
 
-    python tests/apps/unseen_forms.py {shipping|login|flat|account|reveal|transfer|password} --state FILE [--at X,Y]
+    python tests/apps/unseen_forms.py {record|shipping|login|flat|account|reveal|transfer|password} --state FILE
+        [--at X,Y]
 """
 
 from __future__ import annotations
@@ -228,7 +229,25 @@ class PasswordForm(Form):
         form.addRow(change)
 
 
-FORMS = {"shipping": ShippingForm, "login": LoginForm, "flat": FlatForm, "account": AccountForm,
+class RecordForm(Form):
+    """An order's details shown as a table of labels and values (read-only), a Reference field and Save: for tasks
+    that take a value from the screen ("enter the value of Customer into the Reference field")."""
+
+    def __init__(self, state_path: Path):
+        super().__init__(state_path)
+        self.setWindowTitle("Order details")
+        form = QFormLayout(self)
+        for name, value in (("Order number", "A-4471"), ("Customer", "Ines Moreau"), ("Status", "Shipped")):
+            form.addRow(QLabel(name), QLabel(value))
+        form.addRow("Reference", self.field("Reference"))
+        save, status = QPushButton("Save"), QLabel("")
+        save.clicked.connect(lambda: (self.submitted.append(self.fields["Reference"].text()), status.setText("Saved"),
+                                      self.save()))
+        form.addRow(save)
+        form.addRow(status)
+
+
+FORMS = {"record": RecordForm, "shipping": ShippingForm, "login": LoginForm, "flat": FlatForm, "account": AccountForm,
          "reveal": RevealForm, "transfer": TransferForm, "password": PasswordForm}
 
 

@@ -1,6 +1,9 @@
 """The agent loop: observe -> parse -> plan -> locate -> safety -> act -> wait for the screen to settle -> record.
 Every run is an Episode; every outcome (done, failed, step limit, stop, refusal, error) is written into it.
 
+A task that takes a value from the screen ("enter the value of Religion into the text field") is planned and checked
+with the value the first screen shows written in (screen_values.py); the first step says what was read.
+
 "Done" is checked, not believed: when the planner finishes, the goal check (goal_check.py) reads the final screen,
 and the run is a success only when every expectation holds; text that reads as an error ends a run as failed. A
 model planner is told about a failed check, or an error on the screen, once and may go on; the offline planner,
@@ -44,6 +47,7 @@ from deskpilot.grounding.layout import ink_box
 from .base import Decision, Planner
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
+from .screen_values import read_from_screen, takes_screen_values
 
 log = logging.getLogger(__name__)
 LOCATE_RETRY_SECONDS = 0.25
@@ -86,6 +90,7 @@ class Agent:
         self._seen: Observation | None = None  # ... and that screen
         self._feedback: str | None = None  # told to a model planner with its next decision
         self._told: set[str] = set()  # what a model planner has been told already (each thing once)
+        self._read_notes = ""  # the values the task takes from the screen, as read (said in the first step)
 
     def run(self, task: str, max_steps: int = 30, app: str | None = None,
             until: Callable[[Step], bool] | None = None) -> RunResult:
@@ -101,6 +106,7 @@ class Agent:
         self._focus, self._secret_boxes = KeyboardFocus(), []
         secrets = [s.value for s in self._secrets]
         self._goal, self._feedback, self._told = GoalTracker(task, tuple(secrets)), None, set()
+        self._read_notes = ""
         self.grounder.set_task(task)
         writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
                                       model=self.planner.name, dry_run=self.safety.dry_run)
@@ -109,13 +115,28 @@ class Agent:
         check = None
         watch: Periodic | None = None
         try:
-            if refusal is not None:
+            if refusal is not None and not takes_screen_values(task):
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
                                                    check=self.safety.stop.check)
             obs = self._observe(first)
             initial = self.grounder.parse(obs)
+            read = read_from_screen(task, initial)
+            if read is None and takes_screen_values(task):  # never typed as the words that describe it
+                raise PlannerError("the task takes a value from the screen that I cannot read there (no one label or "
+                                   "paragraph it names shows, or its value is not plain text)")
+            if read is not None:  # the values the task takes from the screen, written in
+                task, self._read_notes = read.task, "; ".join(read.notes)
+                log.info("the task read with the screen's values: %s", task)
+                try:
+                    self._secrets, refusal = run_secrets(task, self.planner.secrets(task)), None
+                except DeskpilotError as exc:
+                    refusal = exc
+                self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))
+                self.grounder.set_task(task)
+            if refusal is not None:
+                raise refusal
             self._goal.start(initial)
             before = writer.add_frame(self._masked(obs, initial).image)
             for index in range(max_steps):
@@ -268,6 +289,8 @@ class Agent:
         timing["plan_ms"] = _ms(mark)
         action = decision.action
         thought = self._scrubbed_text(decision.thought)
+        if index == 0 and self._read_notes:
+            thought = f"{self._scrubbed_text(self._read_notes)}; {thought}"
         monitor = obs.monitor
         if action.is_terminal:
             if action.text:
