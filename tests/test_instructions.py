@@ -38,6 +38,9 @@ def plan(task: str) -> list[str]:
     ("Put down 8 as Hours per week", ['{"kind": "click", "target": "Hours per week field"}',
                                       '{"kind": "type", "text": "8"}']),  # "put down": a verb of two words
     ("Click Save, thanks!", ['{"kind": "click", "target": "Save"}']),  # thanks: nothing to do
+    # a clause that only says what the one before is for: no step, no target of "expand" (had been "to find")
+    ('Expand the sections below, to find and click on the link "Ut".',
+     ['{"kind": "click", "target": "the sections"}', '{"kind": "click", "target": "the link \\"Ut\\""}']),
 ])
 def test_instruction_becomes_actions(task, expected):
     assert plan(task) == expected

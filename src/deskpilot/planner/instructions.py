@@ -63,6 +63,10 @@ _UNKNOWN_VERB = re.compile(r"^(?!(?:both|all|each|every|either|neither|only|just
                            r"\s+(?:the|a|an|my|your|our|its|their|this|that|these|those|«\d+»)(?:\s|$)")
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
+# a clause that only says what the one before is for ("Open the Advanced panel, to find and tick Proxy"):
+# no step of its own, and no target of the verb before
+_PURPOSE = re.compile(r"^(?:in\s+order\s+)?to\s+(?:find|locate|look\s+for|search\s+for|see|reveal|get\s+to|reach)"
+                      r"(?:\s+it)?$", re.I)
 # politeness and time words that end a clause ("click the Submit claim button please", "... now", "... for me")
 _TRAILING_FILLER = re.compile(r"\s+(?:please|now|thanks|thank\s+you|for\s+me|when\s+(?:you(?:'re|\s+are)\s+)?done|"
                               r"right\s+away|if\s+you\s+(?:can|could))$", re.I)
@@ -135,6 +139,9 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             look_in = "tabs"
             continue
         if _THANKS.match(clause):
+            continue
+        if _PURPOSE.match(clause):
+            verb = ""
             continue
         without = _WITHOUT.match(clause)
         if without:
