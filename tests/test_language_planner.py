@@ -646,6 +646,25 @@ def test_an_unsure_step_chooses_the_option_an_open_list_shows_rather_than_typing
     assert second.action.kind is ActionKind.CLICK and opened[4].box.contains(*second.action.point), second
 
 
+def test_a_suggestion_that_fits_the_text_the_task_describes_is_chosen_after_typing_its_start():
+    """MiniWoB's use-autocomplete-nodelay (never collected): "Enter an item that starts with "Cze"." typed "Cze" and
+    said done, the suggestions open; a suggestion new since the typing that fits the description is clicked (a
+    label that fits and was there before is not)."""
+    label, field = Element(Box(20, 100, 70, 120), "text", "Tags:"), Element(Box(80, 95, 300, 125), "input", "")
+    other = Element(Box(20, 200, 120, 220), "text", "Czech notes")  # fits, but stood there before the typing
+    typed = [label, Element(Box(80, 95, 300, 125), "input", "Cze"), Element(Box(84, 100, 120, 120), "text", "Cze"),
+             Element(Box(80, 126, 300, 146), "text", "Czech Republic"), other]
+    planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='Cze')",
+                                  "Action: finished(content='done')"))
+    task = 'Enter an item that starts with "Cze".'
+    history: list[Step] = []
+    for index, screen in enumerate(([label, field, other], [label, field, other], typed)):
+        decision = planner.decide(task, history, SCREEN, screen)
+        history.append(Step(index=index, action=decision.action, before=f"{index}.png", seen=screen))
+    assert decision.action.kind is ActionKind.CLICK and typed[3].box.contains(*decision.action.point), decision
+    assert "'Czech Republic' fits the text the task describes" in decision.thought
+
+
 def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():
     """The demo app's "Small" radio button went unseen beside the Medium one it found: "small" typed is a click on
     the label, which selects the option."""

@@ -23,8 +23,9 @@ from deskpilot.grounding.widgets import field_for_label
 
 from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
-from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, field_labels, in_its_list,
-                         list_reading, named_toggles, other_named_field, reads_as, toggle_labels, toggle_names)
+from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
+                         fits_description, in_its_list, list_reading, named_toggles, other_named_field, reads_as,
+                         toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -57,7 +58,8 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = self._not_done_yet(episode, screen, action, elements, labelled, history) or \
+        found = _suggestion_that_fits(episode.task, action, elements, history) or \
+            self._not_done_yet(episode, screen, action, elements, labelled, history) or \
             self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
             _type_what_the_field_needs(episode, action, elements, labelled, history) or \
@@ -291,6 +293,31 @@ def _chose(step: Step, value: str) -> bool:
 def _click_points(history: list[Step]) -> list[Point]:
     """Where each click of `history` landed."""
     return [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+
+
+def _suggestion_that_fits(task: str, action: Action, elements: list[Element], history: list[Step]
+                          ) -> tuple[Action, str] | None:
+    """Right after typing the start of a text the task describes by its start or end ("an item that starts with "Au"
+    and ends with "lia""), while a suggestion fitting the description shows outside the fields (an autocomplete's
+    list: new since the typing, in no field), a click on the first such suggestion: the run had typed "Cze" and said
+    done with the list open."""
+    starts, ends = described_by(task)
+    last = _last_step(history)
+    if not (starts or ends) or last is None or last.action.kind is not ActionKind.TYPE or not last.action.text:
+        return None
+    fields = [e.box for e in elements if e.role in FIELD_ROLES]
+    echoes = {id(e) for e in task_echoes(elements, task)}
+    before = {comparable(e.text) for e in last.seen if e.text}  # a label that fits was there before the typing
+    fitting = [e for e in elements if e.text and e.role in ("text", *OPTION_ROLES) and id(e) not in echoes
+               and comparable(e.text) not in before and fits_description(e.text.strip(), starts, ends)
+               and not any(f.contains(*e.center) for f in fields)]
+    if not fitting:
+        return None
+    choice = min(_once_each(fitting), key=lambda e: (e.box.y0, e.box.x0))
+    if action.kind is ActionKind.CLICK and action.point is not None and choice.box.contains(*action.point):
+        return None
+    return (Action(kind=ActionKind.CLICK, point=choice.click_point),
+            f"{choice.text!r} fits the text the task describes: chosen from the suggestions")
 
 
 def _last_step(history: list[Step]) -> Step | None:

@@ -216,13 +216,13 @@ def _beside_more(shown: str, value: str) -> bool:
     return len(more) >= 2 or (len(more) == 1 and len(own) <= SHORT_VALUE)
 
 
-def _described_by(task: str) -> tuple[list[str], list[str]]:
+def described_by(task: str) -> tuple[list[str], list[str]]:
     """The starts and the ends of a text the task describes by them ("an item that starts with "Au" and ends with
     "lia"")."""
     return [m.group(1) for m in _STARTS_WITH.finditer(task)], [m.group(1) for m in _ENDS_WITH.finditer(task)]
 
 
-def _fits(text: str, starts: list[str], ends: list[str]) -> bool:
+def fits_description(text: str, starts: list[str], ends: list[str]) -> bool:
     """Whether `text` starts with every one of `starts` and ends with every one of `ends`."""
     return all(look_alike(text).startswith(look_alike(x)) for x in starts) and \
         all(look_alike(text).endswith(look_alike(x)) for x in ends)
@@ -640,7 +640,7 @@ class GoalTracker:
     def _described_text_missing(self, readings: list[str], starts: list[str], ends: list[str]) -> str | None:
         """Where the task describes a text by its start or end (`starts`, `ends`): unless a field's reading, or a
         line typed, is such a text, what is wrong."""
-        if (starts or ends) and not any(_fits(text, starts, ends) for text in self.typed + readings):
+        if (starts or ends) and not any(fits_description(text, starts, ends) for text in self.typed + readings):
             wanted = " and ".join([f"starts with {_quote(x)}" for x in starts] +
                                   [f"ends with {_quote(x)}" for x in ends])
             return f"the task asks for a text that {wanted}; no field shows one and none was typed"
@@ -673,9 +673,9 @@ class GoalTracker:
         error = self.look(elements) or next((e for e in self.errors if _shown(e, elements)), None)
         if error is not None:
             return GoalCheck(False, tuple(held), f"the screen shows {_quote(error)}")
-        starts, ends = _described_by(self.task)
+        starts, ends = described_by(self.task)
         invented = next((line for line in self.typed if not said_in(line, self.task) and not (
-            (starts or ends) and _fits(line, starts, ends))), None)
+            (starts or ends) and fits_description(line, starts, ends))), None)
         if invented is not None:
             return GoalCheck(False, tuple(held), f"{_quote(invented)} was typed, but the task does not say it")
         readings = [reading for reading in (field_reading(e.box, elements) for e in elements if e.role in FIELD_ROLES)
