@@ -16,7 +16,7 @@ from conftest import deskpilot
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
 from deskpilot.core.errors import PlannerError
-from deskpilot.core.geometry import Box, Monitor
+from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.observation import Element, Observation
 from deskpilot.planner.offline import OfflinePlanner
 from deskpilot.planner.routing import RoutingPlanner
@@ -653,7 +653,8 @@ def test_a_suggestion_that_fits_the_text_the_task_describes_is_chosen_after_typi
     label, field = Element(Box(20, 100, 70, 120), "text", "Tags:"), Element(Box(80, 95, 300, 125), "input", "")
     other = Element(Box(20, 200, 120, 220), "text", "Czech notes")  # fits, but stood there before the typing
     typed = [label, Element(Box(80, 95, 300, 125), "input", "Cze"), Element(Box(84, 100, 120, 120), "text", "Cze"),
-             Element(Box(80, 126, 300, 146), "text", "Czech Republic"), other]
+             Element(Box(84, 128, 200, 144), "text", "Czech Republic"), other,
+             Element(Box(80, 126, 300, 146), "input", "Czech Republic")]  # a boxed suggestion read as a field
     planner = TextPlanner(Replies("Action: click(target='field 1')", "Action: type(content='Cze')",
                                   "Action: finished(content='done')"))
     task = 'Enter an item that starts with "Cze".'
@@ -663,6 +664,20 @@ def test_a_suggestion_that_fits_the_text_the_task_describes_is_chosen_after_typi
         history.append(Step(index=index, action=decision.action, before=f"{index}.png", seen=screen))
     assert decision.action.kind is ActionKind.CLICK and typed[3].box.contains(*decision.action.point), decision
     assert "'Czech Republic' fits the text the task describes" in decision.thought
+
+
+def test_nothing_more_is_typed_once_the_field_shows_a_text_that_fits_the_description():
+    """Seed 9000 of use-autocomplete-nodelay: "Australia" was chosen from the suggestions, then the model typed the
+    task's other part, "lia", and the field read "Australialia"."""
+    field = Element(Box(80, 95, 300, 125), "input", "")
+    chosen = [Element(Box(80, 95, 300, 125), "input", "Australia"),
+              Element(Box(84, 100, 160, 120), "text", "Australia")]
+    planner = TextPlanner(Replies("Action: type(content='lia')"))
+    history = [Step(index=0, action=Action(kind=ActionKind.CLICK, point=field.center), before="0.png", seen=[field]),
+               Step(index=1, action=Action(kind=ActionKind.TYPE, text="Au"), before="1.png", seen=[field]),
+               Step(index=2, action=Action(kind=ActionKind.CLICK, point=Point(150, 135)), before="2.png", seen=[field])]
+    decision = planner.decide('Enter an item that starts with "Au" and ends with "lia".', history, SCREEN, chosen)
+    assert decision.action.kind is ActionKind.FINISHED, decision
 
 
 def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():

@@ -22,6 +22,10 @@ TABLE = [Element(Box(96, 197, 171, 220), "text", "Country"), Element(Box(262, 19
     ("Enter the value of Color into the text field and press Submit.", INSTRUCTIONS + TABLE,
      'Enter "teal" into the text field and press Submit.'),
     ("type the value for religion in the box", TABLE, 'type "Taoism" in the box'),
+    ("Enter the value of Year of Birth into the text field",  # a label as long as a line of the task's own words
+     [*TABLE, Element(Box(96, 283, 212, 307), "text", "Year of Birth"),
+      Element(Box(270, 283, 320, 306), "text", "1945")],
+     'Enter "1945" into the text field'),
     ("Copy the value of Status into Notes", [Element(Box(10, 10, 200, 30), "text", "Status: Shipped")],
      'Copy "Shipped" into Notes'),  # a "Label: value" line
     ("Enter the value of Color into the text field", TABLE[:4], None),  # no such label

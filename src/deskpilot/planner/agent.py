@@ -124,9 +124,9 @@ class Agent:
             initial = self.grounder.parse(obs)
             read = read_from_screen(task, initial)
             if read is None and takes_screen_values(task):  # never typed as the words that describe it
-                raise PlannerError("the task takes a value from the screen that I cannot read there (no one label or "
-                                   "paragraph it names shows, or its value is not plain text)")
-            if read is not None:  # the values the task takes from the screen, written in
+                refusal = PlannerError("the task takes a value from the screen that I cannot read there (no one label "
+                                       "or paragraph it names shows, or its value is not plain text)")
+            elif read is not None:  # the values the task takes from the screen, written in
                 task, self._read_notes = read.task, "; ".join(read.notes)
                 log.info("the task read with the screen's values: %s", task)
                 try:
@@ -135,10 +135,10 @@ class Agent:
                     refusal = exc
                 self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))
                 self.grounder.set_task(task)
+            before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:
                 raise refusal
             self._goal.start(initial)
-            before = writer.add_frame(self._masked(obs, initial).image)
             for index in range(max_steps):
                 step, obs, before = self._step(index, task, steps, obs, before, writer)
                 steps.append(step)

@@ -52,12 +52,13 @@ def takes_screen_values(task: str) -> bool:
 def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
     """`task` with the values it takes from `elements` (the first screen) quoted in their place; None where it
     takes none, or one cannot be read (the task then stands as it was)."""
-    texts = [e for e in elements if e.role == "text" and e.text.strip() and not _echoes(e.text, task)]
+    lines = [e for e in elements if e.role == "text" and e.text.strip()]
+    texts = [e for e in lines if not _echoes(e.text, task)]
     notes: list[str] = []
     written = numbered_ordinals(task) if NTH_WORD.search(numbered_ordinals(task)) else task  # "the sixth word"
     for pattern, read in ((VALUE_OF, _value_of), (NTH_WORD, _nth_word)):
         for match in list(pattern.finditer(written)):
-            value = read(match, texts)
+            value = read(match, lines, texts)
             if value is None or '"' in value or len(value) > MAX_VALUE:
                 return None
             said = match.group("ref") if pattern is VALUE_OF else match.group(0)
@@ -69,15 +70,16 @@ def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
     return ScreenRead(written, tuple(notes))
 
 
-def _value_of(match: re.Match[str], texts: list[Element]) -> str | None:
+def _value_of(match: re.Match[str], lines: list[Element], texts: list[Element]) -> str | None:
     """The text beside the one label reading the match's label: to its right on its row, else right below it;
-    a "Label: value" line gives what follows its colon."""
+    a "Label: value" line gives what follows its colon. The label is looked for among all the screen's `lines`
+    ("Year of Birth" is the task's words too), its value among the `texts` that do not repeat the task."""
     wanted = _key(match.group("label"))
     for element in texts:
         head, colon, rest = element.text.partition(":")
         if colon and _key(head) == wanted and rest.strip():
             return rest.strip()
-    labels = [e for e in texts if _key(e.text.rstrip(":")) == wanted]
+    labels = [e for e in lines if _key(e.text.rstrip(":")) == wanted]
     if len(labels) != 1:
         return None
     label = labels[0].box
@@ -90,7 +92,7 @@ def _value_of(match: re.Match[str], texts: list[Element]) -> str | None:
     return min(below, key=lambda e: e.box.y0).text.strip() if below else None
 
 
-def _nth_word(match: re.Match[str], texts: list[Element]) -> str | None:
+def _nth_word(match: re.Match[str], lines: list[Element], texts: list[Element]) -> str | None:
     """The n-th word of the screen's largest block of text (lines set one under another, left sides together)."""
     blocks: list[list[Element]] = []
     for element in sorted(texts, key=lambda e: (e.box.y0, e.box.x0)):
