@@ -39,8 +39,8 @@ def plan(task: str) -> list[str]:
                                       '{"kind": "type", "text": "8"}']),  # "put down": a verb of two words
     ("Click Save, thanks!", ['{"kind": "click", "target": "Save"}']),  # thanks: nothing to do
     # a clause that only says what the one before is for: no step, no target of "expand" (had been "to find")
-    ('Expand the sections below, to find and click on the link "Ut".',
-     ['{"kind": "click", "target": "the sections"}', '{"kind": "click", "target": "the link \\"Ut\\""}']),
+    ("Open the Advanced panel, to find and tick Proxy",
+     ['{"kind": "double_click", "target": "the Advanced panel"}', '{"kind": "click", "target": "Proxy checkbox"}']),
 ])
 def test_instruction_becomes_actions(task, expected):
     assert plan(task) == expected

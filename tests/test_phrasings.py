@@ -141,3 +141,21 @@ def test_a_tab_row_is_two_named_controls_side_by_side():
     active = Box(row[0].box.x0 - 2, row[0].box.y0 - 3, row[0].box.x1 + 2, row[0].box.y1)  # tab 1 drawn as active
     assert next_untried_tab(row, [active]) == row[1]
     assert next_untried_tab([lone, Element(Box(0, 0, 50, 20), "text", "Tab", source="ocr")], []) is None
+
+
+def test_the_parts_a_task_asks_to_open_are_tried_one_by_one():
+    """"Expand the sections below, to find and click on the link X" (click-collapsible-2, never collected): the grammar
+    expanded "the sections" once, the link was in the third, and the run ended in an error. The clause now says where
+    the next target is looked for; each section's header is tried in turn, each once (a header read twice is one)."""
+    from deskpilot.planner.offline import next_untried_part
+
+    planned = parse_instructions('Expand the sections below, to find and click on the link "enim".')
+    assert [(p.action.target, p.look_in) for p in planned] == [('the link "enim"', "section")]
+    headers = [Element(Box(88, 195, 204, 218), "text", "Section #1"),
+               Element(Box(87, 187, 393, 224), "input", "Section #1"),  # the same header, as a field
+               Element(Box(87, 359, 205, 383), "text", "Section #2"),
+               Element(Box(86, 398, 205, 423), "text", "Section #3"),
+               Element(Box(87, 230, 344, 250), "text", "Consectetur nec sapien nisi, section of")]
+    assert next_untried_part(headers, [], "section") in headers[:2]
+    assert next_untried_part(headers, [headers[0].box], "section") == headers[2]
+    assert next_untried_part(headers, [h.box for h in headers[:4]], "section") is None

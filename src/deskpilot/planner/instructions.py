@@ -63,6 +63,11 @@ _UNKNOWN_VERB = re.compile(r"^(?!(?:both|all|each|every|either|neither|only|just
                            r"\s+(?:the|a|an|my|your|our|its|their|this|that|these|those|«\d+»)(?:\s|$)")
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
+# a clause that asks to open a group of collapsed parts to look in ("expand the sections below", "open each of the
+# panels"): the next clause's target is looked for in each, in turn
+_GROUP_SEARCH = re.compile(r"^(?:expand|open|look\s+(?:through|in)|go\s+through|browse|search)\s+"
+                           r"(?:all\s+|each\s+of\s+)?the\s+(?P<group>sections|panels|groups|categories|folders)"
+                           r"(?:\s+(?:below|above|on\s+the\s+(?:page|screen)))?$", re.I)
 # a clause that only says what the one before is for ("Open the Advanced panel, to find and tick Proxy"):
 # no step of its own, and no target of the verb before
 _PURPOSE = re.compile(r"^(?:in\s+order\s+)?to\s+(?:find|locate|look\s+for|search\s+for|see|reveal|get\s+to|reach)"
@@ -92,7 +97,8 @@ class _Quoted:
 
 class PlannedAction(NamedTuple):
     """One action of the plan. `ensure_checked` makes it conditional: skipped when the check box or radio button
-    it clicks already shows that state. `look_in` ("tabs") says where to look when the target is not in sight.
+    it clicks already shows that state. `look_in` ("tabs", or a group's name: "section") says where to look when
+    the target is not in sight.
     `or_type` is text to type, then press Enter, when the target is not in sight (an option further down a long
     dropdown list). `unless_seen` skips the action when no element it names is found but that target is in sight
     (a list box that shows its options: nothing to open)."""
@@ -137,6 +143,9 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             continue
         if rules.tab_search.match(clause):
             look_in = "tabs"
+            continue
+        if group := _GROUP_SEARCH.match(clause):  # the next target is looked for in each of them
+            look_in = group.group("group").lower().removesuffix("s")
             continue
         if _THANKS.match(clause):
             continue

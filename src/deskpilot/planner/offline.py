@@ -57,11 +57,13 @@ class OfflinePlanner:
             note = "; ".join(skipped) + ("; " if skipped else "")
             if (planned.look_in or planned.or_type) and not self._in_sight(planned, obs):
                 if planned.look_in:
-                    tab = next_untried_tab(elements, self._tabs_tried)
+                    tab = next_untried_tab(elements, self._tabs_tried) if planned.look_in == "tabs" else \
+                        next_untried_part(elements, self._tabs_tried, planned.look_in)
                     if tab is not None:
                         self._tabs_tried.append(tab.box)
-                        return Decision(f"{note}{planned.action.target} is not in sight: trying the tab "
-                                        f"{tab.text!r}", Action(kind=ActionKind.CLICK, point=tab.center))
+                        return Decision(f"{note}{planned.action.target} is not in sight: trying the "
+                                        f"{planned.look_in.removesuffix('s')} {tab.text!r}",
+                                        Action(kind=ActionKind.CLICK, point=tab.center))
                 if planned.or_type and self._next not in self._waited and history and \
                         history[-1].action.kind is ActionKind.CLICK:
                     self._waited.add(self._next)  # a list a busy machine is slow to draw: one more look first
@@ -137,3 +139,15 @@ def next_untried_tab(elements: list[Element], tried: list[Box]) -> Element | Non
         if len(row) >= 2:
             return next((e for e in row if not any(box.contains(*e.center) for box in tried)), None)
     return None
+
+
+def next_untried_part(elements: list[Element], tried: list[Box], group: str) -> Element | None:
+    """For a task that asks to open a group of collapsed parts to look in ("expand the sections below"): the first
+    part not tried yet, in reading order, whose header names the group ("Section #2" for "section")."""
+    def same(a: Box, b: Box) -> bool:  # one header read twice (its text, and the row as a control)
+        return a.contains(*b.center) or b.contains(*a.center)
+
+    headers = [e for e in elements if e.text and e.text.strip().lower().startswith(group.lower())
+               and len(e.text.split()) <= 3]
+    return next((header for header in sorted(headers, key=lambda e: (e.box.y0, e.box.x0))
+                 if not any(same(box, header.box) for box in tried)), None)
