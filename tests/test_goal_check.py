@@ -954,3 +954,29 @@ def test_a_time_picker_open_over_submit_takes_the_click_and_a_value_never_shown_
     assert tracker.check(final).failed == 'the task says to press "Submit", which no step did'
     tracker.follow(Action(kind=ActionKind.CLICK, point=submit.center), KeyboardFocus(), final, final, True)
     assert tracker.check(final).passed
+
+
+@pytest.mark.parametrize(("final", "failed"), [
+    ("[Australial", None),  # its frame's side and the text cursor read with it: the chosen suggestion
+    ("[Australialial", 'the task asks for a text that starts with "Au" and ends with "lia"; no field shows one and '
+                       'none was typed'),  # "lia" typed after it
+])
+def test_a_start_typed_and_a_suggestion_chosen_that_fits_the_description_is_the_value(final, failed):
+    """use-autocomplete-nodelay (never collected), seed 9000: "Au" typed, "Australia" chosen from the suggestions;
+    the check held the field to the "Au" typed ('"Tags:" shows "Australia", expected "Au"')."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    label, field = Element(Box(95, 199, 153, 225), "text", "Tags:"), Box(100, 222, 356, 266)
+    empty = [label, Element(field, "input", "")]
+    typed = [label, Element(field, "input", "Au"), Element(Box(104, 228, 130, 260), "text", "Au")]
+    listed = [*typed, Element(Box(108, 318, 208, 353), "text", "Australia")]
+    chosen = [label, Element(field, "input", final), Element(Box(96, 228, 232, 262), "text", final)]
+    tracker = GoalTracker(task='Enter an item that starts with "Au" and ends with "lia".')
+    tracker.start(empty)
+    focus = KeyboardFocus(name="Tags:", role="input", box=field, field=field)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=field.center), KeyboardFocus(), empty, empty, True)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="Au"), focus, empty, typed, True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=Point(158, 335)), focus, listed, chosen, True)
+    assert tracker.check(chosen).failed == failed

@@ -25,7 +25,7 @@ from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
                          field_reading, fits_description, in_its_list, list_reading, named_toggles, other_named_field,
-                         reads_as, toggle_labels, toggle_names)
+                         reading_fits, reads_as, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -311,7 +311,7 @@ def _suggestion_that_fits(task: str, action: Action, elements: list[Element], hi
                   and s.action.point is not None), None)
     own = [e.box for e in elements if e.role in FIELD_ROLES and point is not None and e.box.contains(*point)]
     shown = next((reading for box in own if (reading := field_reading(box, elements))
-                  and fits_description(reading.strip(), starts, ends)), None)
+                  and reading_fits(reading, starts, ends)), None)
     if action.kind is ActionKind.TYPE and shown is not None:
         return (Action(kind=ActionKind.FINISHED, text=f"the field shows {shown.strip()!r}"),
                 f"the field shows {shown.strip()!r}, which fits the text the task describes: nothing more to type")
