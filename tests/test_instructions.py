@@ -39,6 +39,8 @@ def plan(task: str) -> list[str]:
                                       '{"kind": "type", "text": "8"}']),  # "put down": a verb of two words
     ("Click Save, thanks!", ['{"kind": "click", "target": "Save"}']),  # thanks: nothing to do
     # a clause that only says what the one before is for: no step, no target of "expand" (had been "to find")
+    ("Click the Tools button, and then find and click on Options",  # a lone "find" too (had been a target)
+     ['{"kind": "click", "target": "the Tools button"}', '{"kind": "click", "target": "Options"}']),
     ("Open the Advanced panel, to find and tick Proxy",
      ['{"kind": "double_click", "target": "the Advanced panel"}', '{"kind": "click", "target": "Proxy checkbox"}']),
 ])

@@ -70,8 +70,8 @@ _GROUP_SEARCH = re.compile(r"^(?:expand|open|look\s+(?:through|in)|go\s+through|
                            r"(?:\s+(?:below|above|on\s+the\s+(?:page|screen)))?$", re.I)
 # a clause that only says what the one before is for ("Open the Advanced panel, to find and tick Proxy"):
 # no step of its own, and no target of the verb before
-_PURPOSE = re.compile(r"^(?:in\s+order\s+)?to\s+(?:find|locate|look\s+for|search\s+for|see|reveal|get\s+to|reach)"
-                      r"(?:\s+it)?$", re.I)
+_PURPOSE = re.compile(r"^(?:(?:in\s+order\s+)?to\s+)?(?:find|locate|look\s+for|search\s+for|see|reveal|get\s+to|reach)"
+                      r"(?:\s+it)?$", re.I)  # "... and then find and click on X": a lone "find" is no step either
 # politeness and time words that end a clause ("click the Submit claim button please", "... now", "... for me")
 _TRAILING_FILLER = re.compile(r"\s+(?:please|now|thanks|thank\s+you|for\s+me|when\s+(?:you(?:'re|\s+are)\s+)?done|"
                               r"right\s+away|if\s+you\s+(?:can|could))$", re.I)
