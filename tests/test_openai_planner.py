@@ -95,6 +95,20 @@ def test_a_click_without_effect_is_reported_on_the_next_turn(demo_app, tmp_path)
     assert "nothing on the screen changed" in note
 
 
+def test_a_models_done_after_acting_with_nothing_on_the_screen_to_show_for_it_is_no_success(demo_app, tmp_path):
+    """MiniWoB's email-inbox-important (never collected): the model opened an email, clicked a line of it and said
+    done; the check held nothing ("nothing on the screen contradicts it") and the run passed. A model's done after
+    it changed the screen needs something the check read back."""
+    boxes = read_state(demo_app.state_file)["boxes"]
+    script = [f"Thought: the list.\nAction: click(point='{model_point(boxes['Colour'])}')",
+              "Thought: close it.\nAction: hotkey(key='escape')",
+              "Thought: that is it.\nAction: finished(content='done')", "Thought: done.\nAction: finished()"]
+    with ChatServer(script) as server:
+        result = run_openai(server, tmp_path, task="Star the message from Ada")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "nothing on the screen shows what the task asks" in result.stdout
+
+
 def test_garbage_is_retried_once_with_a_correction(demo_app, tmp_path):
     script = ["I would click the save button now!", "Thought: fine\nAction: finished(content='ok')"]
     with ChatServer(script) as server:

@@ -148,6 +148,11 @@ class Agent:
                     break
                 if step.action.kind is ActionKind.FINISHED:
                     check = self._final_check()
+                    if check.passed and not check.held and self._goal.acted and \
+                            getattr(self.planner, "takes_feedback", False):
+                        # a model's "done" after it changed the screen is no evidence: the check must hold something
+                        check = GoalCheck(False, (), "the planner said done, and nothing on the screen shows what "
+                                                     "the task asks (no value, box, choice or press to read back)")
                     if not check.passed and self._tell(f"You said the task is done, but it is not: "
                                                        f"{check.failed}. Carry on, or call the user."):
                         continue

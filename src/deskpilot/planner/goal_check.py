@@ -377,6 +377,7 @@ class GoalTracker:
     # screen: a list's row, a calendar's day, a menu's item
     entered: bool = False  # whether Enter was pressed (it presses a form's default button), not into an open list
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
+    acted: bool = False  # whether any action changed the screen (or typed): the run did something to check
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -426,6 +427,8 @@ class GoalTracker:
         elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
             self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
+        self.acted = self.acted or (changed and action.kind not in (ActionKind.WAIT, ActionKind.MOVE)) or \
+            (action.kind is ActionKind.TYPE and bool(action.text))
         self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or (
             action.kind is ActionKind.HOTKEY and tuple(k.lower() for k in action.keys) in PASTE_KEYS)
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
@@ -740,11 +743,15 @@ class GoalTracker:
             if len(_skeleton(value)) >= READABLE and not any(_clicked_on(value, point, e) for point, hit in self.clicked
                                                              for e in hit):
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
+            if len(_skeleton(value)) >= READABLE:
+                held.append(f"{_quote(value)} was clicked")
         unpressed = None if self.entered else next(
             (e.text for e in elements if e.role in PRESSABLE and e.text and asked_to_press(self.task, e.text)
              and not any(_pressed(e, point, texts) for point, texts in self.clicked)), None)
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
+        held += [f"{_quote(e.text)} was pressed" for e in elements if e.role in PRESSABLE and e.text
+                 and not self.entered and asked_to_press(self.task, e.text)]
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue
