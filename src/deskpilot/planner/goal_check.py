@@ -18,7 +18,8 @@ exposes it):
   button"), unless the run pressed Enter, which presses a form's default button (Enter that picks an open list's
   option presses none);
 - a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
-  its own (its label's word that nothing else on the screen says) was clicked;
+  its own (its label's word that nothing else on the screen says) was clicked; a radio option the run chose is one
+  the task says a word of;
 - an option clicked in a drop-down list the run opened shows in the drop-down, right after the click and (unless
   a later submit moved the app on) at the end; a list the run opened and left open, or an option the task asks to
   choose ("select "Spain" from Country") that is neither chosen nor shown outside an open list, is a failure; so is
@@ -378,6 +379,7 @@ class GoalTracker:
     entered: bool = False  # whether Enter was pressed (it presses a form's default button), not into an open list
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
     acted: bool = False  # whether any action changed the screen (or typed): the run did something to check
+    unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -412,6 +414,9 @@ class GoalTracker:
                 toggle = min(toggles, key=lambda e: e.box.area)
                 state = True if toggle.role == "radio" else not toggle.checked
                 self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
+                if toggle.role == "radio" and toggle.checked is False and changed:
+                    name = next((n for t, n, _ in toggle_names(before) if t.box == toggle.box), toggle.text)
+                    self.unasked += [name] if name and not _says_a_word_of(self.task, name) else []
             self._list_click(action, hit, before, after, changed)
             texts = [e for e in hit if e.text and e.role != "dropdown"]
             if changed and texts:
@@ -800,6 +805,9 @@ class GoalTracker:
         wrong = self._toggle_not_as_asked(elements)
         if wrong is not None:
             return GoalCheck(False, tuple(held), wrong)
+        if self.unasked:  # the demo app's "Use yellow as the colour" also chose the size Small
+            return GoalCheck(False, tuple(held), f"{_quote(self.unasked[0])} was chosen, and the task says nothing "
+                                                 "of it")
         for label, changed in self.submits.items():
             if not changed:
                 return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
@@ -976,6 +984,14 @@ def _pressed(control: Element, point: Point, hit: list[Element]) -> bool:
     box = control.box
     return box.contains(*point) and all(e.box.x0 <= box.x0 and e.box.y0 <= box.y0 and e.box.x1 >= box.x1
                                         and e.box.y1 >= box.y1 for e in hit)  # only what holds it, a panel
+
+
+def _says_a_word_of(task: str, name: str) -> bool:
+    """Whether the task says a word of `name` (three letters or more, look-alikes folded), or its letters run
+    together ("Ownmoney" as OCR read "Own money")."""
+    said = {look_alike(w).lower() for w in WORD.findall(task)}
+    words = [look_alike(w).lower() for w in WORD.findall(name) if len(w) >= READABLE]
+    return any(w in said for w in words) or _skeleton(name).lower() in _skeleton(task).lower()
 
 
 def _shown(text: str, elements: list[Element]) -> bool:
