@@ -436,6 +436,23 @@ def test_an_option_chosen_is_not_chosen_again_where_a_list_row_was_taken_for_its
     assert decisions[3].thought == "click(target='field 3')", decisions[3].thought
 
 
+def test_a_click_on_an_open_lists_option_is_not_sent_to_the_field():
+    """Seed 81001 in GTK (the run's screens as grounding read them): the Category list open, its rows also read as
+    fields, the model clicked the Meals row; that click was sent to "the Category field first", which closed the
+    list on Travel. A click on a named option of an open list stands."""
+    import json
+
+    recorded = json.loads((Path(__file__).parent / "data" / "gtk-category-open-steps.json").read_text())
+    planner = TextPlanner(Replies("Action: click(target='field 8')", "Action: click(point='<point>324 265</point>')"))
+    history: list[Step] = []
+    decisions = []
+    for index, step in enumerate(recorded["steps"]):
+        seen = [Element.from_dict(e) for e in step["seen"]]
+        decisions.append(planner.decide(recorded["task"], history, SCREEN, seen))
+        history.append(Step(index=index, action=Action(**step["action"]), before=f"{index}.png", seen=seen))
+    assert decisions[1].action.point == Point(324, 265), decisions[1]
+
+
 def test_done_said_while_the_task_says_what_is_left_does_that_once():
     """Seed 69001 in Qt: the shipped planner set the currency and the receipt number and said done, the Category the
     task gives still on "Travel" (the goal check failed it). Said done while the task says what is left, that is

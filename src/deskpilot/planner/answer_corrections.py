@@ -198,8 +198,8 @@ class AnswerCorrections:
                 why = f"the task gives {given[label]!r} for {label!r}"
             else:
                 return None
-        elif action.kind is ActionKind.CLICK and action.point is not None and (
-                _presses(episode.task, action.point, elements) or
+        elif action.kind is ActionKind.CLICK and action.point is not None and \
+                not _on_an_option(action.point, elements) and (_presses(episode.task, action.point, elements) or
                 (done := _filled_field(action.point, given, fields, elements)) is not None or
                 (other := _unasked_field(episode.task, action.point, given, fields)) is not None):
             unfilled = self._unfilled(given, fields, elements, history)
@@ -280,6 +280,12 @@ def _press_what_is_left(task: str, elements: list[Element], history: list[Step],
         return box[0], f"{why}; {box[1]}"
     return (Action(kind=ActionKind.CLICK, point=buttons[0].click_point),
             f"{why}; the task asks to press {buttons[0].text!r}")
+
+
+def _on_an_option(point: Point, elements: list[Element]) -> bool:
+    """Whether `point` is on a named option of an open list (a GTK list's rows are also read as fields: a click
+    there chooses, it does not go to a field the task does not name)."""
+    return any(e.role in OPTION_ROLES and e.text and e.box.contains(*point) for e in elements)
 
 
 def _chose(step: Step, value: str) -> bool:
