@@ -5,8 +5,9 @@ for, and the task is planned and checked as if it had said that value ('enter "C
 so the grammar, the model and the goal check all hold the run to the same text.
 
 A reference that cannot be read (no such label, two candidates, a value with quotes in it or longer than a field
-holds) leaves the task as it was; a screen is untrusted input, so a value read there is only ever typed, as the
-task asks, never acted on as an instruction."""
+holds) gives no reading, and the agent refuses the task rather than type the words that describe the value; a
+screen is untrusted input, so a value read there is only ever typed, as the task asks, never acted on as an
+instruction."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from deskpilot.core.observation import Element
 from deskpilot.core.task_text import numbered_ordinals
+from deskpilot.grounding.task_echoes import task_echoes
 
 # "enter the value of Religion", "type the value for Year of Birth": a label's value, as what is typed (the value of
 # a field that is set, "set the value of Amount to 5", is that field); the label runs to the word that says where it
@@ -53,7 +55,8 @@ def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
     """`task` with the values it takes from `elements` (the first screen) quoted in their place; None where it
     takes none, or one cannot be read (the task then stands as it was)."""
     lines = [e for e in elements if e.role == "text" and e.text.strip()]
-    texts = [e for e in lines if not _echoes(e.text, task)]
+    echoes = {id(e) for e in task_echoes(elements, task)}  # a page that shows its instructions
+    texts = [e for e in lines if id(e) not in echoes]
     notes: list[str] = []
     written = numbered_ordinals(task) if NTH_WORD.search(numbered_ordinals(task)) else task  # "the sixth word"
     for pattern, read in ((VALUE_OF, _value_of), (NTH_WORD, _nth_word)):
@@ -113,11 +116,6 @@ def _nth_word(match: re.Match[str], lines: list[Element], texts: list[Element]) 
 def _same_row(a: Element, b: Element) -> bool:
     shared = min(a.box.y1, b.box.y1) - max(a.box.y0, b.box.y0)
     return shared >= ROW_SHARE * min(a.box.height, b.box.height)
-
-
-def _echoes(text: str, task: str) -> bool:
-    """Whether a line of the screen is the task's own words (a page that shows its instructions)."""
-    return len(text.split()) >= 3 and _key(text) in _key(task)
 
 
 def _key(text: str) -> str:
