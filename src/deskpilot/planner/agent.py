@@ -5,7 +5,8 @@ A task that takes a value from the screen ("enter the value of Religion into the
 with the value the first screen shows written in (screen_values.py); the first step says what was read.
 
 "Done" is checked, not believed: when the planner finishes, the goal check (goal_check.py) reads the final screen,
-and the run is a success only when every expectation holds; text that reads as an error ends a run as failed. A
+and the run is a success only when every expectation holds (and, for a model planner that changed the screen, when
+the check read something back); text that reads as an error ends a run as failed. A
 model planner is told about a failed check, or an error on the screen, once and may go on; the offline planner,
 which cannot take advice, fails at once.
 
@@ -122,19 +123,8 @@ class Agent:
                                                    check=self.safety.stop.check)
             obs = self._observe(first)
             initial = self.grounder.parse(obs)
-            read = read_from_screen(task, initial)
-            if read is None and takes_screen_values(task):  # never typed as the words that describe it
-                refusal = PlannerError("the task takes a value from the screen that I cannot read there (no one label "
-                                       "or paragraph it names shows, or its value is not plain text)")
-            elif read is not None:  # the values the task takes from the screen, written in
-                task, self._read_notes = read.task, "; ".join(read.notes)
-                log.info("the task read with the screen's values: %s", task)
-                try:
-                    self._secrets, refusal = run_secrets(task, self.planner.secrets(task)), None
-                except DeskpilotError as exc:
-                    refusal = exc
-                self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))
-                self.grounder.set_task(task)
+            if takes_screen_values(task):
+                task, refusal = self._with_screen_values(task, initial)
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:
                 raise refusal
@@ -180,6 +170,25 @@ class Agent:
             finally:
                 writer.finish(outcome, detail, check)
         return RunResult(outcome, detail, writer.directory, steps, check)
+
+    def _with_screen_values(self, task: str, elements: list[Element]) -> tuple[str, DeskpilotError | None]:
+        """The task with the values it takes from the first screen (`elements`) written in, and the planner's
+        refusal of it (None where it takes it); a value that cannot be read is a refusal, never typed as the words
+        that describe it. The goal check and the task's secrets follow the task as read."""
+        read = read_from_screen(task, elements)
+        if read is None:
+            return task, PlannerError("the task takes a value from the screen that I cannot read there (no one label "
+                                      "or paragraph it names shows, or its value is not plain text)")
+        task, self._read_notes = read.task, "; ".join(read.notes)
+        log.info("the task read with the screen's values: %s", task)
+        refusal = None
+        try:
+            self._secrets = run_secrets(task, self.planner.secrets(task))
+        except DeskpilotError as exc:
+            refusal = exc
+        self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))
+        self.grounder.set_task(task)
+        return task, refusal
 
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
                        obs: Observation) -> bool:
