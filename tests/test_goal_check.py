@@ -958,12 +958,13 @@ def test_a_time_picker_open_over_submit_takes_the_click_and_a_value_never_shown_
 
 @pytest.mark.parametrize(("final", "failed"), [
     ("[Australial", None),  # its frame's side and the text cursor read with it: the chosen suggestion
-    ("[Australialial", 'the task asks for a text that starts with "Au" and ends with "lia"; no field shows one and '
-                       'none was typed'),  # "lia" typed after it
+    ("Australialia", 'the task asks for a text that starts with "Au" and ends with "lia"; no field shows one and '
+                     'none was typed'),  # fits the words, but is no item: "lia" typed after the choice
 ])
 def test_a_start_typed_and_a_suggestion_chosen_that_fits_the_description_is_the_value(final, failed):
     """use-autocomplete-nodelay (never collected), seed 9000: "Au" typed, "Australia" chosen from the suggestions;
-    the check held the field to the "Au" typed ('"Tags:" shows "Australia", expected "Au"')."""
+    the check held the field to the "Au" typed ('"Tags:" shows "Australia", expected "Au"'). A field that shows the
+    suggestion chosen is the value; one that only fits the description's words is not."""
     from deskpilot.core.observation import Element
     from deskpilot.grounding.action_context import KeyboardFocus
     from deskpilot.planner.goal_check import GoalTracker

@@ -24,8 +24,8 @@ from deskpilot.grounding.widgets import field_for_label
 from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
-                         field_reading, fits_description, in_its_list, list_reading, named_toggles, other_named_field,
-                         reading_fits, reads_as, toggle_labels, toggle_names)
+                         fits_description, in_its_list, list_reading, named_toggles, other_named_field,
+                         reads_as, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -306,8 +306,7 @@ def _suggestion_that_fits(task: str, action: Action, elements: list[Element], hi
     """Right after typing the start of a text the task describes by its start or end ("an item that starts with "Au"
     and ends with "lia""), while a suggestion fitting the description shows outside the field typed into (an
     autocomplete's list: new since the typing), a click on the first such suggestion: the run had typed "Cze" and
-    said done with the list open. Once that field shows a text that fits, more typing is done instead: "lia" typed
-    after "Australia" was chosen made "Australialia"."""
+    said done with the list open."""
     starts, ends = described_by(task)
     at = next((i for i in range(len(history) - 1, -1, -1) if history[i].action.kind is ActionKind.TYPE
                and history[i].action.text), None)
@@ -316,11 +315,6 @@ def _suggestion_that_fits(task: str, action: Action, elements: list[Element], hi
     point = next((s.action.point for s in reversed(history[:at]) if s.action.kind is ActionKind.CLICK
                   and s.action.point is not None), None)
     own = [e.box for e in elements if e.role in FIELD_ROLES and point is not None and e.box.contains(*point)]
-    shown = next((reading for box in own if (reading := field_reading(box, elements))
-                  and reading_fits(reading, starts, ends)), None)
-    if action.kind is ActionKind.TYPE and shown is not None:
-        return (Action(kind=ActionKind.FINISHED, text=f"the field shows {shown.strip()!r}"),
-                f"the field shows {shown.strip()!r}, which fits the text the task describes: nothing more to type")
     if _last_step(history) is not history[at]:
         return None
     echoes = {id(e) for e in task_echoes(elements, task)}

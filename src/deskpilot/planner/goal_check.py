@@ -229,17 +229,12 @@ def fits_description(text: str, starts: list[str], ends: list[str]) -> bool:
         all(look_alike(text).endswith(look_alike(x)) for x in ends)
 
 
-def reading_fits(reading: str, starts: list[str], ends: list[str], chosen: tuple[str, ...] | None = None) -> bool:
-    """Whether a field's reading shows a text that fits the description, its frame's side read before it ("[") and
-    its text cursor after it ("|", "]") aside; a last letter "l" is taken for the cursor only where what is left is
-    one of `chosen` (a suggestion the run clicked: "[Nigerial" shows "Nigeria"), or, with `chosen` None, anywhere."""
-    text = reading.strip().lstrip("[|(").strip()
-    bare = without_caret(text).strip()
-    if fits_description(text, starts, ends) or fits_description(bare, starts, ends):
-        return True
-    less = bare[:-1] if look_alike(bare[-1:]) == CARET_READ_AS else ""
-    return bool(less) and fits_description(less, starts, ends) and (
-        chosen is None or any(same_text(less, option) for option in chosen))
+def shows_chosen(reading: str, chosen: list[str]) -> str | None:
+    """Which of `chosen` (suggestions the run clicked) a field's reading shows, its frame's side read before it ("[")
+    and its text cursor after it ("|", "]", a letter "l") aside: "[Nigerial" shows "Nigeria"; None for none."""
+    bare = without_caret(reading.strip().lstrip("[|(").strip()).strip()
+    candidates = (bare, bare[:-1] if look_alike(bare[-1:]) == CARET_READ_AS else bare)
+    return next((option for option in chosen if any(same_text(c, option) for c in candidates)), None)
 
 
 def _alike(shown: str, expected: str) -> bool:
@@ -659,10 +654,12 @@ class GoalTracker:
         return None
 
     def _described_text_missing(self, readings: list[str], starts: list[str], ends: list[str]) -> str | None:
-        """Where the task describes a text by its start or end (`starts`, `ends`): unless a field's reading, or a
-        line typed, is such a text, what is wrong."""
+        """Where the task describes a text by its start or end (`starts`, `ends`): unless a line typed is such a text
+        whole, or a field shows one the run chose from suggestions, what is wrong (a field showing "Australialia",
+        "Australia" chosen and "lia" typed after it, fits the words but is no item)."""
+        fitting = [text for text in self.picked if fits_description(text, starts, ends)]
         if (starts or ends) and not any(fits_description(text, starts, ends) for text in self.typed) and \
-                not any(reading_fits(text, starts, ends, tuple(self.picked)) for text in readings):
+                not any(shows_chosen(text, fitting) for text in readings):
             wanted = " and ".join([f"starts with {_quote(x)}" for x in starts] +
                                   [f"ends with {_quote(x)}" for x in ends])
             return f"the task asks for a text that {wanted}; no field shows one and none was typed"
@@ -729,7 +726,8 @@ class GoalTracker:
                                                  "unticked")
         for typed in self.fields:
             now = field_reading(typed.box, elements)
-            if (starts or ends) and now and reading_fits(now, starts, ends, tuple(self.picked)):
+            if (starts or ends) and now and shows_chosen(now, [p for p in self.picked
+                                                               if fits_description(p, starts, ends)]):
                 held.append(f"{_quote(typed.name)} shows {_quote(now)}")  # the start typed, a suggestion chosen
                 continue
             problem = typed.problem(now)
