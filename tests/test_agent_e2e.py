@@ -208,3 +208,15 @@ def test_a_value_the_task_takes_from_the_screen_is_read_there_and_typed(unseen_f
                         str(tmp_path / "ep2"))
     assert refused.returncode != 0 and "cannot read there" in refused.stdout + refused.stderr
     assert read_state(state_file)["fields"]["Reference"] == "Ines Moreau"  # nothing typed
+
+
+def test_a_fields_text_is_copied_and_pasted_into_another(unseen_form, tmp_path):
+    """"Copy the text in the Notes box, then paste it into the Reference field": the text goes through the clipboard
+    as it is (click, select all, copy; click, paste), never read off the screen and typed again."""
+    state_file = unseen_form("record")
+    result = deskpilot("run", "Copy the text in the Notes box, then paste it into the Reference field and press Save",
+                       "--planner", "offline", "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(state_file)
+    assert state["fields"]["Reference"] == "Leave at the back door" and state["submitted"] == [
+        "Leave at the back door"], state

@@ -39,6 +39,11 @@ def plan(task: str) -> list[str]:
                                       '{"kind": "type", "text": "8"}']),  # "put down": a verb of two words
     ("Click Save, thanks!", ['{"kind": "click", "target": "Save"}']),  # thanks: nothing to do
     # a clause that only says what the one before is for: no step, no target of "expand" (had been "to find")
+    # copy from one field and paste into another, with the clipboard (the text as it is, never read and retyped)
+    ("Copy the text in the Notes box below, then paste it into the Reference field",
+     ['{"kind": "click", "target": "the Notes box"}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "hotkey", "keys": ["ctrl", "c"]}', '{"kind": "click", "target": "the Reference field"}',
+      '{"kind": "hotkey", "keys": ["ctrl", "v"]}']),
     ("Click the Tools button, and then find and click on Options",  # a lone "find" too (had been a target)
      ['{"kind": "click", "target": "the Tools button"}', '{"kind": "click", "target": "Options"}']),
     ("Open the Advanced panel, to find and tick Proxy",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QFormLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QVBoxLayout, QWidget)
+                               QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from deskpilot.core.files import write_atomic
 
@@ -230,8 +230,9 @@ class PasswordForm(Form):
 
 
 class RecordForm(Form):
-    """An order's details shown as a table of labels and values (read-only), a Reference field and Save: for tasks
-    that take a value from the screen ("enter the value of Customer into the Reference field")."""
+    """An order's details shown as a table of labels and values (read-only), a Notes text area, a Reference field
+    and Save: for tasks that take a value from the screen ("enter the value of Customer into the Reference field")
+    or copy one field's text into another."""
 
     def __init__(self, state_path: Path):
         super().__init__(state_path)
@@ -239,6 +240,9 @@ class RecordForm(Form):
         form = QFormLayout(self)
         for name, value in (("Order number", "A-4471"), ("Customer", "Ines Moreau"), ("Status", "Shipped")):
             form.addRow(QLabel(name), QLabel(value))
+        notes = QPlainTextEdit("Leave at the back door")
+        notes.setFixedHeight(60)
+        form.addRow("Notes", notes)
         form.addRow("Reference", self.field("Reference"))
         save, status = QPushButton("Save"), QLabel("")
         save.clicked.connect(lambda: (self.submitted.append(self.fields["Reference"].text()), status.setText("Saved"),

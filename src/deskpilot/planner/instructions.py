@@ -366,6 +366,19 @@ def _edit_command(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS[match.group("verb").lower()])]
 
 
+def _copy_from(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """"Copy the text in the Notes box": click into it, select all it holds, copy (the clipboard carries the text
+    as it is, where reading and typing it again could change a letter)."""
+    return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("where")), quoted)),
+            Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS["copy"])]
+
+
+def _paste_into(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """"Paste it into the Reference field": click into it, paste."""
+    return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("where")), quoted)),
+            Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS["paste"])]
+
+
 def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
     # "pick the Supplies option from the category": the option is what the words around it name
     named = _OPTION_NAMED.fullmatch(match.group("option").strip())
@@ -425,6 +438,10 @@ _RULES: list[Rule] = [
     (re.compile(rf"^save\s+(?:{_IT}\s+)?as\s+(?:a\s+file\s+(?:named|called)\s+)?(?P<name>«\d+»|\S+)"
                 r"(?:\s+(?:in|into|to|under|on)\s+(?P<folder>.+))?$", re.I), _save_as),
     (re.compile(rf"^(?P<verb>save|copy|paste|cut|undo|redo)(?:\s+{_IT})?$", re.I), _edit_command),
+    (re.compile(r"^copy\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:text|contents?|words|value)\s+(?:in|of|from|inside)\s+"
+                r"(?P<where>.+)$", re.I), _copy_from),
+    (re.compile(r"^paste\s+(?:it|that|this|them|the\s+(?:copied\s+)?text)?\s*(?:in|into|to|inside|in\s+to)\s+"
+                r"(?P<where>.+)$", re.I), _paste_into),
     (re.compile(r"^(?:create|make|add)\s+(?:a\s+)?(?:new\s+)?(?:folder|directory)\s+(?:named|called)\s+"
                 r"(?P<name>«\d+»|\S+)$", re.I), _new_folder),
     (re.compile(r"^(?:run|execute)\s+(?:the\s+command\s+)?(?P<command>«\d+»)(?:\s+(?:in|on)\s+(?:the\s+|a\s+)?"

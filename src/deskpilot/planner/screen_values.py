@@ -32,7 +32,7 @@ FIND_THEN_TYPE = re.compile(r"\b(?:find|take|read|get|look up|copy)\s+(?P<value>
                             r"(?:then\s+)?(?P<verb>type|enter|write|put|input|paste)\s+(?:that|it|this)(?:\s+word)?\b",
                             re.I)
 MAX_VALUE = 80  # characters: a longer "value" is a paragraph, not what a field takes
-ROW_SHARE = 0.5  # of the shorter of two texts' heights they must share to stand on one row
+ROW_REACH = 1.0  # label heights a value's middle may stand off its label's, on the label's row
 MAX_GAP = 8  # label heights between a label and its value, at most
 PARAGRAPH_GAP = 1.0  # line heights between two lines of one paragraph, at most
 WORD = re.compile(r"[^\W_][\w'’-]*")
@@ -87,9 +87,11 @@ def _value_of(match: re.Match[str], lines: list[Element], texts: list[Element]) 
         return None
     label = labels[0].box
     reach = MAX_GAP * label.height
-    right = [e for e in texts if e.box.x0 >= label.x1 - 2 and e.box.x0 - label.x1 <= reach and _same_row(e, labels[0])]
-    if right:
-        return min(right, key=lambda e: e.box.x0).text.strip()
+    right = [e for e in texts if e.box.x0 >= label.x1 - 2 and e.box.x0 - label.x1 <= reach
+             and abs(e.center.y - labels[0].center.y) <= ROW_REACH * label.height]
+    if right:  # the nearest to the label's row (a form's tall rows set a value lower than its label), then leftmost
+        return min(right, key=lambda e: (abs(e.center.y - labels[0].center.y) // (label.height / 2), e.box.x0)
+                   ).text.strip()
     below = [e for e in texts if e.box.y0 >= label.y1 - 2 and e.box.y0 - label.y1 <= label.height
              and min(e.box.x1, label.x1) - max(e.box.x0, label.x0) > 0]
     return min(below, key=lambda e: e.box.y0).text.strip() if below else None
@@ -111,11 +113,6 @@ def _nth_word(match: re.Match[str], lines: list[Element], texts: list[Element]) 
     words = max((WORD.findall(" ".join(e.text for e in block)) for block in blocks), key=len)
     n = int(match.group("n"))
     return words[n - 1] if 1 <= n <= len(words) else None
-
-
-def _same_row(a: Element, b: Element) -> bool:
-    shared = min(a.box.y1, b.box.y1) - max(a.box.y0, b.box.y0)
-    return shared >= ROW_SHARE * min(a.box.height, b.box.height)
 
 
 def _key(text: str) -> str:
