@@ -1002,3 +1002,30 @@ def test_a_radio_option_the_run_chose_must_be_one_the_task_speaks_of(task, faile
     tracker.start(before)
     tracker.follow(Action(kind=ActionKind.CLICK, point=small.center), KeyboardFocus(), before, after, True)
     assert tracker.check(after).failed == failed
+
+
+@pytest.mark.parametrize(("source_text", "same_field", "failed"), [
+    ("Leave at the back door", False, None),
+    ("", False, "the field copied from showed no text"),  # the clipboard would paste what it held before
+    ("Leave at the back door", True, "the text was pasted back into the field it was copied from"),
+])
+def test_a_text_copied_and_pasted_must_come_from_one_field_and_show_in_another(source_text, same_field, failed):
+    """MiniWoB's copy-paste (never collected): grounding found no text area, so "the textarea" and "the textbox"
+    were one field; the copy took nothing and the paste put in whatever the clipboard held."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    notes, reference = Box(300, 310, 600, 370), Box(300, 380, 600, 405)
+    into = notes if same_field else reference
+    lines = [Element(Box(306, 316, 460, 332), "text", source_text)] if source_text else []
+    before = [Element(notes, "input", source_text), Element(reference, "input", ""), *lines]
+    after = [*before[:2], *lines] + ([] if same_field else [Element(Box(306, 384, 460, 400), "text",
+                                                                   "Leave at the back door")])
+    tracker = GoalTracker(task="Copy the text in the Notes box, then paste it into the Reference field")
+    tracker.start(before)
+    copy_focus = KeyboardFocus(name="Notes", role="input", box=notes, field=notes)
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "c")), copy_focus, before, before, False)
+    paste_focus = KeyboardFocus(name="Reference", role="input", box=into, field=into)
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "v")), paste_focus, before, after, True)
+    assert tracker.check(after).failed == failed

@@ -25,6 +25,8 @@ exposes it):
   choose ("select "Spain" from Country") that is neither chosen nor shown outside an open list, is a failure; so is
   an option the first screen showed that the task asks to choose with no list named ("pick out Own money") where
   nothing shows it chosen (no click on it that changed the screen, no box of its name ticked, no list showing it);
+- a text copied from one field and pasted into another: the field copied from showed text, the paste went into
+  another field, changed the screen, and that field shows the text;
 - a click on a control that submits, saves, confirms or closes changed something on the screen (a click on a title
   bar's text, which changes nothing, is caught here);
 - no text that reads as an error or a refusal appeared during the run ("Invalid email", "Cannot be saved!",
@@ -106,6 +108,7 @@ CLAUSE_START = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also)
 BARE_NO = re.compile(r"^(?:no|nope|off|not|none|false|unticked|unchecked)$")  # a clause that only answers no
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
 PASTE_KEYS = (("ctrl", "v"), ("shift", "insert"))
+COPY_KEYS = (("ctrl", "c"), ("ctrl", "insert"))
 # a verb of typing that starts a clause ("..., type that into the textbox", "Enter 1:49 PM as the time"); "enter"
 # after a word of pressing, or before "key", is the key
 TYPE_ASKED = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also|you|to))\s*"
@@ -375,6 +378,8 @@ class GoalTracker:
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
     acted: bool = False  # whether any action changed the screen (or typed): the run did something to check
     unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
+    copied: tuple[Box | None, str] | None = None  # the field text was copied from (where seen), and what it showed
+    pasted: tuple[Box | None, bool] | None = None  # the field a paste went into (where seen), and whether it changed
     _last: Action | None = None
 
     def start(self, elements: list[Element]) -> None:
@@ -426,6 +431,11 @@ class GoalTracker:
                     choice.moved_on = choice.moved_on or changed
         elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
             self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
+        combo = tuple(k.lower() for k in action.keys) if action.kind is ActionKind.HOTKEY else ()
+        if combo in COPY_KEYS:
+            self.copied = (focus.field, field_reading(focus.field, before) or "" if focus.field else "")
+        elif combo in PASTE_KEYS:
+            self.pasted = (focus.field, changed)
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
         self.acted = self.acted or (changed and action.kind not in (ActionKind.WAIT, ActionKind.MOVE)) or \
             (action.kind is ActionKind.TYPE and bool(action.text))
@@ -653,6 +663,27 @@ class GoalTracker:
                 return name
         return None
 
+    def _paste_problem(self, elements: list[Element]) -> str | None:
+        """A text copied from one field and pasted into another: the field copied from showed text, the paste went
+        into another field, changed the screen, and that field shows the text at the end (a paste of what the
+        clipboard held before, or of nothing, passes for nothing)."""
+        if self.pasted is None:
+            return None
+        into, changed = self.pasted
+        if not changed:
+            return "the paste changed nothing on the screen"
+        if self.copied is None:
+            return None  # the clipboard's own text, from before the run: nothing to hold it to
+        source, text = self.copied
+        if not text.strip():
+            return "the field copied from showed no text"
+        if into is not None and source is not None and into.iou(source) > 0.5:
+            return "the text was pasted back into the field it was copied from"
+        now = field_reading(into, elements) if into is not None else None
+        if now is not None and not (_alike(now, text) or _skeleton(text)[:READABLE * 4] in _skeleton(now)):
+            return f"the field pasted into shows {_quote(now)}, not the text copied ({_quote(text)})"
+        return None
+
     def _described_text_missing(self, readings: list[str], starts: list[str], ends: list[str]) -> str | None:
         """Where the task describes a text by its start or end (`starts`, `ends`): unless a line typed is such a text
         whole, or a field shows one the run chose from suggestions, what is wrong (a field showing "Australialia",
@@ -717,6 +748,9 @@ class GoalTracker:
             if label not in self.submits:
                 return GoalCheck(False, tuple(held), f"the click meant for {_quote(label)} landed on its words "
                                                      "elsewhere, not on the button")
+        unpasted = self._paste_problem(elements)
+        if unpasted is not None:
+            return GoalCheck(False, tuple(held), unpasted)
         misplaced = self._misplaced(elements)
         if misplaced is not None:
             return GoalCheck(False, tuple(held), misplaced)
