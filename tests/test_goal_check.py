@@ -504,12 +504,14 @@ def test_a_quoted_value_or_a_path_in_a_title_is_no_field_the_task_names():
     assert tracker._misplaced(after) is None
 
 
-@pytest.mark.parametrize(("task", "passed"), [
-    ("I want to get the newsletter and I want the medium size", False),  # the newsletter box: never clicked
-    ("I want the medium size", True),
-    ("Save the form", True),  # "save" names no box: too short a word, and the Save button says it too
+@pytest.mark.parametrize(("task", "failed"), [
+    ("I want to get the newsletter and I want the medium size",
+     'the task names "Subscribe to newsletter", which no step ticked or unticked'),  # never clicked
+    ("I want the medium size", None),
+    # "save" names no box (too short a word, and the Save button says it too); the size Medium is no option it asks
+    ("Save the form", '"Medium" was chosen, and the task says nothing of it'),
 ])
-def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, passed):
+def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, failed):
     """v3 ticked Medium, never the newsletter box, and said done: the goal check saw only the radio it clicked."""
     from deskpilot.core.observation import Element
     from deskpilot.grounding.action_context import KeyboardFocus
@@ -525,9 +527,7 @@ def test_a_check_box_the_task_names_but_no_step_touched_is_no_success(task, pass
     tracker = GoalTracker(task=task)
     tracker.start(before)
     tracker.follow(Action(kind=ActionKind.CLICK, point=medium.center), KeyboardFocus(), before, after, True)
-    check = tracker.check(after)
-    assert check.passed is passed, check
-    assert passed or check.failed == 'the task names "Subscribe to newsletter", which no step ticked or unticked'
+    assert tracker.check(after).failed == failed
 
 
 @pytest.mark.parametrize(("task", "steps", "passed"), [
@@ -983,11 +983,12 @@ def test_a_start_typed_and_a_suggestion_chosen_that_fits_the_description_is_the_
     assert tracker.check(chosen).failed == failed
 
 
+@pytest.mark.parametrize("where", ["button", "label"])
 @pytest.mark.parametrize(("task", "failed"), [
     ("Use yellow as the colour", '"Small" was chosen, and the task says nothing of it'),
     ("Use yellow as the colour and the small size", None),
 ])
-def test_a_radio_option_the_run_chose_must_be_one_the_task_speaks_of(task, failed):
+def test_a_radio_option_the_run_chose_must_be_one_the_task_speaks_of(task, failed, where):
     """The held-out demo-app set, seed 81000: for "Use yellow as the colour" the model chose Yellow, then clicked
     the size Small, and the run passed (the button showed the state the click gave it)."""
     from deskpilot.core.observation import Element
@@ -1000,7 +1001,8 @@ def test_a_radio_option_the_run_chose_must_be_one_the_task_speaks_of(task, faile
     after = [replace(e, checked=True) if e is small else e for e in before]
     tracker = GoalTracker(task=task)
     tracker.start(before)
-    tracker.follow(Action(kind=ActionKind.CLICK, point=small.center), KeyboardFocus(), before, after, True)
+    point = small.center if where == "button" else before[3].center  # seed 83000: the click was on its label
+    tracker.follow(Action(kind=ActionKind.CLICK, point=point), KeyboardFocus(), before, after, True)
     assert tracker.check(after).failed == failed
 
 

@@ -195,10 +195,12 @@ class Agent:
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
                        obs: Observation) -> bool:
         """Type `action`'s text into the focused field in place of what it shows (field_text.py): select it first
-        where it holds text, and where the field then shows more than the value, select it another way and type
-        again, once. Whether what the field held was selected before the typing."""
+        where it holds text (read, or marks OCR did not read), and where the field then shows more than the value,
+        select it another way and type again, once. Whether what the field held was selected before the typing."""
         box = self._focus.field
         held = field_reading(box, elements) if box is not None else None
+        if box is not None and not (held or "").strip() and not blank_in(obs)(box):
+            held = "?"  # marks OCR did not read ("8" alone, on seed 83000): the field holds something all the same
         previous = history[-1].action if history else None
         fresh = previous is None or previous.kind is not ActionKind.TYPE and not (
             previous.kind is ActionKind.HOTKEY and previous.keys in SELECTING_KEYS)

@@ -414,9 +414,7 @@ class GoalTracker:
                 toggle = min(toggles, key=lambda e: e.box.area)
                 state = True if toggle.role == "radio" else not toggle.checked
                 self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
-                if toggle.role == "radio" and toggle.checked is False and changed:
-                    name = next((n for t, n, _ in toggle_names(before) if t.box == toggle.box), toggle.text)
-                    self.unasked += [name] if name and not _says_a_word_of(self.task, name) else []
+            self._radio_click(action.point, toggles, before, changed)
             self._list_click(action, hit, before, after, changed)
             texts = [e for e in hit if e.text and e.role != "dropdown"]
             if changed and texts:
@@ -444,6 +442,17 @@ class GoalTracker:
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self._last = action
+
+    def _radio_click(self, point: Point, hit: list[Element], before: list[Element], changed: bool) -> None:
+        """A click that chose a radio option (on its button, or on its label beside it) the task says no word of."""
+        named = toggle_names(before)
+        radio = next(((t, n) for t, n, _ in named if any(h.box == t.box for h in hit)), None) or next(
+            ((t, n) for t, n, label in named if label.contains(*point)), None)
+        if radio is None or radio[0].role != "radio" or radio[0].checked is not False or not changed:
+            return
+        name = radio[1] or radio[0].text
+        if name and not _says_a_word_of(self.task, name):
+            self.unasked.append(name)
 
     def _list_click(self, action: Action, hit: list[Element], before: list[Element], after: list[Element],
                     changed: bool) -> None:
