@@ -184,6 +184,21 @@ def decide_in_turn(planner: TextPlanner, task: str, steps: int, screen: list[Ele
     return decisions
 
 
+def decide_on_recorded(planner: TextPlanner, name: str) -> list:
+    """The planner's decisions on the screens of a run recorded in tests/data/NAME (its task, and each step's action
+    and elements as grounding read them), the recorded actions making the history."""
+    import json
+
+    recorded = json.loads((Path(__file__).parent / "data" / name).read_text())
+    history: list[Step] = []
+    decisions = []
+    for index, step in enumerate(recorded["steps"]):
+        seen = [Element.from_dict(e) for e in step["seen"]]
+        decisions.append(planner.decide(recorded["task"], history, SCREEN, seen))
+        history.append(Step(index=index, action=Action(**step["action"]), before=f"{index}.png", seen=seen))
+    return decisions
+
+
 DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(140, 95, 400, 125), "input", ""),
              Element(Box(40, 150, 120, 170), "text", "Email"), Element(Box(140, 145, 400, 175), "input", ""),
              Element(Box(40, 200, 120, 220), "text", "Colour"), Element(Box(140, 195, 400, 225), "dropdown", "Red"),
@@ -421,17 +436,9 @@ def test_an_option_chosen_is_not_chosen_again_where_a_list_row_was_taken_for_its
     whose rows grounding had taken for fields; the next answer was sent to "the list is open and shows 'Meals'" (the
     drop-down itself, showing Meals now), which opened the list again, and so on for 18 steps. The click that chose
     an option reading the value ends that correction."""
-    import json
-
-    recorded = json.loads((Path(__file__).parent / "data" / "tk-category-chosen-steps.json").read_text())
     planner = TextPlanner(Replies("Action: click(target='checkbox 2')", "Action: click(target='field 2')",
                                   "Action: click(target='field 2')", "Action: click(target='field 3')"))
-    history: list[Step] = []
-    decisions = []
-    for index, step in enumerate(recorded["steps"]):
-        seen = [Element.from_dict(e) for e in step["seen"]]
-        decisions.append(planner.decide(recorded["task"], history, SCREEN, seen))
-        history.append(Step(index=index, action=Action(**step["action"]), before=f"{index}.png", seen=seen))
+    decisions = decide_on_recorded(planner, "tk-category-chosen-steps.json")
     assert "the 'Category' list is open and shows 'Meals'" in decisions[2].thought, decisions[2].thought
     assert decisions[3].thought == "click(target='field 3')", decisions[3].thought
 
@@ -440,16 +447,8 @@ def test_a_click_on_an_open_lists_option_is_not_sent_to_the_field():
     """Seed 81001 in GTK (the run's screens as grounding read them): the Category list open, its rows also read as
     fields, the model clicked the Meals row; that click was sent to "the Category field first", which closed the
     list on Travel. A click on a named option of an open list stands."""
-    import json
-
-    recorded = json.loads((Path(__file__).parent / "data" / "gtk-category-open-steps.json").read_text())
     planner = TextPlanner(Replies("Action: click(target='field 8')", "Action: click(point='<point>324 265</point>')"))
-    history: list[Step] = []
-    decisions = []
-    for index, step in enumerate(recorded["steps"]):
-        seen = [Element.from_dict(e) for e in step["seen"]]
-        decisions.append(planner.decide(recorded["task"], history, SCREEN, seen))
-        history.append(Step(index=index, action=Action(**step["action"]), before=f"{index}.png", seen=seen))
+    decisions = decide_on_recorded(planner, "gtk-category-open-steps.json")
     assert decisions[1].action.point == Point(324, 265), decisions[1]
 
 
