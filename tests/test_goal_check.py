@@ -1031,3 +1031,21 @@ def test_a_text_copied_and_pasted_must_come_from_one_field_and_show_in_another(s
     paste_focus = KeyboardFocus(name="Reference", role="input", box=into, field=into)
     tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "v")), paste_focus, before, after, True)
     assert tracker.check(after).failed == failed
+
+
+def test_a_click_that_only_closed_the_list_the_click_before_opened_pressed_nothing():
+    """Seed 85002 on the web page (the run's screens as grounding read them): the Team list was opened again, and the
+    click on Join closed it; Join was never pressed, and the run passed ("Join" was pressed, its words under the
+    click). A click outside what the click before opened, after which the screen is back as it was before that
+    click, only closed it."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    recorded = json.loads((TESTS_DIR / "data" / "html-join-under-open-list-steps.json").read_text())
+    screens = [[Element.from_dict(e) for e in step["seen"]] for step in recorded["steps"]]
+    tracker = GoalTracker(task=recorded["task"])
+    tracker.start(screens[0])
+    for step, before, after in zip(recorded["steps"], screens, screens[1:]):
+        tracker.follow(Action(**step["action"]), KeyboardFocus(), before, after, True)
+    assert tracker.check(screens[-1]).failed == 'the task says to press "Join", which no step did'

@@ -17,6 +17,8 @@ exposes it):
   on the final screen that the task asks to press by its name ("finish with Submit claim", "press the Join
   button"), unless the run pressed Enter, which presses a form's default button (Enter that picks an open list's
   option presses none);
+- a click outside what the click before it opened (a list), after which the screen is as it was before that click,
+  only closed it: it pressed nothing and chose nothing (a web page's list open over Join took the click);
 - a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
   its own (its label's word that nothing else on the screen says) was clicked; a radio option the run chose is one
   the task says a word of;
@@ -381,6 +383,8 @@ class GoalTracker:
     copied: tuple[Box | None, str] | None = None  # the field text was copied from (where seen), and what it showed
     pasted: tuple[Box | None, bool] | None = None  # the field a paste went into (where seen), and whether it changed
     _last: Action | None = None
+    # the texts before the last click, and where the texts it brought stand, where it brought some (a list it opened)
+    _opened_by_last: tuple[set[str], Box] | None = None
 
     def start(self, elements: list[Element]) -> None:
         self.initial = {text_key(e.text) for e in elements if e.text}
@@ -392,6 +396,8 @@ class GoalTracker:
         `selected`: whether a typed text replaced a selection the agent made first; `blank`: whether a field's box
         shows no mark on the screen it left (pixels)."""
         choosing = self.opened is not None  # Enter now picks the open list's option: it presses no default button
+        if action.kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK):
+            self._opened_by_last = None
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
             lines = [line for line in re.split(r"[\n\t]", action.text) if line.strip()]
             self.typed += lines
@@ -408,6 +414,17 @@ class GoalTracker:
                 self.opened = None  # typed into the open list and entered
         elif action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK) and action.point is not None:
             hit = elements_at(action.point, before)
+            opened, self._opened_by_last = self._opened_by_last, None
+            keys_before, keys_after = _text_keys(before), _text_keys(after)
+            if opened is not None and changed and keys_after <= opened[0] and not opened[1].contains(*action.point):
+                # outside what the click before opened, the screen back as it was before that: this click only
+                # closed it (a web page's list open over Join took the click meant for Join)
+                self._last = action
+                return
+            brought = [e.box for e in after if e.text and _skeleton(e.text) in keys_after - keys_before]
+            if changed and brought:
+                self._opened_by_last = (keys_before, Box(min(b.x0 for b in brought), min(b.y0 for b in brought),
+                                                         max(b.x1 for b in brought), max(b.y1 for b in brought)))
             self.clicked.append((action.point, [e for e in hit if e.text]))
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
@@ -1014,6 +1031,12 @@ def _clicked_on(value: str, point: Point, element: Element) -> bool:
     span = element.box.text_span(len(element.text), start, start + len(wanted))
     slack = element.box.height / 2
     return span.x0 - slack <= point.x <= span.x1 + slack
+
+
+def _text_keys(elements: list[Element]) -> set[str]:
+    """The screen's texts as OCR reads them reliably (`_skeleton`): a frame's side read with a value ("[Garden") or a
+    word read again apart are the same text."""
+    return {key for e in elements if e.text and (key := _skeleton(e.text))}
 
 
 def _pressed(control: Element, point: Point, hit: list[Element]) -> bool:
