@@ -468,7 +468,7 @@ class GoalTracker:
         if radio is None or radio[0].role != "radio" or radio[0].checked is not False or not changed:
             return
         name = radio[1] or radio[0].text
-        if name and not _says_a_word_of(self.task, name):
+        if name and not says_a_word_of(self.task, name):
             self.unasked.append(name)
 
     def _list_click(self, action: Action, hit: list[Element], before: list[Element], after: list[Element],
@@ -1050,7 +1050,7 @@ def _pressed(control: Element, point: Point, hit: list[Element]) -> bool:
                                         and e.box.y1 >= box.y1 for e in hit)  # only what holds it, a panel
 
 
-def _says_a_word_of(task: str, name: str) -> bool:
+def says_a_word_of(task: str, name: str) -> bool:
     """Whether the task says a word of `name` (three letters or more, look-alikes folded), or its letters run
     together ("Ownmoney" as OCR read "Own money")."""
     said = {look_alike(w).lower() for w in WORD.findall(task)}
