@@ -983,19 +983,20 @@ def test_a_start_typed_and_a_suggestion_chosen_that_fits_the_description_is_the_
     assert tracker.check(chosen).failed == failed
 
 
+@pytest.mark.parametrize("named", [False, True])  # seed 89000: the button read with its name, its label apart too
 @pytest.mark.parametrize("where", ["button", "label"])
 @pytest.mark.parametrize(("task", "failed"), [
     ("Use yellow as the colour", '"Small" was chosen, and the task says nothing of it'),
     ("Use yellow as the colour and the small size", None),
 ])
-def test_a_radio_option_the_run_chose_must_be_one_the_task_speaks_of(task, failed, where):
+def test_a_radio_option_the_run_chose_must_be_one_the_task_speaks_of(task, failed, where, named):
     """The held-out demo-app set, seed 81000: for "Use yellow as the colour" the model chose Yellow, then clicked
     the size Small, and the run passed (the button showed the state the click gave it)."""
     from deskpilot.core.observation import Element
     from deskpilot.grounding.action_context import KeyboardFocus
     from deskpilot.planner.goal_check import GoalTracker
 
-    small = Element(Box(140, 480, 156, 496), "radio", "", checked=False)
+    small = Element(Box(140, 480, 156, 496), "radio", "Small" if named else "", checked=False)
     before = [Element(Box(40, 300, 120, 320), "text", "Colour"), Element(Box(146, 305, 583, 327), "dropdown", "Yellow"),
               small, Element(Box(160, 478, 210, 498), "text", "Small")]
     after = [replace(e, checked=True) if e is small else e for e in before]

@@ -25,7 +25,7 @@ from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
                          fits_description, in_its_list, list_reading, named_toggles, other_named_field,
-                         reads_as, says_a_word_of, toggle_labels, toggle_names)
+                         radio_at, reads_as, says_a_word_of, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -85,9 +85,7 @@ class AnswerCorrections:
         demo app's "Use yellow as the colour" chose Yellow, then the size Small (a stray action the check fails)."""
         if action.kind is not ActionKind.CLICK or action.point is None:
             return None
-        point = action.point
-        radio = next(((toggle, name) for toggle, name, label in toggle_names(elements) if toggle.role == "radio"
-                      and (toggle.box.contains(*point) or label.contains(*point))), None)
+        radio = radio_at(action.point, elements)
         if radio is None or radio[0].checked is not False or not radio[1] or says_a_word_of(episode.task, radio[1]):
             return None
         left = self.next_given(episode, screen, elements, labelled, history)

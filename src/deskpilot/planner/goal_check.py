@@ -462,10 +462,8 @@ class GoalTracker:
 
     def _radio_click(self, point: Point, hit: list[Element], before: list[Element], changed: bool) -> None:
         """A click that chose a radio option (on its button, or on its label beside it) the task says no word of."""
-        named = toggle_names(before)
-        radio = next(((t, n) for t, n, _ in named if any(h.box == t.box for h in hit)), None) or next(
-            ((t, n) for t, n, label in named if label.contains(*point)), None)
-        if radio is None or radio[0].role != "radio" or radio[0].checked is not False or not changed:
+        radio = radio_at(point, before)
+        if radio is None or radio[0].checked is not False or not changed:
             return
         name = radio[1] or radio[0].text
         if name and not says_a_word_of(self.task, name):
@@ -1048,6 +1046,20 @@ def _pressed(control: Element, point: Point, hit: list[Element]) -> bool:
     box = control.box
     return box.contains(*point) and all(e.box.x0 <= box.x0 and e.box.y0 <= box.y0 and e.box.x1 >= box.x1
                                         and e.box.y1 >= box.y1 for e in hit)  # only what holds it, a panel
+
+
+def radio_at(point: Point, elements: list[Element]) -> tuple[Element, str] | None:
+    """The radio button a click at `point` chooses, with its name: on the button, or on its label beside it (read
+    with the button, or as a text of its own)."""
+    radios = [e for e in elements if e.role == "radio"]
+    for toggle, name, label in toggle_names(elements):
+        if toggle.role == "radio" and (toggle.box.contains(*point) or label.contains(*point)):
+            return toggle, name
+    for text in elements:
+        if text.role == "text" and text.text and text.box.contains(*point) and \
+                (index := toggle_for_label(text.box, [r.box for r in radios])) is not None:
+            return radios[index], radios[index].text or text.text
+    return None
 
 
 def says_a_word_of(task: str, name: str) -> bool:
