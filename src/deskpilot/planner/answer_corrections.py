@@ -25,7 +25,7 @@ from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
                          fits_description, in_its_list, list_reading, named_toggles, other_named_field,
-                         radio_at, reads_as, says_a_word_of, toggle_labels, toggle_names)
+                         reads_as, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -59,7 +59,6 @@ class AnswerCorrections:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
         found = _suggestion_that_fits(episode.task, action, elements, history) or \
-            self._radio_not_asked(episode, screen, action, elements, labelled, history) or \
             self._not_done_yet(episode, screen, action, elements, labelled, history) or \
             self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
@@ -77,22 +76,6 @@ class AnswerCorrections:
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
-
-    def _radio_not_asked(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
-                         labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
-        """A click that would choose a radio option the task says no word of (on its button or its label) does what
-        the task says is left instead, or, where it says nothing more, ends the run for the goal check to judge: the
-        demo app's "Use yellow as the colour" chose Yellow, then the size Small (a stray action the check fails)."""
-        if action.kind is not ActionKind.CLICK or action.point is None:
-            return None
-        radio = radio_at(action.point, elements)
-        if radio is None or radio[0].checked is not False or not radio[1] or says_a_word_of(episode.task, radio[1]):
-            return None
-        left = self.next_given(episode, screen, elements, labelled, history)
-        if left is not None:
-            return left[0], f"{radio[1]!r} is no option the task speaks of; {left[1]}"
-        return (Action(kind=ActionKind.FINISHED, text="done"),
-                f"{radio[1]!r} is no option the task speaks of, and the task says nothing more of this screen")
 
     def _not_done_yet(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
                       labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:

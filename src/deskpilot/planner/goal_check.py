@@ -78,9 +78,10 @@ _TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|key in|fill in|fill|put|i
 _TASK_CHOICE = re.compile(r"\b(?:select|choose|pick)\s+(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|the|a|an|text)\b)[^\s,;.\"“']+(?:\s+[^\s,;.\"“']+){0,2}?))"
                           r"\s+(?:from|in|on)\b", re.I)
-# "pick out Own money.", "choose "Express", then ...", "select the Evening option": an option the task asks to choose
-# with no list named (a radio button's, a drop-down's the task opened, a button's).
-_BARE_CHOICE = re.compile(r"\b(?:select|choose|pick)(?:\s+out)?\s+(?:the\s+)?(?:[\"“']([^\"”']{1,80})[\"”']|"
+# "pick out Own money.", "choose "Express", then ...", "select the Evening option", "go with "Afternoon".": an option
+# the task asks to choose with no list named (a radio button's, a drop-down's the task opened, a button's).
+_BARE_CHOICE = re.compile(r"\b(?:select|choose|pick|go\s+with|go\s+for|opt\s+for)(?:\s+out)?\s+(?:the\s+)?"
+                          r"(?:[\"“']([^\"”']{1,80})[\"”']|"
                           r"((?!(?:all|everything|it|this|that|text|nothing|none|both|one|any|either|neither|no)\b)"
                           r"[^\s,;.!?\"“']+(?:\s+[^\s,;.!?\"“']+){0,2}?))"
                           r"(?:\s+(?:option|entry|item|choice|one))?"
