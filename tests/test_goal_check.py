@@ -1052,3 +1052,17 @@ def test_a_click_that_only_closed_the_list_the_click_before_opened_pressed_nothi
     for step, before, after in zip(recorded["steps"], screens, screens[1:]):
         tracker.follow(Action(**step["action"]), KeyboardFocus(), before, after, True)
     assert tracker.check(screens[-1]).failed == 'the task says to press "Join", which no step did'
+
+
+def test_a_box_named_whole_is_held_to_the_task_when_its_name_is_read_twice():
+    """Seed 91001 in GTK: "I need has a car ..." left Has a car unticked and passed: the box's name, read by the
+    accessibility tree ("Has a car") and again by OCR ("Has acar"), looked like another text saying it."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker
+
+    screen = [Element(Box(156, 223, 414, 245), "checkbox", "Has a car", checked=False, source="accessibility"),
+              Element(Box(159, 225, 178, 244), "checkbox", "Has acar", checked=False),
+              Element(Box(179, 227, 243, 242), "text", "Has acar")]
+    tracker = GoalTracker(task="I need has a car and then change the full name to 'Li Wei'")
+    tracker.start(screen)
+    assert tracker.check(screen).failed == 'the task names "Has a car", which no step ticked or unticked'

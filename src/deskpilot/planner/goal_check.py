@@ -970,15 +970,16 @@ def named_toggles(task: str, elements: list[Element]) -> list[tuple[Element, str
     """The check boxes and radio buttons the task names by a word of their own: a word of DISTINCT letters or more
     of the name that the task says and no other text on the screen says ("newsletter" of "get the newsletter" for
     "Subscribe to newsletter"; not "save", which the Save button says too), or by their whole name of two words or
-    more that no other text on the screen holds ("Has a car", whose words are all short)."""
+    more that no other text on the screen holds ("Has a car", whose words are all short; the same name read again,
+    "Has acar" by OCR beside the accessibility tree's "Has a car", is no other text)."""
     said = set(WORD.findall(task.lower()))
     found = []
     for toggle, name, _ in toggle_names(elements):
         key = text_key(name)
         others = {w for e in elements if e.text and text_key(e.text) != key for w in WORD.findall(e.text.lower())}
         if any(len(w) >= DISTINCT and w in said and w not in others for w in WORD.findall(key)) or (
-                _says_whole(task, name) and not any(e.text and text_key(e.text) != key and _says_whole(e.text, name)
-                                                    for e in elements)):
+                _says_whole(task, name) and not any(e.text and _skeleton(e.text) != _skeleton(name)
+                                                    and _says_whole(e.text, name) for e in elements)):
             found.append((toggle, name))
     return found
 
