@@ -139,7 +139,7 @@ class OcrGrounder:
             return False
         frame = Box(0, 0, image.shape[1], image.shape[0])
         cut = [_parts_beside(line.box, toggles, frame) or _parts_across_fields(line.box, fields, frame)
-               or _parts_across_border(image, line.box) for line in self._lines]
+               or _parts_across_border(image, line.box, frame) for line in self._lines]
         whole = [line for line, pieces in zip(self._lines, cut) if pieces is None]
         read = [(index, part) for index, pieces in enumerate(cut) for piece in pieces or []
                 for part in self._read_part(image, piece) if not _mostly_inside_any(part.box, whole)]
@@ -455,7 +455,7 @@ def _parts_across_fields(line: Box, fields: list[Box], frame: Box) -> list[Box] 
     return [part for part in (left, right) if part.width >= least]
 
 
-def _parts_across_border(image: np.ndarray, line: Box) -> list[Box] | None:
+def _parts_across_border(image: np.ndarray, line: Box, frame: Box) -> list[Box] | None:
     """The parts of a text line's box either side of a frame's side that runs through it (None where none does):
     a column inside the line where the colour changes sharply from the line's top to its bottom and on, half the
     line's height above or below it (an open list's last row stands at its bottom edge). A letter's stroke ends
@@ -464,7 +464,7 @@ def _parts_across_border(image: np.ndarray, line: Box) -> list[Box] | None:
     reach = line.height // 2
     top, bottom = line.y0 - reach, line.y1 + reach
     x0, x1 = line.x0 + TOGGLE_GAP * 2, line.x1 - TOGGLE_GAP * 2
-    if top < 0 or bottom > image.shape[0] or x1 - x0 < 2:
+    if top < 0 or bottom > frame.y1 or x1 - x0 < 2:
         return None
     grey = image[top:bottom, x0 - 1:x1 + 1].astype(np.int16).sum(axis=2) // 3
     step = np.abs(np.diff(grey, axis=1)) >= BORDER_STEP  # a sharp change between a column and the next
@@ -477,7 +477,6 @@ def _parts_across_border(image: np.ndarray, line: Box) -> list[Box] | None:
     least = max(TOGGLE_GAP * 2, round(MIN_PART_SHARE * line.height))
     parts = [Box(line.x0 - TOGGLE_GAP, line.y0, cut - TOGGLE_GAP, line.y1),
              Box(cut + TOGGLE_GAP, line.y0, line.x1 + line.height, line.y1)]
-    frame = Box(0, 0, image.shape[1], image.shape[0])
     return [part.padded(TOGGLE_GAP * 2, frame) for part in parts if part.width >= least] or None
 
 

@@ -117,14 +117,15 @@ class Agent:
         check = None
         watch: Periodic | None = None
         try:
-            if refusal is not None and not takes_screen_values(task):
+            from_screen = takes_screen_values(task)
+            if refusal is not None and not from_screen:
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
                                                    check=self.safety.stop.check)
             obs = self._observe(first)
             initial = self.grounder.parse(obs)
-            if takes_screen_values(task):
+            if from_screen:
                 task, refusal = self._with_screen_values(task, initial)
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:

@@ -25,7 +25,7 @@ from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
                          fits_description, in_its_list, list_reading, named_toggles, other_named_field,
-                         reads_as, toggle_labels, toggle_names)
+                         reads_as, says_a_word_of, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -312,11 +312,11 @@ def _suggestion_that_fits(task: str, action: Action, elements: list[Element], hi
                and history[i].action.text), None)
     if not (starts or ends) or at is None:
         return None
+    if _last_step(history) is not history[at]:
+        return None
     point = next((s.action.point for s in reversed(history[:at]) if s.action.kind is ActionKind.CLICK
                   and s.action.point is not None), None)
     own = [e.box for e in elements if e.role in FIELD_ROLES and point is not None and e.box.contains(*point)]
-    if _last_step(history) is not history[at]:
-        return None
     echoes = {id(e) for e in task_echoes(elements, task)}
     before = {comparable(e.text) for e in history[at].seen if e.text}  # a label that fits was there before the typing
     fitting = [e for e in elements if e.text and e.role in ("text", *OPTION_ROLES) and id(e) not in echoes
@@ -416,13 +416,7 @@ def _filled_field(point: Point, given: dict[str, str], fields: dict[str, Element
 def _unasked_field(task: str, point: Point, given: dict[str, str], fields: dict[str, Element]) -> str | None:
     """The label of the field under `point` when the task gives it no value and says no word of its label."""
     return next((label for label, field in fields.items() if field.box.contains(*point) and label not in given
-                 and not _says_a_word_of(task, label)), None)
-
-
-def _says_a_word_of(task: str, name: str) -> bool:
-    """Whether the task says a word of three letters or more of `name`."""
-    said = set(WORD.findall(task.lower()))
-    return any(len(word) >= 3 and word in said for word in WORD.findall(name.lower()))
+                 and not says_a_word_of(task, label)), None)
 
 
 def _option_in_line(value: str, box: Box, elements: list[Element]) -> Element | None:
@@ -500,7 +494,7 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
              if toggle.box.contains(*action.point) or label.contains(*action.point)] + \
         [e.text for e in under if e.role == "text" and e.text] + [labelled.get(e.box, "") for e in fields]
     if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
-            any(_says_a_word_of(episode.task, name) for name in names):
+            any(says_a_word_of(episode.task, name) for name in names):
         return None
     named = [(toggle, name) for toggle, name in _unclicked_named_toggles(episode.task, elements, history)
              if toggle.checked is False]

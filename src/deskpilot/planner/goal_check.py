@@ -432,7 +432,7 @@ class GoalTracker:
                 toggle = min(toggles, key=lambda e: e.box.area)
                 state = True if toggle.role == "radio" else not toggle.checked
                 self.toggles = [t for t in self.toggles if t[1] != toggle.box] + [(toggle.text, toggle.box, state)]
-            self._radio_click(action.point, toggles, before, changed)
+            self._radio_click(action.point, before, changed)
             self._list_click(action, hit, before, after, changed)
             texts = [e for e in hit if e.text and e.role != "dropdown"]
             if changed and texts:
@@ -455,19 +455,18 @@ class GoalTracker:
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
         self.acted = self.acted or (changed and action.kind not in (ActionKind.WAIT, ActionKind.MOVE)) or \
             (action.kind is ActionKind.TYPE and bool(action.text))
-        self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or (
-            action.kind is ActionKind.HOTKEY and tuple(k.lower() for k in action.keys) in PASTE_KEYS)
+        self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or combo in PASTE_KEYS
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self._last = action
 
-    def _radio_click(self, point: Point, hit: list[Element], before: list[Element], changed: bool) -> None:
+    def _radio_click(self, point: Point, before: list[Element], changed: bool) -> None:
         """A click that chose a radio option (on its button, or on its label beside it) the task says no word of."""
         radio = radio_at(point, before)
         if radio is None or radio[0].checked is not False or not changed:
             return
         name = radio[1] or radio[0].text
-        if name and not says_a_word_of(self.task, name):
+        if name and not says_a_word_of(self.task, name, read=True):
             self.unasked.append(name)
 
     def _list_click(self, action: Action, hit: list[Element], before: list[Element], after: list[Element],
@@ -709,11 +708,12 @@ class GoalTracker:
             return f"the field pasted into shows {_quote(now)}, not the text copied ({_quote(text)})"
         return None
 
-    def _described_text_missing(self, readings: list[str], starts: list[str], ends: list[str]) -> str | None:
+    def _described_text_missing(self, readings: list[str], starts: list[str], ends: list[str], fitting: list[str]
+                                ) -> str | None:
         """Where the task describes a text by its start or end (`starts`, `ends`): unless a line typed is such a text
         whole, or a field shows one the run chose from suggestions, what is wrong (a field showing "Australialia",
-        "Australia" chosen and "lia" typed after it, fits the words but is no item)."""
-        fitting = [text for text in self.picked if fits_description(text, starts, ends)]
+        "Australia" chosen and "lia" typed after it, fits the words but is no item). `fitting`: the suggestions the
+        run chose that fit."""
         if (starts or ends) and not any(fits_description(text, starts, ends) for text in self.typed) and \
                 not any(shows_chosen(text, fitting) for text in readings):
             wanted = " and ".join([f"starts with {_quote(x)}" for x in starts] +
@@ -759,7 +759,8 @@ class GoalTracker:
                 said_in(reading, self.task) for reading in readings):
             return GoalCheck(False, tuple(held), "the task asks to type something, no step typed anything, and no "
                                                  "field shows what it says")
-        described = self._described_text_missing(readings, starts, ends)
+        chosen = [text for text in self.picked if fits_description(text, starts, ends)]  # suggestions that fit
+        described = self._described_text_missing(readings, starts, ends, chosen)
         if described is not None:
             return GoalCheck(False, tuple(held), described)
         for value in self.unseen:
@@ -785,8 +786,7 @@ class GoalTracker:
                                                  "unticked")
         for typed in self.fields:
             now = field_reading(typed.box, elements)
-            if (starts or ends) and now and shows_chosen(now, [p for p in self.picked
-                                                               if fits_description(p, starts, ends)]):
+            if (starts or ends) and now and shows_chosen(now, chosen):
                 held.append(f"{_quote(typed.name)} shows {_quote(now)}")  # the start typed, a suggestion chosen
                 continue
             problem = typed.problem(now)
@@ -801,19 +801,19 @@ class GoalTracker:
             if not _anywhere(value, self._not_the_tasks(value, elements)):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but the screen showed it whole "
                                                      "neither right after nor at the end")
-        for value in task_clicks(self.task):  # "x" of "click the "x"" is too short for OCR to be sure of
-            if len(_skeleton(value)) >= READABLE and not any(_clicked_on(value, point, e) for point, hit in self.clicked
-                                                             for e in hit):
+        for value in task_clicks(self.task):
+            if len(_skeleton(value)) < READABLE:
+                continue  # "x" of "click the "x"" is too short for OCR to be sure of
+            if not any(_clicked_on(value, point, e) for point, hit in self.clicked for e in hit):
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
-            if len(_skeleton(value)) >= READABLE:
-                held.append(f"{_quote(value)} was clicked")
-        unpressed = None if self.entered else next(
-            (e.text for e in elements if e.role in PRESSABLE and e.text and asked_to_press(self.task, e.text)
-             and not any(_pressed(e, point, texts) for point, texts in self.clicked)), None)
+            held.append(f"{_quote(value)} was clicked")
+        asked = [] if self.entered else [e for e in elements if e.role in PRESSABLE and e.text
+                                         and asked_to_press(self.task, e.text)]
+        unpressed = next((e.text for e in asked if not any(_pressed(e, point, texts)
+                                                           for point, texts in self.clicked)), None)
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
-        held += [f"{_quote(e.text)} was pressed" for e in elements if e.role in PRESSABLE and e.text
-                 and not self.entered and asked_to_press(self.task, e.text)]
+        held += [f"{_quote(e.text)} was pressed" for e in asked]
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue
@@ -1064,12 +1064,13 @@ def radio_at(point: Point, elements: list[Element]) -> tuple[Element, str] | Non
     return None
 
 
-def says_a_word_of(task: str, name: str) -> bool:
-    """Whether the task says a word of `name` (three letters or more, look-alikes folded), or its letters run
-    together ("Ownmoney" as OCR read "Own money")."""
-    said = {look_alike(w).lower() for w in WORD.findall(task)}
-    words = [look_alike(w).lower() for w in WORD.findall(name) if len(w) >= READABLE]
-    return any(w in said for w in words) or _skeleton(name).lower() in _skeleton(task).lower()
+def says_a_word_of(task: str, name: str, read: bool = False) -> bool:
+    """Whether the task says a word of three letters or more of `name`; where `name` is as OCR `read` it, with
+    look-alikes folded, or with its letters run together ("Ownmoney" for "Own money")."""
+    fold = (lambda word: look_alike(word).lower()) if read else str.lower
+    said = {fold(word) for word in WORD.findall(task)}
+    return any(len(word) >= READABLE and fold(word) in said for word in WORD.findall(name)) or \
+        read and _skeleton(name).lower() in _skeleton(task).lower()
 
 
 def _shown(text: str, elements: list[Element]) -> bool:

@@ -35,7 +35,7 @@ MAX_VALUE = 80  # characters: a longer "value" is a paragraph, not what a field 
 ROW_REACH = 1.0  # label heights a value's middle may stand off its label's, on the label's row
 MAX_GAP = 8  # label heights between a label and its value, at most
 PARAGRAPH_GAP = 1.0  # line heights between two lines of one paragraph, at most
-WORD = re.compile(r"[^\W_][\w'’-]*")
+WORD = re.compile(r"[^\W_][\w'’-]*")  # a word as a reader counts it: "Berners-Lee", "don't" one each
 
 
 @dataclass(frozen=True)
@@ -53,12 +53,13 @@ def takes_screen_values(task: str) -> bool:
 
 def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
     """`task` with the values it takes from `elements` (the first screen) quoted in their place; None where it
-    takes none, or one cannot be read (the task then stands as it was)."""
+    takes none, or one cannot be read."""
     lines = [e for e in elements if e.role == "text" and e.text.strip()]
     echoes = {id(e) for e in task_echoes(elements, task)}  # a page that shows its instructions
     texts = [e for e in lines if id(e) not in echoes]
     notes: list[str] = []
-    written = numbered_ordinals(task) if NTH_WORD.search(numbered_ordinals(task)) else task  # "the sixth word"
+    numbered = numbered_ordinals(task)  # "the sixth word": the 6th
+    written = numbered if NTH_WORD.search(numbered) else task
     for pattern, read in ((VALUE_OF, _value_of), (NTH_WORD, _nth_word)):
         for match in list(pattern.finditer(written)):
             value = read(match, lines, texts)
