@@ -19,6 +19,7 @@ ElementSource = Literal["ocr", "layout", "detector", "vlm", "accessibility"]
 _DATE_PART = r"(?:mm|dd|yy(?:yy)?)"
 _PARTED_FIELD = re.compile(rf"^\s*(?:{_DATE_PART}\W+{_DATE_PART}\W+{_DATE_PART}|--\s*:\s*--(?:\s*--)?)\s*$", re.I)
 FIRST_PART_REACH = 24  # pixels into a parted field from its left edge at most: inside its first part
+TEXT_AREA_HEIGHT = 64  # pixels: a field taller than this holds several lines (a text area, an editor)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,11 @@ class Element:
             left, top, right, bottom = self.box
             return Point(left + min((right - left) // 10, FIRST_PART_REACH), (top + bottom) // 2)
         return self.center
+
+    @property
+    def text_area(self) -> bool:
+        """Whether it is a field of several lines (a text area, an editor) rather than a one-line text box."""
+        return self.role == "input" and self.box.height > TEXT_AREA_HEIGHT
 
     def to_dict(self) -> dict[str, Any]:
         data = {"box": list(self.box), "role": self.role, "text": self.text, "score": round(float(self.score), 4),

@@ -12,7 +12,7 @@ from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element, ElementRole, Observation
 
 from .accessibility import AccessibilityTree, AccessibleNode, AccessibleScreen
-from .description import TargetSpec, nth, parse_description
+from .description import TargetSpec, nth, of_its_lines, parse_description
 from .ocr_grounder import OcrGrounder
 from .task_echoes import echoes_task
 from .text_match import EXTRA_TEXT_COST, EXTRA_TEXT_MAX, SQUASHED, match_text
@@ -72,7 +72,8 @@ class AccessibleGrounder:
         fits = ROLE_FITS.get(spec.role, ALL_ROLES)
         candidates = [(node, name) for node, name in trusted if node.role in fits and node.enabled]
         if not spec.phrase:  # "the second text field": that kind, in reading order
-            return _pick([(0.0, node, name) for node, name in candidates], spec.ordinal)
+            fitting = of_its_lines(candidates, spec, lambda found: _element(*found).text_area)
+            return _pick([(0.0, node, name) for node, name in fitting], spec.ordinal)
         scored = []
         for node, name in candidates:
             match = match_text(spec.phrase, name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
+from typing import Callable, TypeVar
 
 from deskpilot.core.observation import ElementRole
 from deskpilot.core.rule_packs import active
@@ -25,6 +25,9 @@ ROLE_WORDS: dict[str, ElementRole] = {
     "menu item": "menu_item", "menu": "menu_item", "item": "list_item", "slider": "slider",
     "list": "dropdown",  # "the Country list": a drop-down list, or a list box
 }
+# Kinds of field by their lines: a text area holds several, a text box one ("the 2nd text area", "the text input").
+AREA_WORDS = frozenset({"text area", "textarea", "text areas", "textareas"})
+ONE_LINE_WORDS = frozenset({"text box", "textbox", "text input", "text field", "input field", "input box", "entry"})
 ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1, "1st": 1, "2nd": 2, "3rd": 3,
             "4th": 4, "5th": 5}
 
@@ -56,6 +59,7 @@ class TargetSpec:
     ordinal: int | None = None
     quoted: bool = False
     address: bool = False  # the field that shows the current path or URL ("the location bar")
+    text_area: bool | None = None  # a field of several lines (True) or of one (False), where the words say
 
 
 def parse_description(description: str) -> TargetSpec:
@@ -100,9 +104,20 @@ def parse_description(description: str) -> TargetSpec:
     rest = re.sub(r"\s+(labell?ed|named|called)$", "", rest.strip(), flags=re.I)
     if not rest and not quoted and not had_article and named[:1].isupper() and " " not in named.strip():
         return TargetSpec(named.strip(), None, ordinal, False)  # "choose Folder": a name that is also a role word
+    word = " ".join(role_match.group(1).lower().split()) if role and role_match else ""
+    text_area = True if word in AREA_WORDS else False if word in ONE_LINE_WORDS else None
     if quoted:
-        return TargetSpec(quoted.group(1).strip(), role, ordinal, True)
-    return TargetSpec(rest.strip(" .,:"), role, ordinal, False)
+        return TargetSpec(quoted.group(1).strip(), role, ordinal, True, text_area=text_area)
+    return TargetSpec(rest.strip(" .,:"), role, ordinal, False, text_area=text_area)
+
+
+def of_its_lines(items: list[T], spec: TargetSpec, is_text_area: Callable[[T], bool]) -> list[T]:
+    """The fields a description's kind fits by their lines ("the 2nd text area": the fields of several lines; "the
+    text input": those of one), or all of them where it names no such kind or none fits."""
+    if spec.text_area is None:
+        return items
+    fitting = [item for item in items if is_text_area(item) == spec.text_area]
+    return fitting or items
 
 
 def _is_ordinal(text: str) -> bool:

@@ -34,6 +34,11 @@ CLOSED = 0.85  # share of an outline's sides (or of a circle) that must be drawn
 RADIO_IN_LINE = 0.75  # of a text line's height, a circle inside the line at least this tall is a radio button
 RING_GLYPHS = "OQ0°"  # what OCR reads a radio button's ring as (a letter "o" is no taller than "x")
 RING_SLACK = 2  # pixels around a ring where the character OCR read it as may stand
+AREA_LINES = 2.5  # of its text's line height, a text area's frame is at least this tall
+AREA_ALIGN = 6  # pixels: the lines of a text area start this close to one another's left end
+BORDER_REACH = 3  # pixels either side of an outline within which a field's drawn border lies
+BORDER_EVEN = 24  # grey levels: a drawn border is one colour on all four sides, its sides' medians this close
+BORDER_CONTRAST = 20  # grey levels between a drawn border and the inside it frames, at least
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,8 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
                 toggles.append(_toggle(image, box, lines, round_))
         elif CONTROL_MIN_H <= box.height <= BUTTON_MAX_SIDE and box.width >= max(CONTROL_MIN_W, box.height * 0.6):
             control = _control(image, box, lines)
-            if control is not None and (box.height <= CONTROL_MAX_H or (control.role == "button" and control.text)):
+            if control is not None and (box.height <= CONTROL_MAX_H or (control.role == "button" and control.text)
+                                        or (control.role == "input" and bool(control.text))):  # a text area
                 controls.append(control)
     # Frames side by side that fill another's inside are that control's inside split (a field's text cursor), not
     # controls; a frame around other controls is a container (a tab bar, a toolbar), not a control itself.
@@ -248,6 +254,8 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
             return Widget(box, "dropdown")
         ink = _ink_columns(image, box)
         return Widget(box, "input" if ink is None or ink[1] < box.x0 + 0.5 * box.width else "button")
+    if _text_area(box, inside) and _bordered(image, box):
+        return Widget(box, "input", text)
     left, right = min(ln.box.x0 for ln in inside), max(ln.box.x1 for ln in inside)
     top, bottom = min(ln.box.y0 for ln in inside), max(ln.box.y1 for ln in inside)
     if abs((top + bottom) / 2 - (box.y0 + box.y1) / 2) > CENTRED * box.height:
@@ -263,6 +271,49 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
     if right < arrow_end.x0 - 2 and _ink(image, arrow_end) or right >= arrow_end.x0 - 2 and fills_from_left:
         return Widget(box, "dropdown", text)
     return Widget(box, "input", text)
+
+
+def _text_area(box: Box, inside: list[TextLine]) -> bool:
+    """Whether a frame holding these lines is a text area (a web page's textarea, a notes box) rather than a panel,
+    a list or a button: several line heights tall, its text set from its top left corner as a field's value is,
+    every line from the same left end, one under another with no gap wider than a line, and a line wrapped (the
+    next line's first word would not have fitted after it: a paragraph, where a list's short items are not)."""
+    if box.height > BUTTON_MAX_SIDE or len(inside) < 2:
+        return False
+    lines = sorted(inside, key=lambda ln: ln.box.y0)
+    height = float(np.median([ln.box.height for ln in lines]))
+    left = min(ln.box.x0 for ln in lines)
+    pad = max(12.0, height)
+    return box.height >= AREA_LINES * height and box.width >= 3 * height and left - box.x0 <= pad \
+        and lines[0].box.y0 - box.y0 <= pad and all(ln.box.x0 - left <= AREA_ALIGN for ln in lines) \
+        and all(b.box.y0 - a.box.y1 <= height for a, b in zip(lines, lines[1:])) \
+        and any(_wrapped(a, b, box) for a, b in zip(lines, lines[1:]))
+
+
+def _wrapped(line: TextLine, following: TextLine, box: Box) -> bool:
+    """Whether `following`'s first word, set after `line` with a space, would run past the frame's right side."""
+    word = following.text.split()[0] if following.text.split() else ""
+    start = following.text.find(word)
+    width = following.span_box(start, start + len(word)).width if word else 0
+    space = line.box.height // 3
+    return bool(word) and line.box.x1 + space + width > box.x1 - SPLIT_INSET
+
+
+def _bordered(image: np.ndarray, box: Box) -> bool:
+    """Whether a frame is a border drawn around its inside, one colour on all four sides (a field's), rather than
+    the edge of a coloured panel, whose outside is whatever lies around it (a task's yellow box on a page)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
+    height, width = gray.shape
+    inside = int(np.median(gray[box.y0 + BORDER_REACH + 2:box.y1 - BORDER_REACH - 2,
+                                box.x0 + BORDER_REACH + 2:box.x1 - BORDER_REACH - 2]))
+    for k in range(-BORDER_REACH, BORDER_REACH):
+        x0, y0, x1, y1 = box.x0 + k, box.y0 + k, box.x1 - 1 - k, box.y1 - 1 - k
+        if not (0 <= x0 < x1 < width and 0 <= y0 < y1 < height):
+            continue
+        sides = [int(np.median(side)) for side in (gray[y0, x0:x1], gray[y1, x0:x1], gray[y0:y1, x0], gray[y0:y1, x1])]
+        if max(sides) - min(sides) <= BORDER_EVEN and abs(int(np.median(sides)) - inside) >= BORDER_CONTRAST:
+            return True
+    return False
 
 
 def ink_box(image: np.ndarray, box: Box) -> Box | None:

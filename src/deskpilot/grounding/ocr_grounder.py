@@ -18,7 +18,7 @@ from deskpilot.core.observation import Element, ElementRole, Observation
 
 from .changes import changed_regions, merge_boxes
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
-from .description import TargetSpec, nth, parse_description
+from .description import TargetSpec, nth, of_its_lines, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box, label_beside
 from .short_text import short_texts
@@ -354,9 +354,8 @@ class OcrGrounder:
     def _unnamed(self, obs: Observation, spec: TargetSpec) -> Element | None:
         """'the text field', 'the 2nd input', 'the button': the control of that kind (in reading order)."""
         kinds = ("input", "dropdown") if spec.role == "input" else (spec.role,)
-        found = [w for w in self._controls(obs.image) if w.role in kinds]
-        chosen = nth(found, spec.ordinal)
-        return None if chosen is None else self._widget_element(obs, chosen)
+        found = [self._widget_element(obs, w) for w in self._controls(obs.image) if w.role in kinds]
+        return nth(of_its_lines(found, spec, lambda element: element.text_area), spec.ordinal)
 
     def _best_text(self, spec: TargetSpec, image: np.ndarray, title: Box | None = None) -> tuple[TextLine, Box] | None:
         """The text line (and the box of just the matching characters) that best fits the phrase. Text in the

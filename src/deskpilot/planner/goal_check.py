@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.geometry import Box, Point
-from deskpilot.core.observation import Element
+from deskpilot.core.observation import TEXT_AREA_HEIGHT, Element
 from deskpilot.core.secrets import PLACEHOLDER
 from deskpilot.core.verdict import GoalCheck
 from deskpilot.core.task_text import QUOTED, WORD, look_alike, said_in
@@ -112,10 +112,11 @@ BARE_NO = re.compile(r"^(?:no|nope|off|not|none|false|unticked|unchecked)$")  # 
 ENTER_KEYS = frozenset({"enter", "return", "kp_enter"})
 PASTE_KEYS = (("ctrl", "v"), ("shift", "insert"))
 COPY_KEYS = (("ctrl", "c"), ("ctrl", "insert"))
-# a verb of typing that starts a clause ("..., type that into the textbox", "Enter 1:49 PM as the time"); "enter"
+# a verb of typing (or pasting) that starts a clause ("..., type that into the textbox", "Enter 1:49 PM as the
+# time", "and paste it into the text input"); "enter"
 # after a word of pressing, or before "key", is the key
 TYPE_ASKED = re.compile(r"(?:^|[,;.!?:]|\b(?:and|then|please|now|finally|also|you|to))\s*"
-                        r"(?:type|write|input|enter)\b(?!\s+(?:key|button|to\b))", re.I)
+                        r"(?:type|write|input|enter|paste)\b(?!\s+(?:key|button|to\b))", re.I)
 # a text the task describes by its start or its end
 _STARTS_WITH = re.compile(r"\b(?:starts?|starting|begins?|beginning)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
 _ENDS_WITH = re.compile(r"\b(?:ends?|ending)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
@@ -134,7 +135,6 @@ CARET = re.compile(r"\s*[|\]\[]$")
 CARET_READ_AS = "l"  # the folded letter a text cursor after the last character can be read as ("i", "l", "I", "1")
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
 MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
-DOCUMENT_HEIGHT = 64  # pixels: a field taller than this is a text area
 
 
 Blank = Callable[[Box], bool]  # whether a field's box (screen pixels) shows no mark wider than a text cursor
@@ -285,7 +285,7 @@ class TypedField:
     def document(self) -> bool:
         """A text area taller than a line or two (an editor): it holds more than the value, whose place in it OCR
         cannot pin down."""
-        return self.box.height > DOCUMENT_HEIGHT
+        return self.box.height > TEXT_AREA_HEIGHT
 
     def problem(self, now: str | None) -> str | None:
         """What is wrong with the field showing `now` (None: it is gone), or None. A field gone or emptied (a form

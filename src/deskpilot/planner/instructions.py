@@ -406,11 +406,23 @@ def _toggle(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
 
 
 def _scroll(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """"Scroll down 3 times in the list", "scroll the list down": ticks of the wheel over the part named, else where
+    the pointer is (the page, the window)."""
     direction = match.group("dir").lower()
-    ticks = int(match.group("times") or 5)
+    ticks = min(int(match.group("times") or 5), MAX_REPEAT)
     dx, dy = {"down": (0, ticks), "up": (0, -ticks), "right": (ticks, 0), "left": (-ticks, 0)}[direction]
-    target = _target(match.group("where"), quoted) if match.group("where") else None
+    where = match.group("where")
+    target = None if where is None or _PAGE.match(where) else _target(where, quoted)
     return [Action(kind=ActionKind.SCROLL, dx=dx, dy=dy, target=target)]
+
+
+def _scroll_to_end(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """"Scroll to the bottom of the agreement": as far as a plan scrolls, down (bottom, end) or up (top, start),
+    over the part named, else where the pointer is."""
+    ticks = MAX_REPEAT if match.group("end").lower() in ("bottom", "end") else -MAX_REPEAT
+    where = match.group("where")
+    target = None if where is None or _PAGE.match(where) else _target(where, quoted)
+    return [Action(kind=ActionKind.SCROLL, dy=ticks, target=target)]
 
 
 def _open(match: re.Match[str], quoted: _Quoted) -> list[Action]:
@@ -429,6 +441,7 @@ def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
 
 
 MAX_REPEAT = 20  # "press Down 500 times" is not a plan
+_PAGE = re.compile(r"^(?:the\s+|this\s+)?(?:(?:web\s*)?page|window|screen|document|site)$", re.I)  # where the pointer is
 _TYPE_VERBS = r"(?:type|enter|write|input|put(?:\s+down)?|fill in)"
 _IT = r"(?:it|this|that|the\s+(?:file|document|text|sheet|spreadsheet|page|selection|result)|everything|your\s+work)"
 _RULES: list[Rule] = [
@@ -475,8 +488,13 @@ _RULES: list[Rule] = [
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+as\s+(?:the\s+|your\s+|my\s+|its\s+)?(?P<field>.+)$", re.I),
      lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>.+)$", re.I), _type_at_focus),
+    (re.compile(r"^scroll\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?(?:to|until\s+you\s+reach)\s+the\s+(?:very\s+)?"
+                r"(?P<end>bottom|end|top|start|beginning)(?:\s+of\s+(?P<where>.+))?$", re.I), _scroll_to_end),
     (re.compile(r"^scroll\s+(?P<dir>up|down|left|right)(?:\s+(?P<times>\d+)\s*(?:times?|x|ticks?|clicks?)?)?"
-                r"(?:\s+(?:in|on|over)\s+(?P<where>.+))?$", re.I), _scroll),
+                r"(?:\s+(?:a\s+(?:bit|little)|some|more|further))?"
+                r"(?:\s+(?:(?:in|on|over|inside|within|through)\s+)?(?P<where>.+))?$", re.I), _scroll),
+    (re.compile(r"^scroll\s+(?P<where>.+?)\s+(?P<dir>up|down|left|right)(?:\s+(?P<times>\d+)\s*(?:times?|x)?)?$",
+                re.I), _scroll),
     (re.compile(r"^wait\s+(?:for\s+)?(?P<s>\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?)?$", re.I),
      lambda m, q: [Action(kind=ActionKind.WAIT, seconds=float(m.group("s")))]),
     (re.compile(r"^(?:hover|move)\s+(?:the\s+mouse\s+)?(?:over|to|on)\s+(?P<what>.+)$", re.I),
