@@ -1066,3 +1066,47 @@ def test_a_box_named_whole_is_held_to_the_task_when_its_name_is_read_twice():
     tracker = GoalTracker(task="I need has a car and then change the full name to 'Li Wei'")
     tracker.start(screen)
     assert tracker.check(screen).failed == 'the task names "Has a car", which no step ticked or unticked'
+
+
+def test_a_paste_asked_for_and_never_done_is_no_success():
+    """MiniWoB's copy-paste-2 (never collected): the model pressed Submit with nothing copied or pasted, and the check
+    passed the press. A task that asks to paste needs something pasted (or typed), as one that asks to type does."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    submit = Element(Box(84, 444, 275, 505), "button", "Submit")
+    screen = [Element(Box(83, 183, 317, 337), "input", "Nunc molestie nunc"), Element(Box(84, 394, 340, 437),
+                                                                                       "input", ""), submit]
+    tracker = GoalTracker(task="Copy the text from the 2nd text area below and paste it into the text input, then "
+                               "press Submit.")
+    tracker.start(screen)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=Point(179, 474)), KeyboardFocus(), screen, screen[:2], True)
+    check = tracker.check(screen[:2])
+    assert not check.passed and "type something" in check.failed
+
+
+def test_a_value_typed_that_shows_only_in_the_pages_copy_of_the_task_went_nowhere():
+    """MiniWoB's sign-agreement (never collected): the Name field takes no keys until the agreement is scrolled to
+    its end; "Enola" typed changed nothing, and the check passed because the page's own instructions read 'enter the
+    name "Enola"'. The field the click focused lay inside the field grounding found after (the label's box): the
+    value is held to that field too."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    task = 'Scroll to the bottom of the textarea, enter the name "Enola" then press "Agree"'
+    name = Box(88, 369, 345, 413)
+    screen = [Element(Box(86, 87, 370, 107), "text", "Scroll to the bottom of the"),
+              Element(Box(86, 110, 376, 130), "text", 'textarea, enter the name "Enola"'),
+              Element(Box(86, 133, 262, 153), "text", 'then press "Agree"'),
+              Element(Box(91, 375, 173, 409), "text", "Name"), Element(name, "input", "Name")]
+    tracker = GoalTracker(task=task)
+    tracker.start(screen)
+    focus = KeyboardFocus(name="Name", role="input", box=Box(88, 369, 183, 413), field=Box(88, 369, 183, 413))
+    tracker.follow(Action(kind=ActionKind.TYPE, text="Enola"), focus, screen, screen, False)
+    assert [field.box for field in tracker.fields] == [name]
+    check = tracker.check(screen)
+    assert not check.passed
+    tracker.fields.clear()  # no field read back at all: the value still shows nowhere but in the task's words
+    assert "nothing on the screen took it" in tracker.check(screen).failed

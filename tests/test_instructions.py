@@ -28,6 +28,17 @@ def plan(task: str) -> list[str]:
     ('check "Remember me"', ['{"kind": "click", "target": "\\"Remember me\\" checkbox"}']),
     ("scroll down", ['{"kind": "scroll", "dy": 5}']),
     ("scroll up 3 times in the Files list", ['{"kind": "scroll", "target": "the Files list", "dy": -3}']),
+    # scrolling a part said in other words: to its bottom or top (as far as a plan scrolls), the part before the
+    # direction, the page as where the pointer is
+    ("Scroll to the bottom of the textarea", ['{"kind": "scroll", "target": "the textarea", "dy": 20}']),
+    ("scroll all the way up to the top of the page", ['{"kind": "scroll", "dy": -20}']),
+    ("scroll the History list down", ['{"kind": "scroll", "target": "the History list", "dy": 5}']),
+    ("scroll down a bit", ['{"kind": "scroll", "dy": 5}']),
+    ("scroll down 500 times", ['{"kind": "scroll", "dy": 20}']),
+    # "submit" alone presses the form's own button
+    ("Type \"Duke\" into Last name and submit when done",
+     ['{"kind": "click", "target": "Last name field"}', '{"kind": "type", "text": "Duke"}',
+      '{"kind": "click", "target": "Submit"}']),
     ("wait 2 seconds", ['{"kind": "wait", "seconds": 2.0}']),
     ("fill in Email with ada@example.com",
      ['{"kind": "click", "target": "Email field"}', '{"kind": "type", "text": "ada@example.com"}']),
@@ -84,7 +95,9 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
                                   'Select the First aid trained, then the full name should be "Tomas Diaz"',
                                   # a new sentence with no verb is no more of the last one; a yes or a no is the
                                   # state of what comes before it, not a thing to select
-                                  "Choose Supplies in the Category. urgent, no", "select Own money, urgent, no"])
+                                  "Choose Supplies in the Category. urgent, no", "select Own money, urgent, no",
+                                  # what to fill in, with no text to type (had typed "the form")
+                                  "fill in the form and submit it", "complete all the fields"])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

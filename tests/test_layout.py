@@ -204,3 +204,59 @@ def test_a_close_button_whose_glyph_no_text_line_holds_is_found_by_the_name_its_
     assert [(e.role, e.text) for e in grounder.parse(obs)] == [("text", "Close it"), ("text", "x"), ("button", "x")]
     close = grounder.locate(obs, 'the "x"')
     assert close is not None and close.role == "button" and near(close.box, (60, 60, 97, 97))
+
+
+def test_a_bordered_frame_of_wrapped_lines_is_a_text_area_and_a_list_or_a_coloured_panel_is_not():
+    """A web page's textarea holds a paragraph wrapped at its right side, with a scroll bar: a field of several
+    lines. An open list of short items in the same frame, and a yellow box of wrapped instructions with no border
+    of its own, are not fields."""
+    image = np.full((420, 700, 3), 255, np.uint8)
+    cv2.rectangle(image, (20, 20), (260, 170), FRAME, 1)  # the textarea
+    cv2.rectangle(image, (240, 22), (258, 168), (225, 225, 225), -1)  # its scroll bar
+    paragraph = [text(image, words, 26, 44 + 26 * i) for i, words in
+                 enumerate(("Tincidunt sed aliquam", "morbi sollicitudin", "volutpat, morbi", "pellentesque"))]
+    cv2.rectangle(image, (300, 20), (540, 170), FRAME, 1)  # an open list
+    items = [text(image, item, 306, 44 + 26 * i) for i, item in enumerate(("S", "M", "L", "XL"))]
+    cv2.rectangle(image, (20, 200), (260, 300), (0, 255, 255), -1)  # a coloured panel on mixed ground
+    cv2.rectangle(image, (0, 300), (700, 420), (90, 90, 90), -1)
+    instructions = [text(image, words, 26, 224 + 26 * i) for i, words in
+                    enumerate(("Copy the text in the", "textarea below, paste it", "into the box and press"))]
+    found = find_widgets(image, paragraph + items + instructions)
+    assert [(w.role, w.text) for w in found] == [("input", " ".join(line.text for line in paragraph))], found
+    assert near(found[0].box, (20, 20, 261, 171)), found
+
+
+def test_fields_so_close_that_their_edges_touch_are_each_found():
+    """Two rounded web fields four pixels apart, and a button close under them: thickened, their edges join corner
+    to corner into one outline, which is no frame; each still closes its own inside off."""
+    image = np.full((220, 420, 3), 255, np.uint8)
+    for top in (20, 50):
+        cv2.rectangle(image, (130, top), (305, top + 26), (118, 118, 118), 1)
+    cv2.rectangle(image, (10, 80), (195, 140), (118, 118, 118), 1)
+    cv2.rectangle(image, (11, 81), (194, 139), (239, 239, 239), -1)
+    button = text(image, "Submit", 70, 116)
+    for x, y in ((130, 20), (305, 20), (130, 46), (305, 46), (130, 50), (305, 50), (130, 76), (305, 76)):
+        image[y, x] = 255  # rounded corners
+    cv2.line(image, (131, 77), (131, 79), (118, 118, 118))  # the antialiased corner that touches the next frame
+    cv2.line(image, (131, 47), (131, 49), (118, 118, 118))
+    found = find_widgets(image, [button])
+    assert [w.role for w in found] == ["input", "input", "button"], found
+    assert near(found[1].box, (130, 50, 306, 77)), found
+
+
+def test_a_text_area_and_a_text_input_are_told_apart_by_their_lines():
+    """'the 2nd text area' counts only fields of several lines, 'the text input' only those of one."""
+    image = np.full((400, 500, 3), 255, np.uint8)
+    lines = []
+    for top in (10, 120):
+        cv2.rectangle(image, (20, top), (260, top + 100), FRAME, 1)
+        lines += [text(image, words, 26, top + 24 + 26 * i) for i, words in
+                  enumerate((f"Paragraph {top} wrapped", "onward because of this", "and more"))]
+    cv2.rectangle(image, (20, 240), (260, 275), FRAME, 1)
+    assert [w.role for w in find_widgets(image, lines)] == ["input"] * 3
+    grounder = OcrGrounder()  # the drawn words read by the real OCR, the fields found around them
+    obs = Observation(image=image, monitor=Monitor(0, 0, 500, 400))
+    top = {description: grounder.locate(obs, description).box.y0 // 10 * 10 + 10 for description in
+           ("the 2nd text area", "the textarea", "the text input", "the textbox", "the second field")}
+    assert top == {"the 2nd text area": 120, "the textarea": 10, "the text input": 240, "the textbox": 240,
+                   "the second field": 120}  # no kind of lines said: every field counts

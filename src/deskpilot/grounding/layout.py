@@ -173,6 +173,7 @@ def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
     edges = edge_map(image)
     contours, _ = cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
     found: list[tuple[Box, bool]] = []
+    touching: list[Box] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
         if w < TOGGLE_MIN or h < TOGGLE_MIN:
@@ -182,7 +183,28 @@ def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
             found.append((box, False))
         elif abs(w - h) <= 3 and _circle_drawn(edges, box) >= CLOSED:
             found.append((box, True))
+        elif min(w, h) >= CONTROL_MIN_H and max(w, h) <= 2 * BUTTON_MAX_SIDE:
+            touching += _touching_frames(image, box)
+    found += [(part, False) for part in touching if not any(part.iou(other) > 0.5 for other, _ in found)]
     return [found[i] for i in _distinct([box for box, _ in found])]
+
+
+def _touching_frames(image: np.ndarray, box: Box) -> list[Box]:
+    """The frames inside an outline that is none itself: frames set so close that their edges touch (a field a few
+    pixels above the next, corner to corner) join into one outline, but each still closes its inside off. Every
+    part of the inside enclosed by edges, grown by the border around it, is a frame where its four sides are drawn."""
+    thick = edge_map(image[box.y0:box.y1, box.x0:box.x1])
+    count, _, stats, _ = cv2.connectedComponentsWithStats((thick == 0).astype(np.uint8), connectivity=4)
+    whole = Box(0, 0, box.width, box.height)
+    frames = []
+    for x, y, w, h, _ in stats[1:count]:
+        inside = Box(int(x), int(y), int(x + w), int(y + h))
+        part = inside.padded(BORDER_REACH, whole)
+        enclosed = x > 0 and y > 0 and x + w < box.width and y + h < box.height  # not open to the outline's outside
+        if enclosed and min(w, h) >= CONTROL_MIN_H - 2 * BORDER_REACH and w >= 2 * CONTROL_MIN_W and part != inside \
+                and _sides_closed(thick, part):
+            frames.append(part.shifted(box.x0, box.y0))
+    return frames
 
 
 def _sides_closed(edges: np.ndarray, box: Box, band: int = 3) -> bool:
@@ -276,8 +298,9 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
 def _text_area(box: Box, inside: list[TextLine]) -> bool:
     """Whether a frame holding these lines is a text area (a web page's textarea, a notes box) rather than a panel,
     a list or a button: several line heights tall, its text set from its top left corner as a field's value is,
-    every line from the same left end, one under another with no gap wider than a line, and a line wrapped (the
-    next line's first word would not have fitted after it: a paragraph, where a list's short items are not)."""
+    every line from the same left end, one under another with no gap wider than a line, and a sentence wrapped (the
+    next line goes on in lower case with a word that would not have fitted after the line: a paragraph, where a
+    list's items, however long, each start anew)."""
     if box.height > BUTTON_MAX_SIDE or len(inside) < 2:
         return False
     lines = sorted(inside, key=lambda ln: ln.box.y0)
@@ -291,29 +314,35 @@ def _text_area(box: Box, inside: list[TextLine]) -> bool:
 
 
 def _wrapped(line: TextLine, following: TextLine, box: Box) -> bool:
-    """Whether `following`'s first word, set after `line` with a space, would run past the frame's right side."""
+    """Whether `following` goes on with the sentence of `line` (it starts in lower case) where its first word, set
+    after `line` with a space, would have run past the frame's right side, less a line's height (room a scroll bar
+    may take)."""
     word = following.text.split()[0] if following.text.split() else ""
     start = following.text.find(word)
     width = following.span_box(start, start + len(word)).width if word else 0
     space = line.box.height // 3
-    return bool(word) and line.box.x1 + space + width > box.x1 - SPLIT_INSET
+    return word[:1].islower() and line.box.x1 + space + width > box.x1 - line.box.height
 
 
 def _bordered(image: np.ndarray, box: Box) -> bool:
     """Whether a frame is a border drawn around its inside, one colour on all four sides (a field's), rather than
-    the edge of a coloured panel, whose outside is whatever lies around it (a task's yellow box on a page)."""
+    the edge of a coloured panel, whose outside is whatever lies around it (a task's yellow box on a page). Each
+    side is looked for within BORDER_REACH pixels of the outline, as the line that stands out most from the inside."""
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
     height, width = gray.shape
-    inside = int(np.median(gray[box.y0 + BORDER_REACH + 2:box.y1 - BORDER_REACH - 2,
-                                box.x0 + BORDER_REACH + 2:box.x1 - BORDER_REACH - 2]))
-    for k in range(-BORDER_REACH, BORDER_REACH):
-        x0, y0, x1, y1 = box.x0 + k, box.y0 + k, box.x1 - 1 - k, box.y1 - 1 - k
-        if not (0 <= x0 < x1 < width and 0 <= y0 < y1 < height):
-            continue
-        sides = [int(np.median(side)) for side in (gray[y0, x0:x1], gray[y1, x0:x1], gray[y0:y1, x0], gray[y0:y1, x1])]
-        if max(sides) - min(sides) <= BORDER_EVEN and abs(int(np.median(sides)) - inside) >= BORDER_CONTRAST:
-            return True
-    return False
+    pad = BORDER_REACH + 2
+    if box.width <= 2 * pad or box.height <= 2 * pad:
+        return False
+    inside = int(np.median(gray[box.y0 + pad:box.y1 - pad, box.x0 + pad:box.x1 - pad]))
+    xs, ys = slice(box.x0 + pad, box.x1 - pad), slice(box.y0 + pad, box.y1 - pad)
+    offsets = [k for k in range(-BORDER_REACH, BORDER_REACH)
+               if 0 <= box.x0 + k and box.x1 - 1 - k < width and 0 <= box.y0 + k and box.y1 - 1 - k < height]
+    if not offsets:
+        return False
+    lines = ([gray[box.y0 + k, xs] for k in offsets], [gray[box.y1 - 1 - k, xs] for k in offsets],
+             [gray[ys, box.x0 + k] for k in offsets], [gray[ys, box.x1 - 1 - k] for k in offsets])
+    sides = [max((int(np.median(line)) for line in side), key=lambda m: abs(m - inside)) for side in lines]
+    return max(sides) - min(sides) <= BORDER_EVEN and min(abs(side - inside) for side in sides) >= BORDER_CONTRAST
 
 
 def ink_box(image: np.ndarray, box: Box) -> Box | None:

@@ -38,7 +38,7 @@ _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right c
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
           "search", "save", "rename", "set", "change", "create", "make", "add", "run", "execute", "answer",
-          "copy", "paste", "cut", "undo", "redo")
+          "copy", "paste", "cut", "undo", "redo", "submit", "send")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _THANKS = re.compile(r"^(?:thanks?|thank\s+you|thx|cheers|ta)(?:\s+(?:a\s+lot|so\s+much|very\s+much))?!?$", re.I)
 _TYPING = ("type", "enter", "write", "input", "fill in", "fill", "put")
@@ -323,6 +323,8 @@ def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Type into whatever has the keyboard focus — only where the phrase is all value. One that also names a field
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
+    if _NO_VALUE.match(text):
+        raise PlannerError(f"{quoted.restore(match.group(0))!r} names what to fill in, not the text to type")
     if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted))) and \
             not re.fullmatch(r"«\d+»", text.strip()):
         raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
@@ -440,8 +442,11 @@ def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("what")), quoted))]
 
 
+# what a typing verb acts on when it says no text ("fill in the form", "complete all the fields")
+_NO_VALUE = re.compile(r"^(?:the|this|that|these|those|my|your|our|all|every|each|out|in)\b", re.I)
 MAX_REPEAT = 20  # "press Down 500 times" is not a plan
-_PAGE = re.compile(r"^(?:the\s+|this\s+)?(?:(?:web\s*)?page|window|screen|document|site)$", re.I)  # where the pointer is
+# a scroll over the page or the window is one where the pointer is
+_PAGE = re.compile(r"^(?:the\s+|this\s+)?(?:(?:web\s*)?page|window|screen|document|site)$", re.I)
 _TYPE_VERBS = r"(?:type|enter|write|input|put(?:\s+down)?|fill in)"
 _IT = r"(?:it|this|that|the\s+(?:file|document|text|sheet|spreadsheet|page|selection|result)|everything|your\s+work)"
 _RULES: list[Rule] = [
@@ -475,6 +480,9 @@ _RULES: list[Rule] = [
     (re.compile(r"^focus\s+(?:on\s+|into\s+|in\s+|inside\s+)?(?P<what>.+)$", re.I), _focus),
     (re.compile(r"^(?:expand|collapse|close|dismiss)\s+(?P<what>.+)$", re.I), _expand),
     (re.compile(r"^(?P<un>un)?(?:check|tick)\s+(?:the\s+)?(?:box\s+)?(?P<what>.+)$", re.I), _toggle),
+    (re.compile(r"^(?P<verb>submit|send)(?:\s+(?:it|this|that|the\s+form|the\s+answers?|your\s+answers?))?"
+                r"(?:\s+when\s+(?:you(?:'re|\s+are)\s+)?(?:done|finished))?$", re.I),  # the form's own button
+     lambda m, q: [_click(ActionKind.CLICK, m.group("verb").capitalize())]),
     (re.compile(r"^(?:press|hit|push)\s+(?:the\s+)?(?:keys?\s+)?(?P<what>.+?)(?:\s+keys?)?$", re.I), _press),
     (re.compile(r"^(?:click|tap|select|choose|pick|go to|switch to)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
@@ -488,8 +496,9 @@ _RULES: list[Rule] = [
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+as\s+(?:the\s+|your\s+|my\s+|its\s+)?(?P<field>.+)$", re.I),
      lambda m, q: _type_into(m.group("field"), m.group("text"), q)),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>.+)$", re.I), _type_at_focus),
-    (re.compile(r"^scroll\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?(?:to|until\s+you\s+reach)\s+the\s+(?:very\s+)?"
-                r"(?P<end>bottom|end|top|start|beginning)(?:\s+of\s+(?P<where>.+))?$", re.I), _scroll_to_end),
+    (re.compile(r"^scroll\s+(?:all\s+the\s+way\s+)?(?:down\s+|up\s+)?(?:to|until\s+you\s+reach)\s+the\s+"
+                r"(?:very\s+)?(?P<end>bottom|end|top|start|beginning)(?:\s+of\s+(?P<where>.+))?$", re.I),
+     _scroll_to_end),
     (re.compile(r"^scroll\s+(?P<dir>up|down|left|right)(?:\s+(?P<times>\d+)\s*(?:times?|x|ticks?|clicks?)?)?"
                 r"(?:\s+(?:a\s+(?:bit|little)|some|more|further))?"
                 r"(?:\s+(?:(?:in|on|over|inside|within|through)\s+)?(?P<where>.+))?$", re.I), _scroll),

@@ -1,8 +1,9 @@
 """Values a task takes from the screen instead of saying them: "enter the value of Religion into the text field"
 (what a table or a properties list shows beside "Religion"), "find the 6th word in the paragraph, type that into
-the box" (a word of the longest block of text). Read off the first screen, each becomes the quoted value it stands
-for, and the task is planned and checked as if it had said that value ('enter "Christian" into the text field'),
-so the grammar, the model and the goal check all hold the run to the same text.
+the box" (a word of the longest block of text), "enter the value that corresponds with each label into the form"
+(every empty field takes what the screen shows beside its label elsewhere). Read off the first screen, each becomes
+the quoted value it stands for, and the task is planned and checked as if it had said that value ('enter
+"Christian" into the text field'), so the grammar, the model and the goal check all hold the run to the same text.
 
 A reference that cannot be read (no such label, two candidates, a value with quotes in it or longer than a field
 holds) gives no reading, and the agent refuses the task rather than type the words that describe the value; a
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from deskpilot.core.observation import Element
 from deskpilot.core.task_text import numbered_ordinals
 from deskpilot.grounding.task_echoes import task_echoes
+from deskpilot.grounding.widgets import label_for_field
 
 # "enter the value of Religion", "type the value for Year of Birth": a label's value, as what is typed (the value of
 # a field that is set, "set the value of Amount to 5", is that field); the label runs to the word that says where it
@@ -31,6 +33,20 @@ NTH_WORD = re.compile(r"\bthe\s+(?P<n>\d+)(?:st|nd|rd|th)\s+word\s+(?:in|of|from
 FIND_THEN_TYPE = re.compile(r"\b(?:find|take|read|get|look up|copy)\s+(?P<value>\"[^\"]*\")\s*,?\s*(?:and\s+)?"
                             r"(?:then\s+)?(?P<verb>type|enter|write|put|input|paste)\s+(?:that|it|this)(?:\s+word)?\b",
                             re.I)
+# "enter the value that corresponds with each label into the form", "fill in the form with the values from the
+# table", "copy the details shown above into the fields": every field of the form takes the value the screen shows
+# beside its label elsewhere (a table, a list of details)
+_VALUES = (r"(?:the\s+|each\s+|every\s+|all\s+(?:of\s+)?(?:the\s+)?)?"
+           r"(?:values?|entr(?:y|ies)|answers?|data|details|information)")
+_FORM = r"(?:the\s+|this\s+|its\s+|their\s+)?(?:form|fields?|(?:text\s*)?(?:boxes|inputs))"
+EACH_FIELD = re.compile(
+    rf"\b(?:type|enter|write|input|put|fill\s+in|copy|transfer)\s+(?:in\s+)?{_VALUES}\s+(?:that\s+)?"
+    r"(?:corresponds?|corresponding|belongs?|belonging|goes|go|matche?s?|matching)\s+(?:with|to)\s+(?:each|every|its|"
+    rf"their|the)\s+(?:labels?|fields?)(?:\s+(?:into|in|to|on)\s+{_FORM})?"
+    rf"|\b(?:fill\s+(?:in|out)|complete)\s+{_FORM}\s+(?:using|with|from)\s+{_VALUES}\s+"
+    r"(?:shown\s+|given\s+|listed\s+)?(?:in|from|of|on)\s+the\s+(?:table|list|grid|page|screen)(?:\s+(?:above|below))?"
+    rf"|\b(?:copy|transfer|enter|type|put)\s+{_VALUES}\s+(?:shown\s+|given\s+|listed\s+)?(?:in|from|of|on)\s+the\s+"
+    rf"(?:table|list|grid)(?:\s+(?:above|below))?\s+(?:into|in|to|onto)\s+{_FORM}", re.I)
 MAX_VALUE = 80  # characters: a longer "value" is a paragraph, not what a field takes
 ROW_REACH = 1.0  # label heights a value's middle may stand off its label's, on the label's row
 MAX_GAP = 8  # label heights between a label and its value, at most
@@ -48,7 +64,7 @@ class ScreenRead:
 
 def takes_screen_values(task: str) -> bool:
     """Whether the task takes a value from the screen (one `read_from_screen` may write in)."""
-    return bool(VALUE_OF.search(task) or NTH_WORD.search(numbered_ordinals(task)))
+    return bool(VALUE_OF.search(task) or NTH_WORD.search(numbered_ordinals(task)) or EACH_FIELD.search(task))
 
 
 def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
@@ -68,6 +84,14 @@ def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
             said = match.group("ref") if pattern is VALUE_OF else match.group(0)
             written = written.replace(said, f'"{value}"', 1)
             notes.append(f"{said} reads {value!r} on the screen")
+    each = EACH_FIELD.search(written)
+    if each is not None:
+        filled = _each_field(elements, lines, texts)
+        if not filled:
+            return None
+        written = written.replace(each.group(0), ", ".join(f'type "{value}" into the "{label}" field'
+                                                            for label, value in filled), 1)
+        notes += [f"the value beside {label!r} reads {value!r} on the screen" for label, value in filled]
     if not notes:
         return None
     written = FIND_THEN_TYPE.sub(lambda m: f"{m.group('verb')} {m.group('value')}", written)
@@ -84,18 +108,39 @@ def _value_of(match: re.Match[str], lines: list[Element], texts: list[Element]) 
         if colon and _key(head) == wanted and rest.strip():
             return rest.strip()
     labels = [e for e in lines if _key(e.text.rstrip(":")) == wanted]
-    if len(labels) != 1:
-        return None
-    label = labels[0].box
-    reach = MAX_GAP * label.height
-    right = [e for e in texts if e.box.x0 >= label.x1 - 2 and e.box.x0 - label.x1 <= reach
-             and abs(e.center.y - labels[0].center.y) <= ROW_REACH * label.height]
+    return _beside(labels[0], texts) if len(labels) == 1 else None
+
+
+def _beside(label: Element, texts: list[Element]) -> str | None:
+    """The text beside a label: to its right on its row, else right below it."""
+    box = label.box
+    reach = MAX_GAP * box.height
+    right = [e for e in texts if e.box.x0 >= box.x1 - 2 and e.box.x0 - box.x1 <= reach
+             and abs(e.center.y - label.center.y) <= ROW_REACH * box.height]
     if right:  # the nearest to the label's row (a form's tall rows set a value lower than its label), then leftmost
-        return min(right, key=lambda e: (abs(e.center.y - labels[0].center.y) // (label.height / 2), e.box.x0)
-                   ).text.strip()
-    below = [e for e in texts if e.box.y0 >= label.y1 - 2 and e.box.y0 - label.y1 <= label.height
-             and min(e.box.x1, label.x1) - max(e.box.x0, label.x0) > 0]
+        return min(right, key=lambda e: (abs(e.center.y - label.center.y) // (box.height / 2), e.box.x0)).text.strip()
+    below = [e for e in texts if e.box.y0 >= box.y1 - 2 and e.box.y0 - box.y1 <= box.height
+             and min(e.box.x1, box.x1) - max(e.box.x0, box.x0) > 0]
     return min(below, key=lambda e: e.box.y0).text.strip() if below else None
+
+
+def _each_field(elements: list[Element], lines: list[Element], texts: list[Element]) -> list[tuple[str, str]]:
+    """(label, value) for every empty field of the screen: its label, and what the screen shows beside the one other
+    line that reads the same (a table row's first cell); [] where a field has no label, or no one value, or either
+    holds a quote (the task is rewritten with both quoted: a screen's text never becomes an instruction)."""
+    filled: list[tuple[str, str]] = []
+    for field in (e for e in elements if e.role == "input" and not e.text.strip()):
+        index = label_for_field(field.box, [e.box for e in texts])
+        if index is None:
+            return []
+        label = texts[index]
+        name = label.text.strip().rstrip(":*").strip()
+        others = [e for e in lines if e is not label and _key(e.text.rstrip(":*")) == _key(name)]
+        value = _beside(others[0], texts) if len(others) == 1 else None
+        if not name or value is None or '"' in name + value or len(value) > MAX_VALUE:
+            return []
+        filled.append((name, value))
+    return filled
 
 
 def _nth_word(match: re.Match[str], lines: list[Element], texts: list[Element]) -> str | None:
