@@ -16,6 +16,7 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element, ElementRole, Observation
 
+from .calendar import month_arrows
 from .changes import changed_regions, merge_boxes
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
 from .description import TargetSpec, nth, of_its_lines, parse_description
@@ -26,12 +27,13 @@ from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
-from .widgets import find_field, find_toggle, rectangles, toggle_checked, toggle_shaped
+from .widgets import find_field, find_toggle, label_for_field, rectangles, toggle_checked, toggle_shaped
 
 FULL_FRAME_SHARE = 0.45  # re-read the whole frame when more than this share of it changed
 TOUCH_PAD = 2  # an old line this close to a change is re-read with it
 READ_PAD = 6  # context around a changed region given to OCR
 FRESH_BONUS = 0.04  # among near-equal matches, prefer text that just appeared (an opened menu or popup)
+LABEL_BONUS = 0.04  # for a field asked for by its label, prefer the words that label a field the outlines found
 ADDRESS_TEXT = re.compile(r"^(?:/|~/|[a-z][a-z0-9+.-]*://|www\.|file:)", re.I)  # a path or a URL, as address bars show
 WHOLE_LINE_SHARE = 0.6  # of a line's characters a phrase must cover to stand for the control around the line
 TITLE_BAR = 40  # screen pixels above a window's own area where a window manager draws its title
@@ -107,14 +109,14 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             started = time.perf_counter()
-            widgets = self._named(image, find_widgets(image, self._lines))
+            widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
             laid_out = time.perf_counter()
             detections = self.detector.detect(image) if self.detector is not None else []
             inferred = time.perf_counter()
             detected = detected_widgets(image, detections, self._lines)
             siblings = sibling_toggles(image, widgets + detected, self._lines)
             if self._split_at_controls(image, widgets + detected + siblings):  # the labels read apart now: name again
-                widgets = self._named(image, find_widgets(image, self._lines))
+                widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
                 detected = detected_widgets(image, detections, self._lines)
                 siblings = [replace(s, text=label_beside(s.box, self._lines)) for s in siblings
                             if not any(s.box.iou(w.box) > SAME_TOGGLE_IOU for w in widgets + detected)]
@@ -362,6 +364,7 @@ class OcrGrounder:
         focused window's title bar (`title`, image pixels) is never the control a phrase names when the window
         holds text that fits too: a dialog titled "Save" is saved with its Save button."""
         scored: list[tuple[float, int, TextLine, Box]] = []
+        labels = self._field_labels(image) if spec.role in ("input", "dropdown") else set()
         for index, line in enumerate(self._lines):
             match = match_text(spec.phrase, line.text)
             if match is None:
@@ -369,7 +372,8 @@ class OcrGrounder:
             span = line.span_box(match.start, match.end)
             if spec.role == "link" and not colourful(image, span):
                 continue  # "the link X" is coloured text (blue, purple, ...); the same word in black is not it
-            score = match.score + (FRESH_BONUS if index in self._fresh else 0.0)
+            score = match.score + (FRESH_BONUS if index in self._fresh else 0.0) + \
+                (LABEL_BONUS if index in labels else 0.0)
             if match.score < SQUASHED:
                 # Found inside a longer line: a short label ("Section #9" for "section") beats the same word in a
                 # sentence, and the exact case ("Eget") beats another element with the word in another case.
@@ -389,6 +393,20 @@ class OcrGrounder:
         best = [s for s in scored if s[0] >= top - 0.02]
         chosen = nth(best, spec.ordinal)
         return None if chosen is None else (chosen[2], chosen[3])
+
+
+    def _field_labels(self, image: np.ndarray) -> set[int]:
+        """The lines (by index) that label a field or a drop-down the outlines found: the same words in a table
+        beside the form ("Gender" over "Male") label no field."""
+        boxes = [line.box for line in self._lines]
+        labels = set()
+        for widget in self._controls(image):
+            if widget.role in ("input", "dropdown"):
+                outside = [i for i, box in enumerate(boxes) if not widget.box.contains(*box.center)]
+                chosen = label_for_field(widget.box, [boxes[i] for i in outside])
+                if chosen is not None:
+                    labels.add(outside[chosen])
+        return labels
 
 
 def _title_strip(obs: Observation) -> Box | None:

@@ -1,5 +1,6 @@
 """A som-text model's answer set right, before it is acted on, by what the task says and the screen shows: a
-value the task gives a field goes into that field (planner/field_values.py), a button the task names waits for
+date the task gives is chosen on the calendar the screen shows (planner/dates.py), a value the task gives a field
+goes into that field (planner/field_values.py), a button the task names waits for
 those fields and for the boxes it names, a click on what the task does not name goes to the box it does name, the
 name of a box typed is a click on it, and the task's words misspelt are typed as the task spells them; an answer
 that would do nothing (a box as asked already, a field done already) or that types what the task does not give
@@ -21,6 +22,7 @@ from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elemen
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label
 
+from .dates import calendar_step
 from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
@@ -58,7 +60,8 @@ class AnswerCorrections:
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = _suggestion_that_fits(episode.task, action, elements, history) or \
+        found = _on_the_calendar(episode.task, action, history, elements) or \
+            _suggestion_that_fits(episode.task, action, elements, history) or \
             self._not_done_yet(episode, screen, action, elements, labelled, history) or \
             self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
@@ -329,6 +332,21 @@ def _suggestion_that_fits(task: str, action: Action, elements: list[Element], hi
         return None
     return (Action(kind=ActionKind.CLICK, point=choice.click_point),
             f"{choice.text!r} fits the text the task describes: chosen from the suggestions")
+
+
+def _on_the_calendar(task: str, action: Action, history: list[Step], elements: list[Element]
+                     ) -> tuple[Action, str] | None:
+    """While a month calendar shows, the click that brings it to the date the task gives (planner/dates.py) instead
+    of anything else: a date picker's field may take no keys (the model typed "12/24/2016" into one, which kept
+    nothing). Not where that same click was made twice already and the calendar still asks for it."""
+    step = calendar_step(task, elements)
+    if step is None or (action.kind is ActionKind.CLICK and action.point is not None and
+                        any(e.box.contains(*action.point) and e.box.contains(*step[0].point) for e in elements
+                            if step[0].point is not None)):
+        return None
+    if [s.action.point for s in history[-2:]] == [step[0].point] * 2:
+        return None
+    return step
 
 
 def _last_step(history: list[Step]) -> Step | None:

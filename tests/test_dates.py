@@ -1,0 +1,65 @@
+"""Dates a task gives (planner/dates.py) and choosing one on the month calendar a screen shows: the day where the
+calendar shows its month, else the arrow towards it; nothing where the screen shows no calendar."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.geometry import Monitor, Point
+from deskpilot.core.observation import Observation
+from deskpilot.core.settings import Settings
+from deskpilot.grounding.factory import build_grounder
+from deskpilot.planner.answer_corrections import _on_the_calendar
+from deskpilot.planner.dates import calendar_step, task_dates
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize(("task", "dates"), [
+    ("Select 12/24/2016 as the date and hit submit.", [date(2016, 12, 24)]),
+    ("book it for 3 March 2021, then press OK", [date(2021, 3, 3)]),
+    ("set the start to 2021-03-03", [date(2021, 3, 3)]),
+    ("Pick Dec 4, 2016 in the calendar", [date(2016, 12, 4)]),
+    ("the 24th of December 2016", [date(2016, 12, 24)]),
+    ("31/12/2016", [date(2016, 12, 31)]),  # the day first, where it cannot be a month
+    ("2/30/2016", []),  # no such day
+    ("type 12 into Amount", []),
+])
+def test_the_dates_a_task_gives(task, dates):
+    assert task_dates(task) == dates
+
+
+@pytest.fixture(scope="module")
+def picker():
+    image = np.asarray(Image.open(DATA / "web-date-picker.png").convert("RGB"))  # December 2016, open
+    grounder = build_grounder(Settings())
+    grounder.load()
+    return grounder.parse(Observation(image=image, monitor=Monitor(0, 0, image.shape[1], image.shape[0])))
+
+
+def test_the_calendar_is_brought_to_the_date_one_click_at_a_time(picker):
+    day = calendar_step("Select 12/24/2016 as the date and hit submit.", picker)
+    assert day is not None and "day 24" in day[1]
+    assert next(e.text for e in picker if e.role == "text" and e.box.contains(*day[0].point)) == "24"
+    earlier = calendar_step("Select 10/31/2016 as the date", picker)
+    later = calendar_step("Choose 2017-01-05 as the date", picker)
+    assert earlier is not None and "previous month" in earlier[1] and earlier[0].point.x < 200
+    assert later is not None and "next month" in later[1] and later[0].point.x > 300
+    assert calendar_step("Select 12/24/2016 and 12/25/2016", picker) is None  # two dates: which one?
+    assert calendar_step("Select 12/24/2016", [e for e in picker if not e.text.startswith("December")]) is None
+
+
+def test_a_date_typed_while_the_calendar_shows_is_chosen_on_it_instead(picker):
+    """MiniWoB's choose-date-easy (never collected): the model typed the date into a field that takes no keys."""
+    task = "Select 12/24/2016 as the date and hit submit."
+    typed = Action(kind=ActionKind.TYPE, text="12/24/2016")
+    found = _on_the_calendar(task, typed, [], picker)
+    assert found is not None and found[0].kind is ActionKind.CLICK
+    on_the_day = Action(kind=ActionKind.CLICK, point=Point(found[0].point.x + 2, found[0].point.y))
+    assert _on_the_calendar(task, on_the_day, [], picker) is None  # already the click it needs
