@@ -1,5 +1,6 @@
 """Dates a task gives (planner/dates.py) and choosing one on the month calendar a screen shows: the day where the
-calendar shows its month, else the arrow towards it; nothing where the screen shows no calendar."""
+calendar shows its month, else the arrow towards it; nothing where the screen shows no calendar. A time or date
+typed into a field of empty parts goes in from its first part, each number whole."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import pytest
 from PIL import Image
 
 from deskpilot.core.actions import Action, ActionKind
-from deskpilot.core.geometry import Monitor, Point
-from deskpilot.core.observation import Observation
+from deskpilot.core.geometry import Box, Monitor, Point
+from deskpilot.core.observation import Element, Observation, in_whole_parts, parted_field
 from deskpilot.core.settings import Settings
 from deskpilot.grounding.factory import build_grounder
 from deskpilot.planner.answer_corrections import _on_the_calendar
@@ -63,3 +64,19 @@ def test_a_date_typed_while_the_calendar_shows_is_chosen_on_it_instead(picker):
     assert found is not None and found[0].kind is ActionKind.CLICK
     on_the_day = Action(kind=ActionKind.CLICK, point=Point(found[0].point.x + 2, found[0].point.y))
     assert _on_the_calendar(task, on_the_day, [], picker) is None  # already the click it needs
+
+
+@pytest.mark.parametrize(("value", "typed"), [("1:49 PM", "01:49 PM"), ("6:29 AM", "06:29 AM"), ("12:05", "12:05"),
+                                              ("3/7/2021", "03/07/2021"), ("10:5", "10:05"), ("R-1001", "R-1001")])
+def test_a_time_or_date_goes_into_a_parted_field_with_each_number_whole(value, typed):
+    """A web time field (MiniWoB's enter-time, never collected) takes two digits an hour: "1:49 PM" went in as
+    "14" and "9", and showed "02:09 PM"."""
+    assert in_whole_parts(value) == typed
+
+
+@pytest.mark.parametrize(("reading", "parted"), [("--:-- --", True), ("： --", True), ("mm/dd/yyyy", True),
+                                                 ("02:09 PM", False), ("", False), ("-", False)])
+def test_a_fields_empty_parts_are_told_from_a_value(reading, parted):
+    assert parted_field(reading) is parted
+    field = Element(Box(93, 203, 305, 253), "dropdown", reading)
+    assert (field.click_point.x < 120) is parted  # the first part, where the whole value goes in

@@ -1110,3 +1110,33 @@ def test_a_value_typed_that_shows_only_in_the_pages_copy_of_the_task_went_nowher
     assert not check.passed
     tracker.fields.clear()  # no field read back at all: the value still shows nowhere but in the task's words
     assert "nothing on the screen took it" in tracker.check(screen).failed
+
+
+def test_a_control_the_task_names_by_rank_must_be_clicked():
+    """MiniWoB's form-sequence (never collected): the model clicked a check box and Submit, and the check passed
+    the press; the task asked for the 2nd check box, which no step clicked."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    boxes = [Box(96, 263, 122, 289), Box(142, 263, 168, 289), Box(187, 263, 213, 289)]
+    submit = Element(Box(88, 315, 279, 395), "button", "Submit")
+    screen = [Element(box, "checkbox", "", checked=False) for box in boxes] + [submit]
+    task = "Click the 2nd checkbox, then hit Submit."
+
+    def run(point: Point) -> object:
+        tracker = GoalTracker(task=task)
+        tracker.start(screen)
+        after = [replace(e, checked=True) if e.box.contains(*point) else e for e in screen]
+        tracker.follow(Action(kind=ActionKind.CLICK, point=point), KeyboardFocus(), screen, after, True)
+        tracker.follow(Action(kind=ActionKind.CLICK, point=Point(183, 355)), KeyboardFocus(), after, after, True)
+        return tracker.check(after)
+
+    missed = run(Point(109, 276))  # the 1st
+    assert not missed.passed and '"2nd checkbox"' in missed.failed
+    assert run(Point(155, 276)).passed
+    ticked = GoalTracker(task=task)  # no click seen on it, but it shows ticked now (its label was clicked)
+    ticked.start(screen)
+    after = [replace(screen[1], checked=True) if e is screen[1] else e for e in screen]
+    ticked.follow(Action(kind=ActionKind.CLICK, point=Point(183, 355)), KeyboardFocus(), screen, after, True)
+    assert ticked.check(after).passed

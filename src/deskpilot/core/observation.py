@@ -14,12 +14,25 @@ from .geometry import Box, Monitor, Point
 ElementRole = Literal["text", "button", "input", "checkbox", "radio", "dropdown", "link", "icon", "tab",
                       "slider", "menu_item", "list_item", "unknown"]
 ElementSource = Literal["ocr", "layout", "detector", "vlm", "accessibility"]
-# A date or time field that shows its empty parts ("mm/dd/yyyy", "--:-- --"): typing fills the part clicked and
-# those after it, so the whole value goes in only from the first part.
+# A date or time field that shows its empty parts ("mm/dd/yyyy", "--:-- --", which OCR may read as "： --"):
+# typing fills the part clicked and those after it, each part taking as many digits as it shows, so the whole
+# value goes in only from the first part, and each number in it whole ("01:49 PM": "1:49" went in as 14:9).
 _DATE_PART = r"(?:mm|dd|yy(?:yy)?)"
-_PARTED_FIELD = re.compile(rf"^\s*(?:{_DATE_PART}\W+{_DATE_PART}\W+{_DATE_PART}|--\s*:\s*--(?:\s*--)?)\s*$", re.I)
+_PARTED_FIELD = re.compile(rf"^\s*(?:{_DATE_PART}\W+{_DATE_PART}\W+{_DATE_PART}|[-:：\s]*--[-:：\s]*)\s*$", re.I)
+_SHORT_PART = re.compile(r"(?<![\d/:.])(\d)(?=[:/](?:\d|$))|(?<=[:/])(\d)(?![\d])")
 FIRST_PART_REACH = 24  # pixels into a parted field from its left edge at most: inside its first part
 TEXT_AREA_HEIGHT = 64  # pixels: a field taller than this holds several lines (a text area, an editor)
+
+
+def parted_field(text: str) -> bool:
+    """Whether a field's reading is the empty parts of a date or time field ("mm/dd/yyyy", "--:-- --")."""
+    return bool(_PARTED_FIELD.match(text))
+
+
+def in_whole_parts(value: str) -> str:
+    """A time or date as a parted field takes it: each one-digit hour, minute, month or day written with its 0
+    ("1:49 PM" -> "01:49 PM", "3/7/2021" -> "03/07/2021"); any other text as it is."""
+    return _SHORT_PART.sub(lambda m: "0" + (m.group(1) or m.group(2)), value)
 
 
 @dataclass(frozen=True)
@@ -43,7 +56,7 @@ class Element:
     def click_point(self) -> Point:
         """Where a click on it acts as a person means it: its centre, but in a date or time field that shows its
         parts, the first part, where typing the whole value starts (its middle is the year)."""
-        if self.role in ("input", "dropdown") and _PARTED_FIELD.match(self.text):
+        if self.role in ("input", "dropdown") and parted_field(self.text):
             left, top, right, bottom = self.box
             return Point(left + min((right - left) // 10, FIRST_PART_REACH), (top + bottom) // 2)
         return self.center

@@ -33,7 +33,7 @@ from deskpilot.core.controller import Controller
 from deskpilot.core.episode import EpisodeWriter, Step
 from deskpilot.core.errors import DeskpilotError, GoalFailed, GroundingError, PlannerError
 from deskpilot.core.geometry import Box
-from deskpilot.core.observation import Element, Observation
+from deskpilot.core.observation import Element, Observation, in_whole_parts, parted_field
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.periodic import Periodic
 from deskpilot.core.safety import CornerWatch, Safety
@@ -197,9 +197,12 @@ class Agent:
                        obs: Observation) -> bool:
         """Type `action`'s text into the focused field in place of what it shows (field_text.py): select it first
         where it holds text (read, or marks OCR did not read), and where the field then shows more than the value,
-        select it another way and type again, once. Whether what the field held was selected before the typing."""
+        select it another way and type again, once. Into a date or time field that shows its empty parts, each
+        number goes in whole ("01:49 PM"). Whether what the field held was selected before the typing."""
         box = self._focus.field
         held = field_reading(box, elements) if box is not None else None
+        if held and parted_field(held) and action.text and not action.secret:  # a time or date field's empty parts
+            action = action.model_copy(update={"text": in_whole_parts(action.text)})
         if box is not None and not (held or "").strip() and not blank_in(obs)(box):
             held = "?"  # marks OCR did not read ("8" alone, on seed 83000): the field holds something all the same
         previous = history[-1].action if history else None

@@ -16,7 +16,8 @@ exposes it):
 - what the task asks to click by its quoted words ("click the "Export" link") was clicked, and so was a button
   on the final screen that the task asks to press by its name ("finish with Submit claim", "press the Join
   button"), unless the run pressed Enter, which presses a form's default button (Enter that picks an open list's
-  option presses none);
+  option presses none); a control the task names by its rank ("click the 2nd checkbox") was clicked (or, a check
+  box or radio button, shows ticked where the first screen showed it not), as the first screen ranked them;
 - a click outside what the click before it opened (a list), after which the screen is as it was before that click,
   only closed it: it pressed nothing and chose nothing (a web page's list open over Join took the click);
 - a check box or radio button clicked shows the state the click gave it; a check box the task names by a word of
@@ -47,7 +48,7 @@ from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import TEXT_AREA_HEIGHT, Element
 from deskpilot.core.secrets import PLACEHOLDER
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.core.task_text import QUOTED, WORD, look_alike, said_in
+from deskpilot.core.task_text import QUOTED, WORD, look_alike, ranked_references, said_in
 from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, KeyboardFocus, elements_at,
                                                 label_of_field)
 from deskpilot.grounding.text_match import PATH
@@ -135,6 +136,10 @@ CARET = re.compile(r"\s*[|\]\[]$")
 CARET_READ_AS = "l"  # the folded letter a text cursor after the last character can be read as ("i", "l", "I", "1")
 INSIDE = 0.8  # a text line is a field's content when this share of it lies inside the field (not a label run over)
 MAX_NAME = 40  # a longer "label" is a sentence near the field, not its name
+# the controls a task may name by rank ("click the 2nd checkbox") whose click the check looks for, by family
+RANKED_CLICKS = {"checkbox": ("checkbox",), "radio": ("radio",), "button": ("button",), "link": ("link",),
+                 "tab": ("tab",), "list_item": ("list_item",)}
+RANK_SLACK = 4  # pixels around a ranked control where a click still counts as on it
 
 
 Blank = Callable[[Box], bool]  # whether a field's box (screen pixels) shows no mark wider than a text cursor
@@ -189,6 +194,12 @@ def asked_to_press(task: str, name: str) -> bool:
             if not wanted.startswith(said):
                 break
     return False
+
+
+def nth_of(elements: list[Element], roles: tuple[str, ...], rank: int) -> Element | None:
+    """The `rank`-th (1-based) element of these roles, in the order grounding lists them (reading order)."""
+    found = [e for e in elements if e.role in roles]
+    return found[rank - 1] if 1 <= rank <= len(found) else None
 
 
 def asks_to_type(task: str) -> bool:
@@ -383,12 +394,16 @@ class GoalTracker:
     unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
     copied: tuple[Box | None, str] | None = None  # the field text was copied from (where seen), and what it showed
     pasted: tuple[Box | None, bool] | None = None  # the field a paste went into (where seen), and whether it changed
+    ranked: dict[str, Element] = field(default_factory=dict)  # the controls the task names by rank ("the 2nd
+    # checkbox"), as the first screen showed them
     _last: Action | None = None
     # the texts before the last click, and where the texts it brought stand, where it brought some (a list it opened)
     _opened_by_last: tuple[set[str], Box] | None = None
 
     def start(self, elements: list[Element]) -> None:
         self.initial = {text_key(e.text) for e in elements if e.text}
+        self.ranked = {words: element for (family, rank), words in ranked_references(self.task).items()
+                       if family in RANKED_CLICKS and (element := nth_of(elements, RANKED_CLICKS[family], rank))}
 
     def follow(self, action: Action, focus: KeyboardFocus, before: list[Element], after: list[Element],
                changed: bool, selected: bool = False, blank: Blank | None = None) -> None:
@@ -808,6 +823,13 @@ class GoalTracker:
             if not any(_clicked_on(value, point, e) for point, hit in self.clicked for e in hit):
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
             held.append(f"{_quote(value)} was clicked")
+        for words, control in self.ranked.items():
+            shown = next((e for e in elements if e.role == control.role and e.box.iou(control.box) > 0.5), None)
+            ticked = control.role in TOGGLE_ROLES and shown is not None and shown.checked is True and \
+                control.checked is not True
+            if not ticked and not any(control.box.padded(RANK_SLACK).contains(*point) for point, _ in self.clicked):
+                return GoalCheck(False, tuple(held), f"the task names {_quote(words)}, which no step clicked")
+            held.append(f"{_quote(words)} was clicked")
         asked = [] if self.entered else [e for e in elements if e.role in PRESSABLE and e.text
                                          and asked_to_press(self.task, e.text)]
         unpressed = next((e.text for e in asked if not any(_pressed(e, point, texts)
