@@ -80,3 +80,23 @@ def test_a_fields_empty_parts_are_told_from_a_value(reading, parted):
     assert parted_field(reading) is parted
     field = Element(Box(93, 203, 305, 253), "dropdown", reading)
     assert (field.click_point.x < 120) is parted  # the first part, where the whole value goes in
+
+
+def test_a_day_is_found_by_the_grid_where_ocr_joined_or_dropped_its_number():
+    """The running agent's read of the same picker (only its changed part read again): "14" and "15" read as "145",
+    "21", "22" and "23" as "212223". The numbers read alone fix the grid and the 1st's place; every day follows."""
+    import json
+
+    from deskpilot.core.geometry import Box
+    from deskpilot.grounding.calendar import months_shown
+
+    lines = [(Box(*box), text) for box, text in json.loads((DATA / "date-picker-joined-lines.json").read_text())]
+    shown = months_shown(lines)
+    assert [(m.month, m.year) for m in shown] == [(12, 2016)]
+    cells = {1: (279, 300, 311, 325), 14: (245, 354, 277, 379), 22: (279, 381, 311, 406), 24: (347, 381, 379, 406),
+             31: (347, 408, 379, 433)}  # the grid's cells as drawn
+    for day, cell in cells.items():
+        assert Box(*cell).contains(*shown[0].day_at(day)), day
+    elements = [Element(box, "text", text) for box, text in lines]
+    step = calendar_step("Select 12/22/2016 as the date", elements)
+    assert step is not None and Box(*cells[22]).contains(*step[0].point)

@@ -53,14 +53,10 @@ def calendar_step(task: str, elements: list[Element]) -> tuple[Action, str] | No
         return None
     wanted, calendar = dates[0], shown[0]
     if (calendar.year, calendar.month) == (wanted.year, wanted.month):
-        grid = calendar.grid.padded(4)
-        days = [e for e in texts if e.text.strip() == str(wanted.day) and grid.contains(*e.center)]
-        if not days:
+        point = calendar.day_at(wanted.day)
+        if point is None:
             return None
-        # a grid may show the ends of the months either side: a low number of the next month comes last, a high
-        # one of the month before first
-        day = days[0] if wanted.day <= 14 else days[-1]
-        return (Action(kind=ActionKind.CLICK, point=day.center),
+        return (Action(kind=ActionKind.CLICK, point=point),
                 f"the calendar shows {MONTHS[wanted.month - 1].title()} {wanted.year}: day {wanted.day}")
     name = NEXT if (calendar.year, calendar.month) < (wanted.year, wanted.month) else PREVIOUS
     arrow = next((e for e in elements if e.role == "button" and e.text == name), None)
