@@ -60,7 +60,11 @@ def _next_line(line: Element, other: Element) -> bool:
 
 def quoted_at(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] stands in quotes on the screen: 'Click on the "OK" button' shown on a page names
-    OK; it is not the OK button."""
+    OK; it is not the OK button. The span's own words are what count: a match of a whole line '"Next".' holds the
+    quotes and the full stop."""
+    words = re.search(r"\w(?:.*\w)?", text[start:end])
+    if words is not None:
+        start, end = start + words.start(), start + words.end()
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     return bool(before and before in QUOTES) or bool(after and after in QUOTES)

@@ -1,10 +1,12 @@
 """The built-in offline planner: follows plain instructions step by step, with no model weights at all. With a
 grounder it also looks before it acts: `check X` is skipped when X is already checked (and `uncheck` when not), a
-target that is not in sight is searched for through the tabs when the task says so, and an option missing from an
-open list is typed instead (after one short wait where the click that opens it was the last step: a list a busy
-machine draws late is not typed into)."""
+target that is not in sight is searched for through the tabs when the task says so (and in the submenus of an open
+menu, always), and an option missing from an open list is typed instead (after one short wait where the click that
+opens it was the last step: a list a busy machine draws late is not typed into)."""
 
 from __future__ import annotations
+
+import re
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
@@ -75,6 +77,12 @@ class OfflinePlanner:
                         PlannedAction(Action(kind=ActionKind.HOTKEY, keys=("enter",)))]
                     note += f"{planned.action.target} is not in sight, so it is typed; "
                     planned = plan[self._next]
+            if planned.action.kind is ActionKind.CLICK and not planned.look_in and not self._in_sight(planned, obs):
+                parent = next_untried_submenu(elements, self._tabs_tried)
+                if parent is not None:  # an item of a menu that is not in sight may stand in a submenu
+                    self._tabs_tried.append(parent.box)
+                    return Decision(f"{note}{planned.action.target} is not in sight: opening the submenu "
+                                    f"{parent.text!r}", Action(kind=ActionKind.CLICK, point=parent.center))
             joined = self._joined_name(planned, obs, elements)
             if joined is not None:  # "choose Find and Replace" was split at its "and": the screen shows one item
                 plan[self._next:self._next + 2] = [PlannedAction(planned.action.model_copy(update={"target": joined}))]
@@ -139,6 +147,16 @@ def next_untried_tab(elements: list[Element], tried: list[Box]) -> Element | Non
         if len(row) >= 2:
             return next((e for e in row if not any(box.contains(*e.center) for box in tried)), None)
     return None
+
+
+SUBMENU_ARROW = re.compile(r"\s*[>›▸►»]$")  # what a menu item that opens a submenu ends in, as OCR reads its arrow
+
+
+def next_untried_submenu(elements: list[Element], tried: list[Box]) -> Element | None:
+    """The first item of an open menu that opens a submenu (its arrow at the end: "Playback >") not tried yet."""
+    return next((e for e in elements if e.role in ("text", "menu_item") and SUBMENU_ARROW.search(e.text or "")
+                 and len(SUBMENU_ARROW.sub("", e.text).split()) <= 3
+                 and not any(box.contains(*e.center) for box in tried)), None)
 
 
 def next_untried_part(elements: list[Element], tried: list[Box], group: str) -> Element | None:
