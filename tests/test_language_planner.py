@@ -899,3 +899,22 @@ def test_right_after_opening_a_drop_down_the_option_the_task_gives_it_is_clicked
     assert DEMO_FORM[5].box.contains(*first.action.point), first
     assert chosen.action.kind is ActionKind.CLICK and opened[7].box.contains(*chosen.action.point), chosen
     assert ("'Colour' list is open and shows 'Blue'" in chosen.thought) is (then != "list_item 2"), chosen.thought
+
+
+def test_a_one_character_value_is_not_taken_for_its_look_alike_in_the_next_field():
+    """Qt form 93001: "The Hours per week should read 5" - after a click on Hours per week, the "S" the T-shirt size
+    shows below it was taken for the open list's option "5" (5 and S fold together), and the run went back and forth
+    between the two for all its steps."""
+    from deskpilot.core.geometry import Box
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.answer_corrections import _option_in_line
+
+    hours = Box(171, 125, 691, 150)
+    screen = [Element(Box(68, 129, 169, 145), "text", "Hours per week"), Element(hours, "input", ""),
+              Element(Box(68, 156, 140, 174), "text", "T-shirt size"), Element(Box(177, 160, 183, 169), "text", "S"),
+              Element(Box(171, 153, 691, 178), "dropdown", "S")]
+    assert _option_in_line("5", hours, screen) is None
+    opened = [*screen, Element(Box(175, 154, 190, 170), "text", "4"), Element(Box(175, 172, 190, 188), "text", "5")]
+    option = _option_in_line("5", hours, opened)
+    assert option is not None and option.text == "5"
+    assert _option_in_line("Reception", hours, [*screen, Element(Box(175, 154, 260, 170), "text", "Recepti0n")])

@@ -17,7 +17,7 @@ from deskpilot.core.episode import Step
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER
-from deskpilot.core.task_text import WORD, task_spelling
+from deskpilot.core.task_text import WORD, normalised, task_spelling
 from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elements_at
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label
@@ -439,9 +439,11 @@ def _unasked_field(task: str, point: Point, given: dict[str, str], fields: dict[
 
 def _option_in_line(value: str, box: Box, elements: list[Element]) -> Element | None:
     """The one option reading `value` that shows in line with the field at `box` (in its open list, below or over
-    it); None where none or several do."""
+    it); None where none or several do. A value of a character or two is read as it is, not folded with its
+    look-alikes: "5" for Hours per week is not the "S" of the T-shirt size below it."""
+    same = normalised if len(normalised(value)) <= 2 else comparable
     options = _once_each([e for e in elements if e.role in ("text", *OPTION_ROLES) and e.text
-                          and in_its_list(e.box, box) and comparable(e.text) == comparable(value)
+                          and in_its_list(e.box, box) and same(e.text) == same(value)
                           and abs(e.center.y - box.center.y) <= LIST_ROWS * box.height])
     return options[0] if len(options) == 1 else None
 
