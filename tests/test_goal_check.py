@@ -1140,3 +1140,24 @@ def test_a_control_the_task_names_by_rank_must_be_clicked():
     after = [replace(screen[1], checked=True) if e is screen[1] else e for e in screen]
     ticked.follow(Action(kind=ActionKind.CLICK, point=Point(183, 355)), KeyboardFocus(), screen, after, True)
     assert ticked.check(after).passed
+
+
+def test_a_value_typed_nowhere_that_the_first_screen_showed_already_is_no_evidence():
+    """MiniWoB's read-table-2 (never collected): the values read from the table were typed after clicks that landed
+    on the table's rows, so nothing took them; the check passed because the table showed them all along."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    screen = [Element(Box(89, 292, 162, 315), "text", "Gender"), Element(Box(245, 291, 295, 315), "text", "Male"),
+              Element(Box(86, 359, 166, 381), "text", "Gender:"), Element(Box(219, 358, 397, 388), "input", ""),
+              Element(Box(110, 422, 277, 477), "button", "Submit")]
+    tracker = GoalTracker(task='type "Male" into the "Gender" field and submit when done.')
+    tracker.start(screen)
+    row = KeyboardFocus(name="Gender", role="text", box=Box(85, 288, 393, 320))
+    tracker.follow(Action(kind=ActionKind.CLICK, point=Point(239, 304)), KeyboardFocus(), screen, screen, False)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="Male"), row, screen, screen, False)
+    check = tracker.check(screen)
+    assert not check.passed and "nothing on the screen took it" in check.failed
+    typed = [*screen[:3], Element(Box(219, 358, 397, 388), "input", "Male")]  # where it went into the field
+    assert "nothing on the screen took it" not in (tracker.check(typed).failed or "")

@@ -779,8 +779,11 @@ class GoalTracker:
         described = self._described_text_missing(readings, starts, ends, chosen)
         if described is not None:
             return GoalCheck(False, tuple(held), described)
-        for value in self.unseen:  # the page's own copy of the task ('enter the name "Enola"') shows no value typed
-            if not _anywhere(value, self._not_the_tasks(value, elements)):
+        for value in self.unseen:  # nor does the page's own copy of the task ('enter the name "Enola"'), or a text
+            # the first screen showed already (a table the value was read from, where the typing went nowhere)
+            shown = [e for e in self._not_the_tasks(value, elements) if e.role in FIELD_ROLES
+                     or text_key(e.text) not in self.initial]
+            if not _anywhere(value, shown):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but nothing on the screen took "
                                                      "it and the screen does not show it")
         for value in self.overwritten:
