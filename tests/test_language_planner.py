@@ -918,3 +918,17 @@ def test_a_one_character_value_is_not_taken_for_its_look_alike_in_the_next_field
     option = _option_in_line("5", hours, opened)
     assert option is not None and option.text == "5"
     assert _option_in_line("Reception", hours, [*screen, Element(Box(175, 154, 260, 170), "text", "Recepti0n")])
+
+
+def test_a_click_on_the_label_of_a_field_that_shows_its_value_presses_what_is_left():
+    """A web date picker (MiniWoB's choose-date-easy, never collected): after the calendar's day was chosen the model
+    clicked "Date:", which went to the field, opened the calendar again over Submit and the run never pressed it.
+    A field that shows the value the task gives it is not opened again: what the task asks next is done."""
+    screen = [Element(Box(83, 86, 393, 107), "text", "Select 12/24/2016 as the date and"),
+              Element(Box(83, 109, 177, 131), "text", "hit submit."), Element(Box(80, 196, 133, 219), "text", "Date:"),
+              Element(Box(136, 183, 394, 228), "input", "12/24/2016"), Element(Box(133, 249, 326, 314), "button",
+                                                                               "Submit"),
+              Element(Box(141, 188, 282, 219), "text", "12/24/2016")]
+    planner = TextPlanner(Replies("Action: click(target='$2')"))
+    decision, = decide_in_turn(planner, "Select 12/24/2016 as the date and hit submit.", 1, screen)
+    assert decision.action.kind is ActionKind.CLICK and screen[4].box.contains(*decision.action.point), decision

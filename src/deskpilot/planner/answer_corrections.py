@@ -59,14 +59,17 @@ class AnswerCorrections:
     def correct(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
                 labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
-        instead cannot be said in som-text terms, so the history could not keep it)."""
-        found = _on_the_calendar(episode.task, action, history, elements) or \
-            _suggestion_that_fits(episode.task, action, elements, history) or \
+        instead cannot be said in som-text terms, so the history could not keep it, but for a calendar's day)."""
+        on_calendar = _on_the_calendar(episode.task, action, history, elements)
+        if on_calendar is not None:
+            return on_calendar  # a day of a grid a long screen's listing may leave out: taken all the same
+        found = _suggestion_that_fits(episode.task, action, elements, history) or \
             self._not_done_yet(episode, screen, action, elements, labelled, history) or \
             self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
             _type_what_the_field_needs(episode, action, elements, labelled, history) or \
-            _field_not_its_label(action, elements) or _to_its_field(episode, action, elements, labelled) or \
+            self._label_to_field(episode, screen, action, elements, labelled, history) or \
+            _to_its_field(episode, action, elements, labelled) or \
             _look_in_tabs(episode, action, elements, history) or \
             self._as_given(episode, screen, action, elements, labelled, history) or \
             _boxes_before_pressing(episode, action, elements, history) or \
@@ -92,6 +95,20 @@ class AnswerCorrections:
             return None
         self.not_done.add(left[1])
         return left[0], f"not done yet: {left[1]}"
+
+    def _label_to_field(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                        labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
+        """A click on a field's label goes to the field (`_field_not_its_label`), and is then held to the values the
+        task gives (`_as_given`): a field that shows its value already is not opened again (a date picker's field,
+        clicked again after its date was chosen, opened the calendar over Submit)."""
+        to_field = _field_not_its_label(action, elements)
+        if to_field is None or to_field[0].point is None:
+            return None
+        given, fields = _given(episode.task, elements, labelled), _fields_by_label(elements, labelled)
+        if _filled_field(to_field[0].point, given, fields, elements) is None:
+            return to_field
+        instead = self._as_given(episode, screen, to_field[0], elements, labelled, history)
+        return (instead[0], f"{to_field[1]}; {instead[1]}") if instead is not None else to_field
 
     def _option_of_the_open_list(self, task: str, action: Action, elements: list[Element], history: list[Step]
                                  ) -> tuple[Action, str] | None:
