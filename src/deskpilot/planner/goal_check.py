@@ -781,9 +781,9 @@ class GoalTracker:
             return GoalCheck(False, tuple(held), described)
         for value in self.unseen:  # nor does the page's own copy of the task ('enter the name "Enola"'), or a text
             # the first screen showed already (a table the value was read from, where the typing went nowhere)
-            shown = [e for e in self._not_the_tasks(value, elements) if e.role in FIELD_ROLES
-                     or text_key(e.text) not in self.initial]
-            if not _anywhere(value, shown):
+            showing = [e for e in self._not_the_tasks(value, elements) if e.role in FIELD_ROLES
+                       or text_key(e.text) not in self.initial]
+            if not _anywhere(value, showing):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but nothing on the screen took "
                                                      "it and the screen does not show it")
         for value in self.overwritten:
@@ -827,8 +827,8 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
             held.append(f"{_quote(value)} was clicked")
         for words, control in self.ranked.items():
-            shown = next((e for e in elements if e.role == control.role and e.box.iou(control.box) > 0.5), None)
-            ticked = control.role in TOGGLE_ROLES and shown is not None and shown.checked is True and \
+            now = next((e for e in elements if e.role == control.role and e.box.iou(control.box) > 0.5), None)
+            ticked = control.role in TOGGLE_ROLES and now is not None and now.checked is True and \
                 control.checked is not True
             if not ticked and not any(control.box.padded(RANK_SLACK).contains(*point) for point, _ in self.clicked):
                 return GoalCheck(False, tuple(held), f"the task names {_quote(words)}, which no step clicked")
