@@ -827,8 +827,8 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"the task says to click {_quote(value)}, which no step did")
             held.append(f"{_quote(value)} was clicked")
         for words, control in self.ranked.items():
-            now = next((e for e in elements if e.role == control.role and e.box.iou(control.box) > 0.5), None)
-            ticked = control.role in TOGGLE_ROLES and now is not None and now.checked is True and \
+            final = next((e for e in elements if e.role == control.role and e.box.iou(control.box) > 0.5), None)
+            ticked = control.role in TOGGLE_ROLES and final is not None and final.checked is True and \
                 control.checked is not True
             if not ticked and not any(control.box.padded(RANK_SLACK).contains(*point) for point, _ in self.clicked):
                 return GoalCheck(False, tuple(held), f"the task names {_quote(words)}, which no step clicked")
