@@ -1161,3 +1161,41 @@ def test_a_value_typed_nowhere_that_the_first_screen_showed_already_is_no_eviden
     assert not check.passed and "nothing on the screen took it" in check.failed
     typed = [*screen[:3], Element(Box(219, 358, 397, 388), "input", "Male")]  # where it went into the field
     assert "nothing on the screen took it" not in (tracker.check(typed).failed or "")
+
+
+def test_a_value_typed_into_a_field_the_task_did_not_give_it_to_is_misplaced():
+    """Web form 95001: "Can you choose 'USD' for the Currency, thanks!" - grounding read the Currency select's label
+    and value as one line ("CurrencyEUR") and found no field of that name; the model typed USD into Amount, which
+    showed it, and the run passed."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    amount = Box(150, 135, 410, 159)
+    before = [Element(Box(75, 139, 136, 157), "text", "Amount"), Element(amount, "input", ""),
+              Element(Box(85, 200, 204, 219), "text", "CurrencyEUR"), Element(Box(153, 196, 207, 218), "button", "")]
+    after = [*before[:1], Element(amount, "input", "USD"), Element(Box(145, 137, 191, 157), "text", "USD"),
+             *before[2:]]
+    tracker = GoalTracker(task="Can you choose 'USD' for the Currency, thanks!")
+    tracker.start(before)
+    focus = KeyboardFocus(name="Amount", role="input", box=amount, field=amount)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="USD"), focus, before, after, True)
+    check = tracker.check(after)
+    assert not check.passed and '"Currency"' in check.failed
+    right = GoalTracker(task="Can you choose 'USD' for the Amount, thanks!")  # where the task does give it
+    right.start(before)
+    right.follow(Action(kind=ActionKind.TYPE, text="USD"), focus, before, after, True)
+    assert right.check(after).passed
+
+
+@pytest.mark.parametrize("task", ["The full name is Noor Aziz; skip first aid trained, then finish with Join",
+                                  "Leave First aid trained unticked and press Join", "omit first aid trained"])
+def test_a_box_the_task_says_to_skip_must_be_left_clear(task):
+    """Tk form 95003: "skip first aid trained" was read as asking for the box ticked; the model ticked it and the
+    run passed."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import asked_state
+
+    box = Element(Box(203, 202, 216, 215), "checkbox", "First aid trained", checked=False)
+    assert asked_state(task, box, "First aid trained") is False
+    assert asked_state("tick first aid trained", box, "First aid trained") is True

@@ -93,8 +93,9 @@ _TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s
                          r"(?:(?:link|button|tab|item|option|entry|icon|word|text)\s+)?"
                          r"[\"“']([^\"”']{1,80})[\"”']", re.I)
 # Words that ask for a box unticked, in the clause that names it.
-NEGATION = re.compile(r"\b(?:untick|uncheck|unmark|unselect|deselect|clear|disable|off|don't|dont|do not|no|not|"
-                      r"without|remove|drop|exclude|leave out|take out|never|stop|opt out)\b")
+NEGATION = re.compile(r"\b(?:un(?:tick|check|mark|select)(?:ed)?|deselect|clear|disable|deactivate|off|don't|dont|"
+                      r"do not|no|not|without|remove|drop|exclude|leave out|take out|never|stop|opt out|skip|omit|"
+                      r"ignore|forgo|decline|avoid)\b")
 CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
 # What a task says right before a control it asks to press ("press the", "finish with", "then click on"), and after
 # it ("... button").
@@ -194,6 +195,17 @@ def asked_to_press(task: str, name: str) -> bool:
             if not wanted.startswith(said):
                 break
     return False
+
+
+# where a task puts a value, in its own words: "for the Currency", "into the Notes field", "as my nickname"
+_PLACE = re.compile(r"\b(?:for|into|in|as|under)\s+(?:the\s+|my\s+|your\s+|our\s+)?(?P<place>[a-z][\w'-]*"
+                    r"(?:\s+[a-z][\w'-]*){0,2}?)(?:\s+(?:field|box|list|drop-?down|menu))?"
+                    r"(?=\s*(?:[,;.!?]|\b(?:and|then|please|thanks|now)\b|$))", re.I)
+
+
+def _named_places(task: str) -> list[str]:
+    """The places a task puts values in its own words ("Currency" of "choose 'USD' for the Currency, thanks")."""
+    return list(dict.fromkeys(m.group("place") for m in _PLACE.finditer(QUOTED.sub('""', task))))
 
 
 def nth_of(elements: list[Element], roles: tuple[str, ...], rank: int) -> Element | None:
@@ -568,13 +580,22 @@ class GoalTracker:
 
     def _misplaced(self, elements: list[Element]) -> str | None:
         """A value typed into a field the task does not name, while the task names another field of the screen
-        that got nothing: the value went to the wrong place."""
+        that got nothing, or gives the value to a place of its own words that the screen shows too ("'USD' for the
+        Currency", where grounding read no field of that name, only "CurrencyEUR"): the value went to the wrong
+        place. (A place the screen does not show, "for my phone" of a Mobile field, may be that field.)"""
         labelled = field_labels(elements)
         filled = [typed.box for typed in self.fields]
         for typed in self.fields:
             if typed.name == "the text area" or not any(box.iou(typed.box) > 0.5 for box in labelled):
                 continue
             other = other_named_field(self.task, typed.name, labelled, filled)
+            if other is None:
+                places = [place for place in _named_places(self.task) if not says_a_word_of(place, typed.name)
+                          and any(_skeleton(place) in _skeleton(e.text) for e in elements
+                                  if e.text and not typed.box.contains(*e.center))]
+                given = field_values(self.task, [typed.name, *places])
+                other = next((place for place in places if typed.name not in given and place in given
+                              and same_text(given[place], typed.text)), None)
             if other is not None:
                 return (f"{_quote(typed.text)} went into {_quote(typed.name)}, but the task names "
                         f"{_quote(other)}")
