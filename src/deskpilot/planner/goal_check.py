@@ -32,6 +32,8 @@ exposes it):
   another field, changed the screen, and that field shows the text;
 - a click on a control that submits, saves, confirms or closes changed something on the screen (a click on a title
   bar's text, which changes nothing, is caught here);
+- every clause that asks for something ("Select -8 with the slider") says a word of what the run did or the check
+  read back (planner/task_coverage.py): a part no evidence covers is no success;
 - no text that reads as an error or a refusal appeared during the run ("Invalid email", "Cannot be saved!",
   "Zugriff verweigert", "保存に失敗しました")."""
 
@@ -56,6 +58,7 @@ from deskpilot.grounding.widgets import toggle_for_label
 
 from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
+from .task_coverage import uncovered
 
 # Text that reads as an error or a refusal, in the languages the safety words cover.
 ERROR_TEXT = re.compile(
@@ -406,6 +409,8 @@ class GoalTracker:
     unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
     copied: tuple[Box | None, str] | None = None  # the field text was copied from (where seen), and what it showed
     pasted: tuple[Box | None, bool] | None = None  # the field a paste went into (where seen), and whether it changed
+    shown: list[str] = field(default_factory=list)  # the first screen's texts, less the task's own words it repeats
+    keys: list[str] = field(default_factory=list)  # every key or combination pressed ("escape", "ctrl+c")
     ranked: dict[str, Element] = field(default_factory=dict)  # the controls the task names by rank ("the 2nd
     # checkbox"), as the first screen showed them
     _last: Action | None = None
@@ -414,6 +419,7 @@ class GoalTracker:
 
     def start(self, elements: list[Element]) -> None:
         self.initial = {text_key(e.text) for e in elements if e.text}
+        self.shown = [e.text for e in elements if e.text and not self._echoes_task(e.text)]
         self.ranked = {words: element for (family, rank), words in ranked_references(self.task).items()
                        if family in RANKED_CLICKS and (element := nth_of(elements, RANKED_CLICKS[family], rank))}
 
@@ -480,6 +486,7 @@ class GoalTracker:
         elif combo in PASTE_KEYS:
             self.pasted = (focus.field, changed)
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
+        self.keys += ["+".join(action.keys)] if keys else []
         self.acted = self.acted or (changed and action.kind not in (ActionKind.WAIT, ActionKind.MOVE)) or \
             (action.kind is ActionKind.TYPE and bool(action.text))
         self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or combo in PASTE_KEYS
@@ -556,6 +563,18 @@ class GoalTracker:
                     self.errors.append(element.text)
                 return element.text
         return None
+
+    def _evidence(self, held: list[str], elements: list[Element]) -> list[str]:
+        """Every text the run's doing or the final screen's fields speak of: what the check held, the texts typed,
+        clicked, ticked, chosen, copied and the keys pressed, and what each field and box of the final screen shows
+        with its label."""
+        labelled = field_labels(elements)
+        return [*held, *self.typed, *(typed.name for typed in self.fields), *self.picked, *self.keys,
+                *(e.text for _, hit in self.clicked for e in hit), *(name for name, _, _ in self.toggles),
+                *(f"{choice.name} {choice.option}" for choice in self.choices),
+                *(self.copied[1:] if self.copied else ()),
+                *(f"{labelled.get(e.box, '')} {field_reading(e.box, elements) or e.text}" for e in elements
+                  if e.role in FIELD_ROLES), *(e.text for e in elements if e.role in TOGGLE_ROLES and e.checked)]
 
     def _echoes_task(self, text: str) -> bool:
         return text_key(text) in text_key(self.task)
@@ -916,6 +935,11 @@ class GoalTracker:
             if not changed:
                 return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
             held.append(f"clicking {_quote(label)} had an effect")
+        part = uncovered(self.task, self._evidence(held, elements), [*self.shown, *(
+            e.text for e in elements if e.text and not self._echoes_task(e.text))])
+        if part is not None:
+            return GoalCheck(False, tuple(held), f"the task asks to {_quote(part)}, and nothing the run did or the "
+                                                 "screen shows speaks of it")
         return GoalCheck(True, tuple(held), None)
 
 

@@ -1,0 +1,29 @@
+"""Every concrete part of a task must be spoken for by what the run did or the final screen shows
+(planner/task_coverage.py): measured offline on 1,100 recorded runs (forms in four toolkits, MiniWoB++), it failed
+none of their true successes and 21 of the 77 runs the environment scored as failures while the check passed."""
+
+from __future__ import annotations
+
+import pytest
+
+from deskpilot.planner.task_coverage import uncovered
+
+
+@pytest.mark.parametrize(("task", "evidence", "shown", "left"), [
+    # MiniWoB's form-sequence (never collected): the slider's value, which no check reads, was never set
+    ("Select -8 with the slider, click the 2nd checkbox, then hit Submit.",
+     ['"2nd checkbox" was clicked', 'clicking "Submit" had an effect'], ["-5", "Submit"],
+     "Select -8 with the slider"),
+    ("Click button ONE, wait 3 seconds, then click button TWO.", ["ONE", "TWO"], ["ONE", "TWO"], None),  # "two"
+    ("make it five hours per week", ["5", "Hours per week 5"], ["Hours per week"], None),  # a number said in words
+    ('Enter an item that starts with "Au" and ends with "lia".', ["Australia"], [], None),  # inside a word
+    ("Choose the cheaper plan, please", ["Basic"], ["Basic", "Premium"], None),  # a description: not held to words
+    ("Select words similar to slice, scared and click Submit.", ["cut", "afraid", "Submit"], ["cut", "Submit"],
+     None),  # "similar to" describes
+    ("Open the Settings tab and click the Edit button", ["Settings"], ["Settings", "Edit"], "click the Edit button"),
+    ("Scroll to the bottom, then press Submit", ["Submit"], ["Submit"], None),  # scrolling is a way, not an end
+    ('Press the key "x"', [], [], 'Press the key "x"'),
+    ('Press the key "x"', ["x"], [], None),
+])
+def test_a_concrete_part_of_the_task_needs_a_word_of_evidence(task, evidence, shown, left):
+    assert uncovered(task, evidence, shown) == left
