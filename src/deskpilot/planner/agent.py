@@ -41,7 +41,7 @@ from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen, changed_box
 from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
                                     scrubbed_elements, shares_secret, task_secrets)
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.grounding.action_context import KeyboardFocus, action_context
+from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
 from deskpilot.grounding.layout import ink_box
 
@@ -201,7 +201,11 @@ class Agent:
         number goes in whole ("01:49 PM"). Whether what the field held was selected before the typing."""
         box = self._focus.field
         held = field_reading(box, elements) if box is not None else None
-        if held and parted_field(held) and action.text and not action.secret:  # a time or date field's empty parts
+        # a time or date field's empty parts, as this screen shows them or as the click into it saw them (a web time
+        # field's picker, opened by the click, covers them)
+        shown = [e.text for e in [*elements, *(history[-1].seen if history else [])]
+                 if box is not None and e.role in FIELD_ROLES and e.box.iou(box) > 0.5]
+        if any(parted_field(text) for text in [held or "", *shown]) and action.text and not action.secret:
             action = action.model_copy(update={"text": in_whole_parts(action.text)})
         if box is not None and not (held or "").strip() and not blank_in(obs)(box):
             held = "?"  # marks OCR did not read ("8" alone, on seed 83000): the field holds something all the same
