@@ -260,3 +260,30 @@ def test_a_text_area_and_a_text_input_are_told_apart_by_their_lines():
            ("the 2nd text area", "the textarea", "the text input", "the textbox", "the second field")}
     assert top == {"the 2nd text area": 120, "the textarea": 10, "the text input": 240, "the textbox": 240,
                    "the second field": 120}  # no kind of lines said: every field counts
+
+
+def test_a_small_text_area_is_found_by_its_sentence_cut_off_at_its_bottom():
+    """MiniWoB's copy-paste-2 (never collected): text areas two lines tall, whose second line the frame cuts off
+    (it scrolls) and whose columns wrap "Leo convallis." early. A line that goes on in lower case is a sentence; a
+    list cut off the same way, whose items start anew, is no text area."""
+    image = np.full((200, 400, 3), 255, np.uint8)
+    cv2.rectangle(image, (20, 20), (280, 80), FRAME, 1)
+    sentence = [text(image, "Leo", 26, 44), TextLine(Box(26, 52, 120, 81), "convallis.", 0.99)]
+    cv2.putText(image, "convallis.", (26, 76), cv2.FONT_HERSHEY_SIMPLEX, 0.6, INK, 1, cv2.LINE_AA)
+    cv2.rectangle(image, (20, 110), (280, 170), FRAME, 1)
+    items = [text(image, "Small", 26, 134), TextLine(Box(26, 142, 120, 171), "Medium", 0.99)]
+    cv2.putText(image, "Medium", (26, 166), cv2.FONT_HERSHEY_SIMPLEX, 0.6, INK, 1, cv2.LINE_AA)
+    found = [(w.role, w.text) for w in find_widgets(image, sentence + items)]
+    assert ("input", "Leo convallis.") in found and not any(text.startswith("Small") for _, text in found), found
+
+
+def test_a_block_of_selected_text_is_no_text_area():
+    """Text selected on a page (white on blue, on the page's yellow): the yellow around the blue is one colour on
+    all four sides, like a border, but no line - the colour runs on outwards."""
+    image = np.full((200, 400, 3), (0, 255, 255), np.uint8)
+    cv2.rectangle(image, (20, 20), (300, 70), (200, 90, 40), -1)
+    lines = [text(image, "Find the email by Juliane and", 24, 40, (255, 255, 255)),
+             TextLine(Box(24, 48, 250, 71), "click the trash icon to delete it.", 0.99)]
+    cv2.putText(image, "click the trash icon to delete it.", (24, 66), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
+                (255, 255, 255), 1, cv2.LINE_AA)
+    assert [w.role for w in find_widgets(image, lines)] == []

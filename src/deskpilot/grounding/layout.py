@@ -300,17 +300,20 @@ def _text_area(box: Box, inside: list[TextLine]) -> bool:
     a list or a button: several line heights tall, its text set from its top left corner as a field's value is,
     every line from the same left end, one under another with no gap wider than a line, and a sentence wrapped (the
     next line goes on in lower case with a word that would not have fitted after the line: a paragraph, where a
-    list's items, however long, each start anew)."""
+    list's items, however long, each start anew). A small one, two lines tall, shows its text cut off at its bottom
+    side (it scrolls): there a line going on in lower case is enough (a text area's columns may wrap a word early)."""
     if box.height > BUTTON_MAX_SIDE or len(inside) < 2:
         return False
     lines = sorted(inside, key=lambda ln: ln.box.y0)
     height = float(np.median([ln.box.height for ln in lines]))
     left = min(ln.box.x0 for ln in lines)
     pad = max(12.0, height)
-    return box.height >= AREA_LINES * height and box.width >= 3 * height and left - box.x0 <= pad \
+    cut = lines[-1].box.y1 >= box.y1 - SPLIT_INSET  # the last line runs into the frame's bottom side
+    sentence = any(_wrapped(a, b, box) for a, b in zip(lines, lines[1:])) or \
+        cut and any(line.text[:1].islower() for line in lines[1:])
+    return (box.height >= AREA_LINES * height or cut) and box.width >= 3 * height and left - box.x0 <= pad \
         and lines[0].box.y0 - box.y0 <= pad and all(ln.box.x0 - left <= AREA_ALIGN for ln in lines) \
-        and all(b.box.y0 - a.box.y1 <= height for a, b in zip(lines, lines[1:])) \
-        and any(_wrapped(a, b, box) for a, b in zip(lines, lines[1:]))
+        and all(b.box.y0 - a.box.y1 <= height for a, b in zip(lines, lines[1:])) and sentence
 
 
 def _wrapped(line: TextLine, following: TextLine, box: Box) -> bool:
@@ -326,8 +329,10 @@ def _wrapped(line: TextLine, following: TextLine, box: Box) -> bool:
 
 def _bordered(image: np.ndarray, box: Box) -> bool:
     """Whether a frame is a border drawn around its inside, one colour on all four sides (a field's), rather than
-    the edge of a coloured panel, whose outside is whatever lies around it (a task's yellow box on a page). Each
-    side is looked for within BORDER_REACH pixels of the outline, as the line that stands out most from the inside."""
+    the edge of a coloured region: a task's yellow box on a page, whose outside is whatever lies around it, or a
+    block of selected text, whose outside is one colour but no line. Each side is looked for within BORDER_REACH
+    pixels of the outline, as the line that stands out most from the inside, and must stand out from what lies two
+    pixels further out too."""
     gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
     height, width = gray.shape
     pad = BORDER_REACH + 2
@@ -335,13 +340,24 @@ def _bordered(image: np.ndarray, box: Box) -> bool:
         return False
     inside = int(np.median(gray[box.y0 + pad:box.y1 - pad, box.x0 + pad:box.x1 - pad]))
     xs, ys = slice(box.x0 + pad, box.x1 - pad), slice(box.y0 + pad, box.y1 - pad)
-    offsets = [k for k in range(-BORDER_REACH, BORDER_REACH)
-               if 0 <= box.x0 + k and box.x1 - 1 - k < width and 0 <= box.y0 + k and box.y1 - 1 - k < height]
-    if not offsets:
-        return False
-    lines = ([gray[box.y0 + k, xs] for k in offsets], [gray[box.y1 - 1 - k, xs] for k in offsets],
-             [gray[ys, box.x0 + k] for k in offsets], [gray[ys, box.x1 - 1 - k] for k in offsets])
-    sides = [max((int(np.median(line)) for line in side), key=lambda m: abs(m - inside)) for side in lines]
+
+    def side_at(side: int, k: int) -> int | None:
+        """The median grey of one side's line `k` pixels inside the outline (outside where negative)."""
+        if not (0 <= box.x0 + k and box.x1 - 1 - k < width and 0 <= box.y0 + k and box.y1 - 1 - k < height):
+            return None
+        line = (gray[box.y0 + k, xs], gray[box.y1 - 1 - k, xs], gray[ys, box.x0 + k], gray[ys, box.x1 - 1 - k])[side]
+        return int(np.median(line))
+
+    sides = []
+    for side in range(4):
+        found = [(m, k) for k in range(-BORDER_REACH, BORDER_REACH) if (m := side_at(side, k)) is not None]
+        if not found:
+            return False
+        drawn, at = max(found, key=lambda found_at: abs(found_at[0] - inside))
+        beyond = side_at(side, at - 2)
+        if beyond is not None and abs(beyond - drawn) < BORDER_CONTRAST // 2:
+            return False  # no line: the colour runs on outwards (the edge of a region)
+        sides.append(drawn)
     return max(sides) - min(sides) <= BORDER_EVEN and min(abs(side - inside) for side in sides) >= BORDER_CONTRAST
 
 
