@@ -55,13 +55,14 @@ class MonthShown:
         return Point(round(corner.x + column * pitch_x), round(corner.y + row * pitch_y))
 
 
-def month_of(text: str) -> int | None:
-    """The month (1-12) a header's word names ("Dec", "December"), else None."""
+def month_and_year(text: str) -> tuple[int, int] | None:
+    """The month (1-12) and year a calendar's header names ("Dec 2016", "December 2016"), else None."""
     match = MONTH_YEAR.match(text)
     if match is None:
         return None
     word = match.group("month").lower()
-    return next((i + 1 for i, name in enumerate(MONTHS) if len(word) >= 3 and name.startswith(word)), None)
+    month = next((i + 1 for i, name in enumerate(MONTHS) if len(word) >= 3 and name.startswith(word)), None)
+    return None if month is None else (month, int(match.group("year")))
 
 
 def months_shown(lines: list[tuple[Box, str]]) -> list[MonthShown]:
@@ -69,10 +70,10 @@ def months_shown(lines: list[tuple[Box, str]]) -> list[MonthShown]:
     it, at least DAYS_AT_LEAST of them, that stand in one grid of seven columns."""
     shown = []
     for box, text in lines:
-        month = month_of(text)
-        if month is None:
+        named = month_and_year(text)
+        if named is None:
             continue
-        year = int(MONTH_YEAR.match(text).group("year"))  # type: ignore[union-attr]
+        month, year = named
         reach = box.y1 + GRID_REACH * box.height
         days = [(int(t), b) for b, t in lines if t.strip().isdigit() and 1 <= int(t) <= 31
                 and box.y1 <= b.y0 <= reach and b.x1 >= box.x0 - 4 * box.width and b.x0 <= box.x1 + 4 * box.width]
