@@ -96,8 +96,10 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
                                   # a new sentence with no verb is no more of the last one; a yes or a no is the
                                   # state of what comes before it, not a thing to select
                                   "Choose Supplies in the Category. urgent, no", "select Own money, urgent, no",
-                                  # what to fill in, with no text to type (had typed "the form")
-                                  "fill in the form and submit it", "complete all the fields"])
+                                  # what to fill in, with no text to type (had typed "the form", and MiniWoB's
+                                  # text-transform, never collected, "the text below")
+                                  "fill in the form and submit it", "complete all the fields",
+                                  "Type the text below into the text field and press Submit."])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

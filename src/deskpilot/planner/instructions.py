@@ -254,6 +254,8 @@ def _click(kind: ActionKind, target: str) -> Action:
 def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
     """Click the field, then type. `where` may name two fields of a kind ("both password fields"): the value goes
     into the first and the second."""
+    if _NO_VALUE.match(text):  # "type the text below into the field": what to type is described, not given
+        raise PlannerError(f"{quoted.restore(text)!r} says what to type, not the text itself")
     target = _field_target(field, quoted)
     secret = is_secret_label(target)
     typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
@@ -324,7 +326,7 @@ def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
     if _NO_VALUE.match(text):
-        raise PlannerError(f"{quoted.restore(match.group(0))!r} names what to fill in, not the text to type")
+        raise PlannerError(f"{quoted.restore(match.group(0))!r} says what to type, not the text itself")
     if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted))) and \
             not re.fullmatch(r"«\d+»", text.strip()):
         raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
@@ -442,7 +444,7 @@ def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("what")), quoted))]
 
 
-# what a typing verb acts on when it says no text ("fill in the form", "complete all the fields")
+# what a typing verb acts on when it says no text ("fill in the form", "type the text below into the field")
 _NO_VALUE = re.compile(r"^(?:the|this|that|these|those|my|your|our|all|every|each|out|in)\b", re.I)
 MAX_REPEAT = 20  # "press Down 500 times" is not a plan
 # a scroll over the page or the window is one where the pointer is
