@@ -382,6 +382,7 @@ def test_a_drop_down_read_empty_is_read_left_of_its_arrow_and_claims_nothing_unr
         goal = GoalTracker("Would you go with 'L' for the t-shirt size now!")
         goal.fields.append(TypedField("T-shirt size", box, "L", held="", shown="", replaced=False))
         goal.typed.append("L")
+        goal.acted = goal.wrote = True  # as following the typing sets them
         return goal
 
     unread = tracker().check(elements, blank=lambda area: False, read=lambda area: "")
@@ -1206,3 +1207,22 @@ def test_a_box_the_task_says_to_skip_must_be_left_clear(task):
     box = Element(Box(203, 202, 216, 215), "checkbox", "First aid trained", checked=False)
     assert asked_state(task, box, "First aid trained") is False
     assert asked_state("tick first aid trained", box, "First aid trained") is True
+
+
+@pytest.mark.parametrize(("task", "passed"), [
+    ("Push the buttons in the order displayed.", False),  # MiniWoB's simon-says: the model said done at once
+    ("Find and click on the HOT area.", False),  # hot-cold
+    ("Is the form fine?", True),  # asks for nothing to be done
+    ("Make the Amount 12.50", True),  # shown already: the screen holds it
+])
+def test_a_run_that_changed_nothing_is_no_success_unless_the_screen_shows_the_task_done(task, passed):
+    """Two MiniWoB++ tasks no round had run: the model answered done on the first screen, and the check passed with
+    nothing to contradict it."""
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker
+
+    screen = [Element(Box(80, 134, 142, 152), "text", "Amount"), Element(Box(159, 132, 453, 155), "input", ""),
+              Element(Box(161, 133, 206, 153), "text", "12.50"), Element(Box(84, 281, 191, 312), "button", "Save")]
+    tracker = GoalTracker(task=task)
+    tracker.start(screen)
+    assert tracker.check(screen).passed is passed

@@ -97,6 +97,9 @@ def test_a_line_that_repeats_the_task_is_not_a_target():
     # a line of the task OCR read with look-alike characters (0 as O, l as I) still repeats it
     many = "Select 7gT, WPumV, 1xyzt0, 0hCqY, lU6iKv, EIkT and click Submit."
     assert echoes_task("WPumV, 1xyzt0, OhCqY, IU6iKv,", many, "")
+    # a short task shown whole (MiniWoB's click-menu, never run before: the grammar clicked the page's own line)
+    assert echoes_task("Select Billie>Lanette>Yovonnda", "Select Billie>Lanette>Yovonnda", "Billie>Lanette>Yovonnda")
+    assert not echoes_task("Save file", "Click Save file", "")  # a short label inside a longer task
 
 
 def test_the_last_words_of_a_wrapped_task_are_part_of_its_echo():

@@ -18,11 +18,13 @@ CONTROL_ROLES = ("checkbox", "radio", "input", "dropdown")  # what a label names
 
 def echoes_task(line_text: str, task: str, phrase: str) -> bool:
     """Whether a screen line merely repeats the task (a page that shows the request above it, a chat, a note):
-    'Select Iceland from the list' on the screen is not the Iceland option."""
+    'Select Iceland from the list' on the screen is not the Iceland option. A line of two words that is the whole
+    task ("Select Billie>Lanette>Yovonnda") repeats it too."""
     squashed = _folded(line_text)
     task_squashed = _folded(task)
-    return bool(task_squashed) and len(line_text.split()) >= ECHO_MIN_WORDS and squashed in task_squashed \
-        and squashed != _folded(phrase)
+    words = len(line_text.split())
+    return bool(task_squashed) and (words >= ECHO_MIN_WORDS or words >= 2 and squashed == task_squashed) \
+        and squashed in task_squashed and squashed != _folded(phrase)
 
 
 def task_echoes(elements: list[Element], task: str) -> list[Element]:

@@ -33,7 +33,8 @@ exposes it):
 - a click on a control that submits, saves, confirms or closes changed something on the screen (a click on a title
   bar's text, which changes nothing, is caught here);
 - every clause that asks for something ("Select -8 with the slider") says a word of what the run did or the check
-  read back (planner/task_coverage.py): a part no evidence covers is no success;
+  read back (planner/task_coverage.py): a part no evidence covers is no success; a task that asks for something to
+  be done is no success where no step changed the screen and the check held nothing;
 - no text that reads as an error or a refusal appeared during the run ("Invalid email", "Cannot be saved!",
   "Zugriff verweigert", "保存に失敗しました")."""
 
@@ -58,7 +59,7 @@ from deskpilot.grounding.widgets import toggle_for_label
 
 from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
-from .task_coverage import uncovered
+from .task_coverage import asks_to_act, coverage
 
 # Text that reads as an error or a refusal, in the languages the safety words cover.
 ERROR_TEXT = re.compile(
@@ -411,6 +412,8 @@ class GoalTracker:
     pasted: tuple[Box | None, bool] | None = None  # the field a paste went into (where seen), and whether it changed
     shown: list[str] = field(default_factory=list)  # the first screen's texts, less the task's own words it repeats
     keys: list[str] = field(default_factory=list)  # every key or combination pressed ("escape", "ctrl+c")
+    effective: list[str] = field(default_factory=list)  # the texts under each click that changed the screen (a click
+    # on the page's own copy of the task, which changes nothing, speaks of nothing)
     ranked: dict[str, Element] = field(default_factory=dict)  # the controls the task names by rank ("the 2nd
     # checkbox"), as the first screen showed them
     _last: Action | None = None
@@ -460,6 +463,7 @@ class GoalTracker:
                 self._opened_by_last = (keys_before, Box(min(b.x0 for b in brought), min(b.y0 for b in brought),
                                                          max(b.x1 for b in brought), max(b.y1 for b in brought)))
             self.clicked.append((action.point, [e for e in hit if e.text]))
+            self.effective += [e.text for e in hit if e.text] if changed else []
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
                 toggle = min(toggles, key=lambda e: e.box.area)
@@ -570,7 +574,7 @@ class GoalTracker:
         with its label."""
         labelled = field_labels(elements)
         return [*held, *self.typed, *(typed.name for typed in self.fields), *self.picked, *self.keys,
-                *(e.text for _, hit in self.clicked for e in hit), *(name for name, _, _ in self.toggles),
+                *self.effective, *(name for name, _, _ in self.toggles),
                 *(f"{choice.name} {choice.option}" for choice in self.choices),
                 *(self.copied[1:] if self.copied else ()),
                 *(f"{labelled.get(e.box, '')} {field_reading(e.box, elements) or e.text}" for e in elements
@@ -935,8 +939,11 @@ class GoalTracker:
             if not changed:
                 return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
             held.append(f"clicking {_quote(label)} had an effect")
-        part = uncovered(self.task, self._evidence(held, elements), [*self.shown, *(
+        part, concretes = coverage(self.task, self._evidence(held, elements), [*self.shown, *(
             e.text for e in elements if e.text and not self._echoes_task(e.text))])
+        if part is None and not concretes and not self.acted and not held and asks_to_act(self.task):
+            return GoalCheck(False, (), "the task asks for something to be done, no step changed the screen, and "
+                                        "nothing on it shows the task done")
         if part is not None:
             return GoalCheck(False, tuple(held), f"the task asks to {_quote(part)}, and nothing the run did or the "
                                                  "screen shows speaks of it")

@@ -19,6 +19,10 @@ from deskpilot.core.task_text import NUMBER_WORDS, QUOTED, WORD, look_alike
 ASKING = frozenset("select choose pick mark tick check uncheck untick click press hit push tap type enter write "
                    "input fill put set change make use give add copy paste drag move slide rename star delete "
                    "remove forward reply".split())
+# Verbs of doing that leave nothing to hold to words ("push the buttons in the order displayed", "open the menu"):
+# a run that changed nothing did none of them.
+DOING = ASKING | frozenset("push find open expand collapse scroll drag drop submit send save buy book order create "
+                           "draw highlight guess generate solve answer sign log switch go turn enable disable".split())
 # Words that say nothing of what was asked for: articles, pronouns, places, kinds of control, politeness.
 PLAIN = frozenset("the a an and or then to into in on at as for of with by from my your our their its it this that "
                   "these those them is are be please now thanks thank you me i we us can could would will should "
@@ -37,9 +41,17 @@ DIGITS = {name: str(number) for number, name in enumerate(NUMBER_WORDS)}
 
 def uncovered(task: str, evidence: Iterable[str], shown: Iterable[str]) -> str | None:
     """The first clause of `task` that asks for something concrete and says no word the `evidence` texts hold;
-    None where every such clause is spoken for. A clause is concrete where it says a value (quoted, or a number) or
-    a word the screen shows (`shown`: the texts of the screens, less the task's own words a page repeats); one
-    that only describes ("choose the cheaper plan") cannot be held to words, and is left to the other checks."""
+    None where every such clause is spoken for."""
+    return coverage(task, evidence, shown)[0]
+
+
+def coverage(task: str, evidence: Iterable[str], shown: Iterable[str]) -> tuple[str | None, int]:
+    """The first clause of `task` that asks for something concrete and says no word the `evidence` texts hold (None
+    where every such clause is spoken for), and how many concrete clauses there are. A clause is concrete where it
+    says a value (quoted, or a number) or a word the screen shows (`shown`: the texts of the screens, less the
+    task's own words a page repeats); one that only describes ("choose the cheaper plan") cannot be held to words,
+    and is left to the other checks."""
+    concretes = 0
     known = _folded(" ".join(evidence))
     words, joined = set(known.split()), known.replace(" ", "")
     on_screen = set(_folded(" ".join(shown)).split())
@@ -63,9 +75,16 @@ def uncovered(task: str, evidence: Iterable[str], shown: Iterable[str]) -> str |
             else:
                 wanted.append(word)
                 concrete = concrete or _folded(word) in on_screen
+        concretes += bool(wanted and concrete)
         if wanted and concrete and not any(_held(word, words, joined) for word in wanted):
-            return " ".join(re.sub(r"\bq(\d+)\b", lambda m: quoted[int(m.group(1))], clause).split())
-    return None
+            return " ".join(re.sub(r"\bq(\d+)\b", lambda m: quoted[int(m.group(1))], clause).split()), concretes
+    return None, concretes
+
+
+def asks_to_act(task: str) -> bool:
+    """Whether the task asks for something to be done (a verb of doing), not only whether something holds ("is the
+    form fine?")."""
+    return any(word in DOING for word in WORD.findall(QUOTED.sub(" ", task).lower()))
 
 
 def _held(word: str, words: set[str], joined: str) -> bool:
