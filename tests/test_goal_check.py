@@ -956,7 +956,8 @@ def test_a_time_picker_open_over_submit_takes_the_click_and_a_value_never_shown_
     tracker = GoalTracker(task=task)
     tracker.start(first)
     tracker.follow(Action(kind=ActionKind.CLICK, point=Point(199, 228)), KeyboardFocus(), first, first, True)
-    tracker.follow(Action(kind=ActionKind.TYPE, text="12:16 AM"), KeyboardFocus(), first, typed, True)
+    time_field = KeyboardFocus(role="dropdown", box=first[2].box, field=first[2].box)  # the click's field
+    tracker.follow(Action(kind=ActionKind.TYPE, text="12:16 AM"), time_field, first, typed, True)
     assert tracker.check(final).failed == '"12:16 AM" was typed, but the screen showed it whole neither right ' \
                                           'after nor at the end'
     tracker.unshown.clear()  # the value aside: the click on the picker's "12" pressed nothing
@@ -1226,3 +1227,25 @@ def test_a_run_that_changed_nothing_is_no_success_unless_the_screen_shows_the_ta
     tracker = GoalTracker(task=task)
     tracker.start(screen)
     assert tracker.check(screen).passed is passed
+
+
+def test_keys_typed_into_a_calculator_or_a_document_and_a_file_copied_are_not_held_to_a_fields_rules():
+    """The desktop suite (offline planner): Galculator shows 83 for "78+5=", a Qt editor's document is no one-line
+    field, and ctrl+c on a file in a file manager copies no field's text; each run had failed its check while the app
+    did what was asked."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    display = [Element(Box(20, 40, 300, 80), "text", "83")]
+    sums = GoalTracker(task='Type "78+5=" then press ctrl+c')
+    sums.start([Element(Box(20, 40, 300, 80), "text", "0")])
+    sums.follow(Action(kind=ActionKind.TYPE, text="78+5="), KeyboardFocus(), display, display, True)
+    sums.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "c")), KeyboardFocus(), display, display, False)
+    assert sums.check(display).passed
+    document = Box(10, 60, 900, 600)
+    notes = [Element(document, "input", "Qt notes"), Element(Box(14, 64, 90, 80), "text", "Qtnotes")]
+    editor = GoalTracker(task='Type "Qt notes" and save the file as "qt.txt" in Documents')
+    editor.follow(Action(kind=ActionKind.TYPE, text="Qt notes"), KeyboardFocus(role="input", box=document,
+                                                                                 field=document), notes, notes, True)
+    assert not editor.unshown

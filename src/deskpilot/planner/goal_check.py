@@ -440,10 +440,13 @@ class GoalTracker:
             self.typed += lines
             if not changed:  # nothing on the screen took the text: it must show by the end, or it went nowhere
                 self.unseen += [line for line in lines if len(_skeleton(line)) >= READABLE]  # OCR misses "x"
-            elif "\n" not in action.text and "\t" not in action.text and \
+            elif "\n" not in action.text and "\t" not in action.text and focus.field is not None and \
+                    focus.field.height <= TEXT_AREA_HEIGHT and \
                     READABLE <= len(_skeleton(action.text)) <= WHOLE_READING and \
                     not _anywhere(action.text, self._not_the_tasks(action.text, after)):
-                self.unshown.append(action.text)  # a time field took "12:16" of "12:16 AM" and opened its picker
+                # typed into a one-line field (not a document, a calculator or a terminal, which show what they
+                # make of the keys): a time field took "12:16" of "12:16 AM" and opened its picker
+                self.unshown.append(action.text)
             selected = selected or (self._last is not None and self._last.kind is ActionKind.HOTKEY
                                     and self._last.keys in SELECTING_KEYS)
             self._typed(action.text, focus, before, after, selected, blank)
@@ -485,8 +488,8 @@ class GoalTracker:
         elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
             self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
         combo = tuple(k.lower() for k in action.keys) if action.kind is ActionKind.HOTKEY else ()
-        if combo in COPY_KEYS:
-            self.copied = (focus.field, field_reading(focus.field, before) or "" if focus.field else "")
+        if combo in COPY_KEYS and focus.field is not None:  # a field's text (not a file, or a selection elsewhere)
+            self.copied = (focus.field, field_reading(focus.field, before) or "")
         elif combo in PASTE_KEYS:
             self.pasted = (focus.field, changed)
         keys = {k.lower() for k in action.keys} if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) else set()
