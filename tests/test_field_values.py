@@ -91,3 +91,10 @@ def test_a_typed_text_is_said_by_the_task_word_by_word_whatever_punctuation_foll
     from deskpilot.core.task_text import said_in
 
     assert said_in(typed, task) is said
+
+
+def test_a_label_of_one_letter_names_nothing_the_task_says():
+    """The desktop suite's PCManFM (offline planner): an icon read as "A" labelled the new folder's field, and "Make
+    a new folder called "Photos"" gave it the value "new folder called"; the check failed a run the app passed."""
+    assert field_values('Make a new folder called "Photos"', ["A", "Name"]) == {}
+    assert field_values("set Amount to 5", ["Amount", "A"]) == {"Amount": "5"}

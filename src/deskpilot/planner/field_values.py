@@ -72,8 +72,10 @@ class _Token:
 def field_values(task: str, labels: Sequence[str], texts: Sequence[str] = ()) -> dict[str, str]:
     """The value the task gives each of `labels` (the screen's field labels) it names, by label; a label the task
     names with two different values, or with none it can tell, is left out. `texts`: the screen's other texts (a
-    check box's "Has receipt"), whose words cannot name a field alone."""
-    names = {label: normalised(label).split() for label in dict.fromkeys(labels) if normalised(label)}
+    check box's "Has receipt"), whose words cannot name a field alone. A label of no word but articles and single
+    letters ("A", an icon read as a letter) names nothing a task says ("make a new folder")."""
+    names = {label: words for label in dict.fromkeys(labels) if (words := normalised(label).split())
+             and any(len(word) > 1 and word not in DETERMINERS for word in words)}
     shown = {word for text in texts for word in normalised(text).split()}
     found: dict[str, set[str]] = {}
     case = letter_case(task)  # "type "ng" in capitals into Surname": NG, and "capitals" is no value
