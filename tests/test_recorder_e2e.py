@@ -331,7 +331,8 @@ def test_run_with_demos_reuses_a_demonstration_and_shows_one_to_a_model(demo_app
         fresh.stop()
     assert reused.returncode == 0, reused.stdout + reused.stderr
     assert (state["full_name"], state["email"], state["saved"]) == ("Grace Hopper", "grace@navy.mil", 1)
-    assert shown.returncode == 0, shown.stdout + shown.stderr
+    # the model's "done" on the first screen did nothing the task asks: an honest failure, the demonstration shown
+    assert shown.returncode == 1 and "no step changed the screen" in shown.stdout + shown.stderr, shown.stdout
     system = server.requests[0]["messages"][0]["content"]
     assert 'A person did a similar task before: sign up "Ada Lovelace" with "ada@example.com"' in system
     assert "type 'Ada Lovelace'" in system.replace('"', "'") and "on 'Full name'" in system
