@@ -1249,3 +1249,22 @@ def test_keys_typed_into_a_calculator_or_a_document_and_a_file_copied_are_not_he
     editor.follow(Action(kind=ActionKind.TYPE, text="Qt notes"), KeyboardFocus(role="input", box=document,
                                                                                  field=document), notes, notes, True)
     assert not editor.unshown
+
+
+def test_a_key_clicked_by_the_name_it_was_located_as_speaks_for_the_task():
+    """The desktop suite's Galculator (offline planner): "Click 4, 2, +, 8 and =" clicked each key, located by its
+    glyph read alone; no text line holds a key's digit, and the coverage rule failed a run the app passed."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    keys = {name: Element(Box(20 + 40 * i, 200, 56 + 40 * i, 236), "button", "") for i, name in
+            enumerate(("4", "2", "+", "8", "="))}
+    screen = [Element(Box(20, 40, 300, 80), "text", "0"), *keys.values()]
+    tracker = GoalTracker(task="Click 4, 2, +, 8 and =, then press ctrl+c")
+    tracker.start(screen)
+    for name, key in keys.items():
+        tracker.follow(Action(kind=ActionKind.CLICK, point=key.center, target=name), KeyboardFocus(), screen, screen,
+                       True)
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "c")), KeyboardFocus(), screen, screen, False)
+    assert tracker.check(screen).passed

@@ -466,7 +466,9 @@ class GoalTracker:
                 self._opened_by_last = (keys_before, Box(min(b.x0 for b in brought), min(b.y0 for b in brought),
                                                          max(b.x1 for b in brought), max(b.y1 for b in brought)))
             self.clicked.append((action.point, [e for e in hit if e.text]))
-            self.effective += [e.text for e in hit if e.text] if changed else []
+            # what the click landed on, and what it was located as ("4": a calculator's key whose glyph no line holds)
+            self.effective += [*(e.text for e in hit if e.text), *([action.target] if action.target else [])] \
+                if changed else []
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
                 toggle = min(toggles, key=lambda e: e.box.area)
