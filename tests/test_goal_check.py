@@ -1263,8 +1263,16 @@ def test_a_key_clicked_by_the_name_it_was_located_as_speaks_for_the_task():
     screen = [Element(Box(20, 40, 300, 80), "text", "0"), *keys.values()]
     tracker = GoalTracker(task="Click 4, 2, +, 8 and =, then press ctrl+c")
     tracker.start(screen)
-    for name, key in keys.items():
+    for name, key in keys.items():  # the display's one digit is too small a change to count as one
         tracker.follow(Action(kind=ActionKind.CLICK, point=key.center, target=name), KeyboardFocus(), screen, screen,
-                       True)
+                       False)
     tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "c")), KeyboardFocus(), screen, screen, False)
     assert tracker.check(screen).passed
+    # MiniWoB's click-menu (never run before): the click went to the page's own line of the task, which says it all
+    echo = Element(Box(84, 85, 371, 108), "text", "Select Billie>Lanette>Yovonnda")
+    menu = [echo, Element(Box(97, 196, 145, 220), "text", "Billie"), Element(Box(96, 233, 165, 256), "text", "Gracia")]
+    wrong = GoalTracker(task="Select Billie>Lanette>Yovonnda")
+    wrong.start(menu)
+    wrong.follow(Action(kind=ActionKind.CLICK, point=echo.center, target="Billie>Lanette>Yovonnda"), KeyboardFocus(),
+                 menu, menu, False)
+    assert wrong.effective == [] and not wrong.check(menu).passed

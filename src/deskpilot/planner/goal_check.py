@@ -54,6 +54,7 @@ from deskpilot.core.verdict import GoalCheck
 from deskpilot.core.task_text import QUOTED, WORD, look_alike, ranked_references, said_in
 from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, KeyboardFocus, elements_at,
                                                 label_of_field)
+from deskpilot.grounding.task_echoes import echoes_task
 from deskpilot.grounding.text_match import PATH
 from deskpilot.grounding.widgets import toggle_for_label
 
@@ -412,8 +413,8 @@ class GoalTracker:
     pasted: tuple[Box | None, bool] | None = None  # the field a paste went into (where seen), and whether it changed
     shown: list[str] = field(default_factory=list)  # the first screen's texts, less the task's own words it repeats
     keys: list[str] = field(default_factory=list)  # every key or combination pressed ("escape", "ctrl+c")
-    effective: list[str] = field(default_factory=list)  # the texts under each click that changed the screen (a click
-    # on the page's own copy of the task, which changes nothing, speaks of nothing)
+    effective: list[str] = field(default_factory=list)  # the texts under each click and the targets clicked, less
+    # the page's own copy of the task
     ranked: dict[str, Element] = field(default_factory=dict)  # the controls the task names by rank ("the 2nd
     # checkbox"), as the first screen showed them
     _last: Action | None = None
@@ -466,9 +467,12 @@ class GoalTracker:
                 self._opened_by_last = (keys_before, Box(min(b.x0 for b in brought), min(b.y0 for b in brought),
                                                          max(b.x1 for b in brought), max(b.y1 for b in brought)))
             self.clicked.append((action.point, [e for e in hit if e.text]))
-            # what the click landed on, and what it was located as ("4": a calculator's key whose glyph no line holds)
-            self.effective += [*(e.text for e in hit if e.text), *([action.target] if action.target else [])] \
-                if changed else []
+            # what the click landed on, and what it was located as ("4": a calculator's key whose glyph no line holds),
+            # unless it landed on the page's own copy of the task, which speaks of everything and shows nothing done
+            under = [e.text for e in hit if e.text]
+            if not under or not all(echoes_task(text, self.task, "") for text in under):
+                self.effective += [text for text in [*under, action.target or ""]
+                                   if text and not echoes_task(text, self.task, "")]
             toggles = [e for e in hit if e.role in TOGGLE_ROLES and e.checked is not None]
             if toggles and action.kind is ActionKind.CLICK:
                 toggle = min(toggles, key=lambda e: e.box.area)
