@@ -55,14 +55,17 @@ class MonthShown:
         return Point(round(corner.x + column * pitch_x), round(corner.y + row * pitch_y))
 
 
+def month_number(word: str) -> int | None:
+    """The month (1-12) a name of three letters or more starts ("Dec", "December", "sept"), else None."""
+    word = word.lower()
+    return next((i + 1 for i, name in enumerate(MONTHS) if len(word) >= 3 and name.startswith(word)), None)
+
+
 def month_and_year(text: str) -> tuple[int, int] | None:
     """The month (1-12) and year a calendar's header names ("Dec 2016", "December 2016"), else None."""
     match = MONTH_YEAR.match(text)
-    if match is None:
-        return None
-    word = match.group("month").lower()
-    month = next((i + 1 for i, name in enumerate(MONTHS) if len(word) >= 3 and name.startswith(word)), None)
-    return None if month is None else (month, int(match.group("year")))
+    month = None if match is None else month_number(match.group("month"))
+    return None if match is None or month is None else (month, int(match.group("year")))
 
 
 def months_shown(lines: list[tuple[Box, str]]) -> list[MonthShown]:

@@ -184,26 +184,29 @@ def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
         elif abs(w - h) <= 3 and _circle_drawn(edges, box) >= CLOSED:
             found.append((box, True))
         elif min(w, h) >= CONTROL_MIN_H and max(w, h) <= 2 * BUTTON_MAX_SIDE:
-            touching += _touching_frames(image, box)
+            touching += [part.shifted(box.x0, box.y0)
+                         for part in _touching_frames(edge_map(image[box.y0:box.y1, box.x0:box.x1]))]
     found += [(part, False) for part in touching if not any(part.iou(other) > 0.5 for other, _ in found)]
     return [found[i] for i in _distinct([box for box, _ in found])]
 
 
-def _touching_frames(image: np.ndarray, box: Box) -> list[Box]:
-    """The frames inside an outline that is none itself: frames set so close that their edges touch (a field a few
-    pixels above the next, corner to corner) join into one outline, but each still closes its inside off. Every
-    part of the inside enclosed by edges, grown by the border around it, is a frame where its four sides are drawn."""
-    thick = edge_map(image[box.y0:box.y1, box.x0:box.x1])
+def _touching_frames(thick: np.ndarray) -> list[Box]:
+    """The frames inside an outline that is none itself (`thick`: the edge map of its box drawn afresh, where the
+    whole screen's may join what the box's own keeps apart; boxes in its pixels):
+    frames set so close that their edges touch (a field a few pixels above the next, corner to corner) join into one
+    outline, but each still closes its inside off. Every part of the inside enclosed by edges, grown by the border
+    around it, is a frame where its four sides are drawn."""
     count, _, stats, _ = cv2.connectedComponentsWithStats((thick == 0).astype(np.uint8), connectivity=4)
-    whole = Box(0, 0, box.width, box.height)
+    height, width = thick.shape
+    whole = Box(0, 0, width, height)
     frames = []
     for x, y, w, h, _ in stats[1:count]:
         inside = Box(int(x), int(y), int(x + w), int(y + h))
         part = inside.padded(BORDER_REACH, whole)
-        enclosed = x > 0 and y > 0 and x + w < box.width and y + h < box.height  # not open to the outline's outside
+        enclosed = x > 0 and y > 0 and x + w < width and y + h < height  # not open to the outline's outside
         if enclosed and min(w, h) >= CONTROL_MIN_H - 2 * BORDER_REACH and w >= 2 * CONTROL_MIN_W and part != inside \
                 and _sides_closed(thick, part):
-            frames.append(part.shifted(box.x0, box.y0))
+            frames.append(part)
     return frames
 
 
@@ -333,11 +336,13 @@ def _bordered(image: np.ndarray, box: Box) -> bool:
     block of selected text, whose outside is one colour but no line. Each side is looked for within BORDER_REACH
     pixels of the outline, as the line that stands out most from the inside, and must stand out from what lies two
     pixels further out too."""
-    gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY).astype(np.int16)
-    height, width = gray.shape
-    pad = BORDER_REACH + 2
+    pad = BORDER_REACH + 2  # as far as a side is looked for outwards, and two pixels beyond
     if box.width <= 2 * pad or box.height <= 2 * pad:
         return False
+    area = box.padded(pad, Box(0, 0, image.shape[1], image.shape[0]))
+    gray = cv2.cvtColor(image[area.y0:area.y1, area.x0:area.x1], cv2.COLOR_RGB2GRAY).astype(np.int16)
+    height, width = gray.shape
+    box = box.shifted(-area.x0, -area.y0)  # in the crop's pixels
     inside = int(np.median(gray[box.y0 + pad:box.y1 - pad, box.x0 + pad:box.x1 - pad]))
     xs, ys = slice(box.x0 + pad, box.x1 - pad), slice(box.y0 + pad, box.y1 - pad)
 

@@ -394,7 +394,6 @@ class OcrGrounder:
         chosen = nth(best, spec.ordinal)
         return None if chosen is None else (chosen[2], chosen[3])
 
-
     def _field_labels(self, image: np.ndarray) -> set[int]:
         """The lines (by index) that label a field or a drop-down the outlines found: the same words in a table
         beside the form ("Gender" over "Male") label no field."""

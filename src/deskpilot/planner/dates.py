@@ -10,7 +10,7 @@ from datetime import date
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.observation import Element
-from deskpilot.grounding.calendar import MONTHS, NEXT, PREVIOUS, months_shown
+from deskpilot.grounding.calendar import MONTHS, NEXT, PREVIOUS, month_number, months_shown
 
 _MONTH = r"(?P<name>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DATES = [
@@ -31,8 +31,7 @@ def task_dates(task: str) -> list[date]:
                 first, second = int(parts["a"]), int(parts["b"])
                 month, day = (first, second) if first <= 12 else (second, first)
             elif parts.get("name"):
-                month, day = MONTHS.index(next(m for m in MONTHS if m.startswith(parts["name"].lower()[:3]))) + 1, \
-                    int(parts["day"])
+                month, day = month_number(parts["name"][:3]) or 0, int(parts["day"])
             else:
                 month, day = int(parts["month"]), int(parts["day"])
             try:
@@ -65,4 +64,3 @@ def calendar_step(task: str, elements: list[Element]) -> tuple[Action, str] | No
     return (Action(kind=ActionKind.CLICK, point=arrow.center),
             f"the calendar shows {MONTHS[calendar.month - 1].title()} {calendar.year}, not the month of "
             f"{wanted.isoformat()}: its {name}")
-

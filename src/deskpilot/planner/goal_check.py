@@ -60,7 +60,7 @@ from deskpilot.grounding.widgets import toggle_for_label
 
 from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
-from .task_coverage import asks_to_act, coverage
+from .task_coverage import CLAUSE, asks_to_act, coverage
 
 # Text that reads as an error or a refusal, in the languages the safety words cover.
 ERROR_TEXT = re.compile(
@@ -101,7 +101,6 @@ _TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s
 NEGATION = re.compile(r"\b(?:un(?:tick|check|mark|select)(?:ed)?|deselect|clear|disable|deactivate|off|don't|dont|"
                       r"do not|no|not|without|remove|drop|exclude|leave out|take out|never|stop|opt out|skip|omit|"
                       r"ignore|forgo|decline|avoid)\b")
-CLAUSE_BREAK = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b")
 # What a task says right before a control it asks to press ("press the", "finish with", "then click on"), and after
 # it ("... button").
 PRESS_BEFORE = re.compile(r"\b(?:click|clicking|clicks|press|pressing|presses|push|pushing|hit|hitting|tap|tapping|"
@@ -1076,7 +1075,7 @@ def asked_state(task: str, toggle: Element, name: str) -> bool:
     naming it says no ("untick", "don't", "no", "without", ...), or a bare no follows it ("billable to client, no");
     a radio button is only ever chosen."""
     own = {w for w in WORD.findall(name.lower()) if len(w) >= DISTINCT}
-    clauses = [c.strip() for c in CLAUSE_BREAK.split(task.lower())]
+    clauses = [c.strip() for c in CLAUSE.split(task.lower())]
     at = next((i for i, c in enumerate(clauses) if own & set(WORD.findall(c)) or _says_whole(c, name)), None)
     if at is None or toggle.role != "checkbox":
         return True

@@ -254,8 +254,7 @@ def _click(kind: ActionKind, target: str) -> Action:
 def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
     """Click the field, then type. `where` may name two fields of a kind ("both password fields"): the value goes
     into the first and the second."""
-    if _NO_VALUE.match(text):  # "type the text below into the field": what to type is described, not given
-        raise PlannerError(f"{quoted.restore(text)!r} says what to type, not the text itself")
+    _given_text(text, quoted)
     target = _field_target(field, quoted)
     secret = is_secret_label(target)
     typed = Action(kind=ActionKind.TYPE, text=_value(text, quoted), secret=secret)
@@ -321,12 +320,18 @@ _NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its
 _SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b", re.I)
 
 
+def _given_text(text: str, quoted: _Quoted, said: str | None = None) -> None:
+    """Refuse a text to type that only describes what to type ("the text below", "the form"), quoting `said` (the
+    words that asked for it) or the text."""
+    if _NO_VALUE.match(text):
+        raise PlannerError(f"{quoted.restore(said or text)!r} says what to type, not the text itself")
+
+
 def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     """Type into whatever has the keyboard focus — only where the phrase is all value. One that also names a field
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
-    if _NO_VALUE.match(text):
-        raise PlannerError(f"{quoted.restore(match.group(0))!r} says what to type, not the text itself")
+    _given_text(text, quoted, match.group(0))
     if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted))) and \
             not re.fullmatch(r"«\d+»", text.strip()):
         raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "

@@ -77,12 +77,13 @@ class OfflinePlanner:
                         PlannedAction(Action(kind=ActionKind.HOTKEY, keys=("enter",)))]
                     note += f"{planned.action.target} is not in sight, so it is typed; "
                     planned = plan[self._next]
-            if planned.action.kind is ActionKind.CLICK and not planned.look_in and not self._in_sight(planned, obs):
-                parent = next_untried_submenu(elements, self._tabs_tried)
-                if parent is not None:  # an item of a menu that is not in sight may stand in a submenu
-                    self._tabs_tried.append(parent.box)
-                    return Decision(f"{note}{planned.action.target} is not in sight: opening the submenu "
-                                    f"{parent.text!r}", Action(kind=ActionKind.CLICK, point=parent.center))
+            # an item of a menu that is not in sight may stand in a submenu (looked for only where a menu shows one)
+            parent = next_untried_submenu(elements, self._tabs_tried) \
+                if planned.action.kind is ActionKind.CLICK and not planned.look_in else None
+            if parent is not None and not self._in_sight(planned, obs):
+                self._tabs_tried.append(parent.box)
+                return Decision(f"{note}{planned.action.target} is not in sight: opening the submenu "
+                                f"{parent.text!r}", Action(kind=ActionKind.CLICK, point=parent.center))
             joined = self._joined_name(planned, obs, elements)
             if joined is not None:  # "choose Find and Replace" was split at its "and": the screen shows one item
                 plan[self._next:self._next + 2] = [PlannedAction(planned.action.model_copy(update={"target": joined}))]

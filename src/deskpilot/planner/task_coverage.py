@@ -21,7 +21,7 @@ ASKING = frozenset("select choose pick mark tick check uncheck untick click pres
                    "remove forward reply".split())
 # Verbs of doing that leave nothing to hold to words ("push the buttons in the order displayed", "open the menu"):
 # a run that changed nothing did none of them.
-DOING = ASKING | frozenset("push find open expand collapse scroll drag drop submit send save buy book order create "
+DOING = ASKING | frozenset("find open expand collapse scroll drop submit send save buy book order create "
                            "draw highlight guess generate solve answer sign log switch go turn enable disable".split())
 # Words that say nothing of what was asked for: articles, pronouns, places, kinds of control, politeness.
 PLAIN = frozenset("the a an and or then to into in on at as for of with by from my your our their its it this that "
@@ -30,12 +30,12 @@ PLAIN = frozenset("the a an and or then to into in on at as for of with by from 
                   "button buttons box boxes checkbox checkboxes field fields link links tab tabs list item items "
                   "option options icon icons entry text value values page screen form window menu dropdown "
                   "drop-down area textbox textarea input so again more less up down out off not no way word words "
-                  "sure that which who starts start begins begin ends end contains containing".split())
+                  "sure which who starts start begins begin ends end contains containing".split())
 # Words after which a task describes what it means instead of naming it ("words similar to slice"): not names the
 # screen shows.
 DESCRIBING = re.compile(r"\b(?:similar\s+to|like|such\s+as|related\s+to|synonyms?\s+(?:of|for)|opposite\s+of|"
                         r"meaning|that\s+means?)\b.*$", re.I)
-CLAUSE = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b", re.I)
+CLAUSE = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b", re.I)  # where one clause of a task ends
 DIGITS = {name: str(number) for number, name in enumerate(NUMBER_WORDS)}
 
 
