@@ -23,6 +23,7 @@ from .description import TargetSpec, nth, of_its_lines, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box, label_beside
 from .short_text import short_texts
+from .sliders import find_sliders
 from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
@@ -109,19 +110,25 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             started = time.perf_counter()
+            sliders = find_sliders(image, self._lines)
             widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
             laid_out = time.perf_counter()
             detections = self.detector.detect(image) if self.detector is not None else []
             inferred = time.perf_counter()
             detected = detected_widgets(image, detections, self._lines)
             siblings = sibling_toggles(image, widgets + detected, self._lines)
-            if self._split_at_controls(image, widgets + detected + siblings):  # the labels read apart now: name again
+            if self._split_at_controls(image, widgets + detected + siblings + [s.widget for s in sliders]):
+                # the labels read apart now: name again
+                sliders = find_sliders(image, self._lines)
                 widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
                 detected = detected_widgets(image, detections, self._lines)
                 siblings = [replace(s, text=label_beside(s.box, self._lines)) for s in siblings
                             if not any(s.box.iou(w.box) > SAME_TOGGLE_IOU for w in widgets + detected)]
             detected += siblings
-            self._widgets = merge_controls(widgets, detected) if detected else widgets
+            merged = merge_controls(widgets, detected) if detected else widgets
+            # a slider's handle and track are found as small fields and boxes too: the slider is what they are
+            self._widgets = [w for w in merged if not any(w.box.share_in(s.extent.padded(2)) > 0.8 for s in sliders)
+                             ] + [s.widget for s in sliders]
             self._toggles = _toggle_boxes(self._widgets)
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \
                 (laid_out - started + time.perf_counter() - inferred) * 1000
@@ -135,7 +142,7 @@ class OcrGrounder:
         for a glyph and joins to the label beside it ("zAHr" with its box read as "Ｋ") or across to the next
         column's label ("PCQ2JfG √9908"); a label set close to its field is joined to the field's text
         ("ceiptnumberR-100" for "Receipt number" and "R-1001"). Whether any line was split."""
-        toggles = _toggle_boxes(widgets)
+        toggles = _toggle_boxes(widgets) + [w.box for w in widgets if w.role == "slider"]  # a handle read as "D"
         fields = [w.box for w in widgets if w.role in ("input", "dropdown") and w.source == "layout"]  # drawn borders
         if not self._lines:
             return False
@@ -188,7 +195,9 @@ class OcrGrounder:
         """The text lines of one part of a split line, found and read afresh (the split line's box was drawn
         around the tick too, so its ends are off)."""
         crop = image[part.y0:part.y1, part.x0:part.x1]
-        return [line.shifted(part.x0, part.y0) for line in self.engine.read(crop)]
+        lines = [line.shifted(part.x0, part.y0) for line in self.engine.read(crop)]
+        return lines or short_texts(image, [part], [], lambda crops: [(r.text, r.score)
+                                                                      for r in self.engine.recognise(crops)])
 
     def read_inside(self, obs: Observation, box: Box) -> str:
         return self._read_marks(obs.image, [obs.monitor.screen_box_to_image(box)])[0]

@@ -6,6 +6,7 @@ button's circle; an "O" drawn as round is taken for one) is no run of glyphs: it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import cv2
@@ -28,6 +29,7 @@ READ_PADS = (2, 3, 4)  # pixels around a run given to the recogniser, one readin
 AGREE = 2  # readings (of READ_PADS) that must give the same text, case aside, for it to be kept
 SURE = 0.6  # the surest of those agreeing readings is at least this sure (a white "S" on a selection's blue: 0.63-0.67)
 MAX_CHARS = 3  # characters of a short text at most (a longer one is a line the detector reads)
+SIGNED = re.compile(r"^[-+]\d{1,2}$")  # a signed number ("-2" beside a slider) is a short text too
 MAX_RUNS = 48  # runs read per parse, at most (a few ms for all: one batch of the recogniser)
 CLOSED = 0.9  # share of a square's sides (or a circle) drawn for it to be a frame, not a glyph
 FRAME_CONTRAST = 25  # grey levels off the background that count as a frame's line (drawn light, anti-aliased)
@@ -125,7 +127,7 @@ def short_texts(image: np.ndarray, regions: list[Box], lines: list[TextLine], re
         read = [(text.strip(), score) for text, score in readings[index * len(READ_PADS):(index + 1) * len(READ_PADS)]]
         agreed = [(text, score) for text, score in read if sum(t.lower() == text.lower() for t, _ in read) >= AGREE]
         text, score = max(agreed, key=lambda reading: reading[1], default=("", 0.0))
-        if score >= SURE and 1 <= len(text) <= MAX_CHARS and text.isalnum():
+        if score >= SURE and 1 <= len(text) <= MAX_CHARS and (text.isalnum() or SIGNED.match(text)):
             found.append(TextLine(run, text, score))
     return found
 

@@ -1,0 +1,137 @@
+"""Setting a number on a slider by what it shows: "Select 10 with the slider", "move the volume slider to 40", "set
+the sliders to 16, 18 and 19". A slider takes no typing and its range is not written anywhere, so it is dragged by
+its handle and read again: the first drag goes a few handle widths towards the number, every later one as far as the
+pixels per unit the earlier drags measured say (each step's screen, kept in the history, holds where the handle stood
+and the number it showed), until the slider shows the number. A slider that shows no number, or that the drags do
+not bring to it, is left to the planner (and the goal check finds the task not done)."""
+
+from __future__ import annotations
+
+import re
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import Step
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Element
+
+from .task_coverage import CLAUSE
+
+SLIDER_WORDS = re.compile(r"\b(?:sliders?|scales?|range\s+sliders?|knobs?)\b", re.I)
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*(?:st|nd|rd|th)\b)(?!\d)")
+PROBE_HANDLES = 2  # handle widths the first drag goes, towards the number (a slider grows to the right)
+MAX_DRAGS = 8  # drags of one slider before it is left as it is
+SAME_ROW = 0.5  # of a handle's height: two handles this close in height are one slider's, seen at two steps
+
+
+def slider_goals(task: str, elements: list[Element]) -> list[tuple[Element, float]]:
+    """Each slider the task gives a number, with that number: the clauses that name a slider give one number for
+    the one slider the screen shows, one for a slider named by its label, or as many numbers as the screen shows
+    sliders (top to bottom). Empty where the task names no slider, or the numbers fit no slider."""
+    sliders = sorted((e for e in elements if e.role == "slider"), key=lambda e: (e.box.y0, e.box.x0))
+    if not sliders:
+        return []
+    clauses = CLAUSE.split(task)
+    numbers = _numbers(" ".join(c for c in _with_numbers(task) if SLIDER_WORDS.search(c)))
+    if not numbers:
+        named = [(s, label) for s in sliders if (label := _label(s, elements))]
+        for slider, label in named:
+            for clause in clauses:
+                if re.search(rf"\b{re.escape(label)}\b", clause, re.I) and len(found := _numbers(clause)) == 1:
+                    return [(slider, found[0])]
+        return []
+    if len(numbers) == len(sliders):
+        return list(zip(sliders, numbers))
+    if len(numbers) == 1:
+        if len(sliders) == 1:
+            return [(sliders[0], numbers[0])]
+        by_label = [s for s in sliders if (label := _label(s, elements)) and
+                    re.search(rf"\b{re.escape(label)}\b", task, re.I)]
+        if len(by_label) == 1:
+            return [(by_label[0], numbers[0])]
+    return []
+
+
+def slider_step(task: str, history: list[Step], elements: list[Element]) -> tuple[Action, str] | None:
+    """The drag that brings the first slider the task gives a number and that does not show it closer to it, and
+    why; None where every such slider shows its number, or one cannot be read or moved."""
+    for slider, wanted in slider_goals(task, elements):
+        shown = slider_number(slider.text)
+        if shown is None:
+            return None
+        if abs(shown - wanted) < 1e-9:
+            continue
+        seen = _seen(history, slider)
+        drags = sum(1 for step in history if step.action.kind is ActionKind.DRAG and step.action.point is not None
+                    and _on_row(step.action.point, slider.box))
+        if drags >= MAX_DRAGS:
+            return None
+        rate = _units_per_pixel(seen + [(slider.box.center.x, shown)])
+        if rate is None:
+            dx = PROBE_HANDLES * max(slider.box.width, 8) * (1 if wanted > shown else -1)
+        else:
+            dx = round((wanted - shown) / rate)
+            if dx == 0:
+                dx = 1 if (wanted - shown) * rate > 0 else -1
+        start = slider.box.center
+        end = Point(start.x + dx, start.y)
+        return (Action(kind=ActionKind.DRAG, point=start, end_point=end),
+                f"the slider shows {slider.text}, the task asks for {_shown(wanted)}: dragged {dx:+d} px")
+    return None
+
+
+def _with_numbers(task: str) -> list[str]:
+    """The task's clauses, a list of numbers in brackets or with commas ("[16,18,19]", "16, 18 and 19") kept in its
+    clause."""
+    joined = re.sub(r"(\d)\s*(?:,|\band\b)\s*(?=[-−]?\d)", r"\1 ", task.replace("[", " ").replace("]", " "))
+    return CLAUSE.split(joined)
+
+
+def _numbers(text: str) -> list[float]:
+    return [float(m.group().replace("−", "-")) for m in NUMBER.finditer(text)]
+
+
+def slider_number(text: str) -> float | None:
+    """The one number `text` (what a slider shows) holds; None where it holds none or several."""
+    found = _numbers(text.replace(",", "."))
+    return found[0] if len(found) == 1 else None
+
+
+def _shown(number: float) -> str:
+    return f"{number:g}"
+
+
+def _label(slider: Element, elements: list[Element]) -> str:
+    """The text nearest left of a slider on its row (its label), "" where none."""
+    middle = slider.box.center.y
+    left = [e for e in elements if e.role == "text" and e.text and e.box.y0 <= middle <= e.box.y1
+            and e.box.x1 <= slider.box.x0 and slider_number(e.text) is None]
+    return max(left, key=lambda e: e.box.x1).text.strip().rstrip(":") if left else ""
+
+
+def _on_row(point: Point, handle: Box) -> bool:
+    return abs(point.y - handle.center.y) <= SAME_ROW * handle.height
+
+
+def _seen(history: list[Step], slider: Element) -> list[tuple[float, float]]:
+    """(handle centre x, number shown) of this slider on each earlier step's screen that showed it readably."""
+    found = []
+    for step in history:
+        for element in step.seen:
+            if element.role == "slider" and _on_row(element.box.center, slider.box) and \
+                    (value := slider_number(element.text)) is not None:
+                found.append((float(element.box.center.x), value))
+                break
+    return found
+
+
+def _units_per_pixel(points: list[tuple[float, float]]) -> float | None:
+    """The slope of number over handle position, from the points where the handle stood at different places;
+    None where it never moved, or moving changed nothing."""
+    xs = [x for x, _ in points]
+    if max(xs, default=0) - min(xs, default=0) < 2:
+        return None
+    mean_x = sum(xs) / len(xs)
+    mean_v = sum(v for _, v in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    slope = sum((x - mean_x) * (v - mean_v) for x, v in points) / spread
+    return slope if abs(slope) > 1e-6 else None
