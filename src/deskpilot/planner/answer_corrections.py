@@ -10,6 +10,8 @@ each says why; the episode's history keeps the corrected call as if the model ha
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from deskpilot.core.actions import Action, ActionKind

@@ -2,8 +2,9 @@
 the sliders to 16, 18 and 19". A slider takes no typing and its range is not written anywhere, so it is dragged by
 its handle and read again: the first drag goes a few handle widths towards the number, every later one as far as the
 pixels per unit the earlier drags measured say (each step's screen, kept in the history, holds where the handle stood
-and the number it showed), until the slider shows the number. A slider that shows no number, or that the drags do
-not bring to it, is left to the planner (and the goal check finds the task not done)."""
+and the number it showed), until the slider shows the number; the last step or two, or a drag that moved nothing, is
+an arrow key on the handle the drags focused. A slider that shows no number, or that the moves do not bring to it,
+is left to the planner (and the goal check finds the task not done)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ from .task_coverage import CLAUSE
 SLIDER_WORDS = re.compile(r"\b(?:sliders?|scales?|range\s+sliders?|knobs?)\b", re.I)
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*(?:st|nd|rd|th)\b)(?!\d)")
 PROBE_HANDLES = 2  # handle widths the first drag goes, towards the number (a slider grows to the right)
-MAX_DRAGS = 8  # drags of one slider before it is left as it is
+MAX_MOVES = 12  # drags and arrow keys of one slider before it is left as it is
+FINE_PIXELS = 2  # a move this short is made with an arrow key (a drag this short may not move the handle)
+ARROWS = {True: ("right",), False: ("left",)}  # the key that moves a focused slider up, down
 SAME_ROW = 0.5  # of a handle's height: two handles this close in height are one slider's, seen at two steps
 
 
@@ -61,17 +64,21 @@ def slider_step(task: str, history: list[Step], elements: list[Element]) -> tupl
         if abs(shown - wanted) < 1e-9:
             continue
         seen = _seen(history, slider)
-        drags = sum(1 for step in history if step.action.kind is ActionKind.DRAG and step.action.point is not None
-                    and _on_row(step.action.point, slider.box))
-        if drags >= MAX_DRAGS:
+        moves = [step for step in history if (step.action.kind is ActionKind.DRAG and step.action.point is not None
+                                               and _on_row(step.action.point, slider.box))
+                 or (step.action.kind is ActionKind.HOTKEY and step.action.keys in ARROWS.values())]
+        if len(moves) >= MAX_MOVES:
             return None
         rate = _units_per_pixel(seen + [(slider.box.center.x, shown)])
         if rate is None:
             dx = PROBE_HANDLES * max(slider.box.width, 8) * (1 if wanted > shown else -1)
         else:
             dx = round((wanted - shown) / rate)
-            if dx == 0:
-                dx = 1 if (wanted - shown) * rate > 0 else -1
+            if abs(dx) <= FINE_PIXELS or (seen and seen[-1][1] == shown and moves and moves[-1] is history[-1]):
+                # a step or two off, or the last drag moved nothing: the focused handle's arrow keys step by one
+                key = ARROWS[(wanted - shown) * rate > 0]
+                return (Action(kind=ActionKind.HOTKEY, keys=key),
+                        f"the slider shows {slider.text}, the task asks for {_shown(wanted)}: pressed {key[0]}")
         start = slider.box.center
         end = Point(start.x + dx, start.y)
         return (Action(kind=ActionKind.DRAG, point=start, end_point=end),
