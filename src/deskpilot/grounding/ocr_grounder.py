@@ -23,7 +23,7 @@ from .description import TargetSpec, nth, of_its_lines, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box, label_beside
 from .short_text import short_texts
-from .sliders import find_sliders
+from .sliders import VALUE_REACH, Slider, find_sliders
 from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
@@ -110,8 +110,8 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             started = time.perf_counter()
-            sliders = find_sliders(image, self._lines)
             widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
+            sliders = self._sliders(image, widgets)
             laid_out = time.perf_counter()
             detections = self.detector.detect(image) if self.detector is not None else []
             inferred = time.perf_counter()
@@ -119,14 +119,15 @@ class OcrGrounder:
             siblings = sibling_toggles(image, widgets + detected, self._lines)
             if self._split_at_controls(image, widgets + detected + siblings + [s.widget for s in sliders]):
                 # the labels read apart now: name again
-                sliders = find_sliders(image, self._lines)
                 widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
+                sliders = self._sliders(image, widgets)
                 detected = detected_widgets(image, detections, self._lines)
                 siblings = [replace(s, text=label_beside(s.box, self._lines)) for s in siblings
                             if not any(s.box.iou(w.box) > SAME_TOGGLE_IOU for w in widgets + detected)]
             detected += siblings
             merged = merge_controls(widgets, detected) if detected else widgets
             # a slider's handle and track are found as small fields and boxes too: the slider is what they are
+            sliders = [s.in_a_field([w.box for w in merged if w.role in ("input", "dropdown")]) for s in sliders]
             self._widgets = [w for w in merged if not any(w.box.share_in(s.extent.padded(2)) > 0.8 for s in sliders)
                              ] + [s.widget for s in sliders]
             self._toggles = _toggle_boxes(self._widgets)
@@ -134,6 +135,23 @@ class OcrGrounder:
                 (laid_out - started + time.perf_counter() - inferred) * 1000
             self.timing["detector_ms"] = self.timing.get("detector_ms", 0.0) + (inferred - laid_out) * 1000
         return self._widgets
+
+    def _sliders(self, image: np.ndarray, widgets: list[Widget]) -> list[Slider]:
+        """The sliders on the image, none named by a field's text; where one shows no number read, its row right of
+        the track is read for a short one (a re-read of the changed parts of the screen may leave the number a drag
+        changed unread)."""
+        fields = [w.box for w in widgets if w.role in ("input", "dropdown")]
+        sliders = [s.in_a_field(fields) for s in find_sliders(image, self._lines)]
+        rows = [Box(s.track.x1, s.handle.y0, min(image.shape[1], s.track.x1 + VALUE_REACH * s.handle.height),
+                    s.handle.y1) for s in sliders if not s.value]
+        found = short_texts(image, [row for row in rows if row.width > 4], self._lines,
+                            lambda crops: [(r.text, r.score) for r in self.engine.recognise(crops)]) if rows else []
+        if not found:
+            return sliders
+        fresh = {id(self._lines[i]) for i in self._fresh} | {id(line) for line in found}
+        self._lines = sorted(self._lines + found, key=lambda ln: reading_order(ln.box))
+        self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh}
+        return [s.in_a_field(fields) for s in find_sliders(image, self._lines)]
 
     def _split_at_controls(self, image: np.ndarray, widgets: list[Widget]) -> bool:
         """Read again, in its parts either side, every text line that runs over a check box or radio button, into a

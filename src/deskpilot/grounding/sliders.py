@@ -44,6 +44,13 @@ class Slider:
     track: Box
     handle: Box
     value: str = ""
+    value_box: Box | None = None  # where the number stands
+
+    def in_a_field(self, fields: list[Box]) -> Slider:
+        """This slider, without its number where that number is a field's text (a spin box's under it)."""
+        if self.value_box is not None and any(self.value_box.share_in(field) > 0.5 for field in fields):
+            return Slider(self.track, self.handle)
+        return self
 
     @property
     def widget(self) -> Widget:
@@ -85,7 +92,7 @@ def find_sliders(image: np.ndarray, lines: list[TextLine]) -> list[Slider]:
         if not any(other.extent.iou(track.union(handle)) > 0.5 for other in found):
             found.append(Slider(track, handle))
     found.sort(key=lambda s: (s.track.y0, s.track.x0))
-    return [Slider(s.track, s.handle, value) for s, value in zip(found, _values(found, lines))]
+    return [Slider(s.track, s.handle, *shown) for s, shown in zip(found, _values(found, lines))]
 
 
 def _raised_handle(mask: np.ndarray) -> tuple[Box, Box] | None:
@@ -154,11 +161,11 @@ def _runs(flags: np.ndarray, gap: int = 2) -> list[tuple[int, int]]:
     return runs
 
 
-def _values(sliders: list[Slider], lines: list[TextLine]) -> list[str]:
+def _values(sliders: list[Slider], lines: list[TextLine]) -> list[tuple[str, Box | None]]:
     """The number each slider shows: a number is the nearest slider's where it stands right of its track on its
     row, under its track's start, or over its handle, within VALUE_REACH of its height; each slider takes the
     nearest number it is given. "" where none."""
-    nearest: dict[int, tuple[float, str]] = {}
+    nearest: dict[int, tuple[float, str, Box]] = {}
     for line in lines:
         text = line.text.strip().replace("−", "-")
         glued = GLUED.match(text)
@@ -173,8 +180,8 @@ def _values(sliders: list[Slider], lines: list[TextLine]) -> list[str]:
                 continue
             text = glued.group("number") if glued else text
         if owner not in nearest or distance < nearest[owner][0]:
-            nearest[owner] = (distance, text)
-    return [nearest[i][1] if i in nearest else "" for i in range(len(sliders))]
+            nearest[owner] = (distance, text, line.box)
+    return [(nearest[i][1], nearest[i][2]) if i in nearest else ("", None) for i in range(len(sliders))]
 
 
 def _distance(slider: Slider, box: Box) -> float | None:

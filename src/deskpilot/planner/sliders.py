@@ -21,6 +21,7 @@ SLIDER_WORDS = re.compile(r"\b(?:sliders?|scales?|range\s+sliders?|knobs?)\b", r
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?(?![\w.]*(?:st|nd|rd|th)\b)(?!\d)")
 PROBE_HANDLES = 2  # handle widths the first drag goes, towards the number (a slider grows to the right)
 MAX_MOVES = 12  # drags and arrow keys of one slider before it is left as it is
+MAX_DRAG_HANDLES = 12  # handle widths one drag goes at most
 FINE_PIXELS = 2  # a move this short is made with an arrow key (a drag this short may not move the handle)
 ARROWS = {True: ("right",), False: ("left",)}  # the key that moves a focused slider up, down
 SAME_ROW = 0.5  # of a handle's height: two handles this close in height are one slider's, seen at two steps
@@ -79,6 +80,8 @@ def slider_step(task: str, history: list[Step], elements: list[Element]) -> tupl
                 key = ARROWS[(wanted - shown) * rate > 0]
                 return (Action(kind=ActionKind.HOTKEY, keys=key),
                         f"the slider shows {slider.text}, the task asks for {_shown(wanted)}: pressed {key[0]}")
+        reach = MAX_DRAG_HANDLES * max(slider.box.width, 8)  # misread numbers make wild estimates
+        dx = max(-reach, min(reach, dx))
         start = slider.box.center
         end = Point(start.x + dx, start.y)
         return (Action(kind=ActionKind.DRAG, point=start, end_point=end),

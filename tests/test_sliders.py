@@ -1,0 +1,108 @@
+"""Sliders: found on real Qt, GTK and Tk windows with the number each shows (grounding/sliders.py), a number the task
+gives read off the task for the right slider, and set by drags and arrow keys read back on the screen
+(planner/sliders.py) — `deskpilot run` on a real window, proved by the app's own state."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
+
+from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import Step, list_episodes, read_episode
+from deskpilot.core.geometry import Box, Point
+from deskpilot.core.observation import Element
+from deskpilot.core.screen import Screen
+from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.ocr_grounder import OcrGrounder
+from deskpilot.planner.sliders import slider_goals, slider_step
+
+PYTHONS = {"qt": sys.executable, "tk": sys.executable, "gtk": "/usr/bin/python3"}  # GTK: Debian's python3-gi
+
+
+@pytest.fixture
+def slider_app(xdisplay, tmp_path):
+    processes = []
+
+    def start(toolkit: str, start: int = 20) -> Path:
+        state = tmp_path / f"{toolkit}-state.json"
+        processes.append(subprocess.Popen([PYTHONS[toolkit], str(TESTS_DIR / "apps" / "sliders.py"), toolkit,
+                                           "--state", str(state), "--at", "200,120", "--start", str(start)]))
+        wait_for_state(state)
+        return state
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("toolkit", ["qt", "gtk", "tk"])
+def test_a_slider_is_found_with_the_number_it_shows(slider_app, toolkit):
+    slider_app(toolkit, start=20)
+    elements = OcrGrounder(OcrEngine()).parse(Screen().capture())
+    sliders = [e for e in elements if e.role == "slider"]
+    assert [s.text for s in sliders] == ["20"]
+    assert sliders[0].box.height < 40 and sliders[0].box.width < 40  # its handle, not the whole track
+    assert not any(e.role in ("input", "checkbox", "radio") and e.box.intersects(sliders[0].box) for e in elements)
+
+
+@pytest.mark.parametrize("toolkit", ["qt", "tk"])
+def test_run_sets_a_slider_to_the_number_the_task_gives(slider_app, toolkit, tmp_path):
+    state_file = slider_app(toolkit, start=20)
+    result = deskpilot("run", "Set the slider to 65 and click Apply", "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    state = read_state(state_file)
+    assert state["slider"] == 65 and state["pressed"] == ["Apply"]
+    episode = read_episode(list_episodes(tmp_path / "ep")[0])
+    assert episode.meta.outcome == "success"
+    moves = [s.action.kind for s in episode.steps if s.action.kind in (ActionKind.DRAG, ActionKind.HOTKEY)]
+    assert moves and moves[0] is ActionKind.DRAG  # dragged, not typed into
+    assert not any(s.action.kind is ActionKind.TYPE for s in episode.steps)
+
+
+def _slider(x: int, shown: str, y: int = 100) -> Element:
+    return Element(Box(x - 8, y - 10, x + 8, y + 10), "slider", shown)
+
+
+def _label(text: str, x0: int, y: int = 100) -> Element:
+    return Element(Box(x0, y - 8, x0 + 60, y + 8), "text", text)
+
+
+@pytest.mark.parametrize("task, screen, wanted", [
+    ("Select 6 with the slider, click the 3rd checkbox, then hit Submit.", [_slider(200, "-2")], [6.0]),
+    ("Set the sliders to the combination [16,18,19] and submit.",
+     [_slider(200, "8", 100), _slider(200, "8", 150), _slider(200, "6", 200)], [16.0, 18.0, 19.0]),
+    ("move the volume slider to 40", [_label("Bass", 20, 100), _slider(200, "5", 100), _label("Volume", 20, 150),
+                                     _slider(200, "5", 150)], [40.0]),
+    ("Set Volume to -3", [_label("Volume", 20), _slider(200, "0")], [-3.0]),
+    ("Click the 2nd checkbox", [_slider(200, "0")], []),  # no number for a slider
+    ("Set the sliders to 4 and 5", [_slider(200, "0")], []),  # two numbers, one slider: which is which?
+])
+def test_the_number_the_task_gives_each_slider(task, screen, wanted):
+    assert [number for _, number in slider_goals(task, screen)] == wanted
+
+
+def _step(action: Action, seen: list[Element]) -> Step:
+    return Step(index=0, action=action, before="", seen=seen)
+
+
+def test_a_slider_is_dragged_by_what_earlier_drags_measured_then_nudged_by_a_key():
+    task = "Set the slider to 30"
+    first = slider_step(task, [], [_slider(100, "10")])
+    assert first is not None and first[0].kind is ActionKind.DRAG and first[0].end_point.x > 100  # a probe, up
+    probe = _step(first[0], [_slider(100, "10")])
+    second = slider_step(task, [probe], [_slider(132, "18")])  # 32 px moved it 8: 4 px a unit, 12 units to go
+    assert second is not None and second[0].point == Point(132, 100) and second[0].end_point == Point(180, 100)
+    drag = _step(second[0], [_slider(132, "18")])
+    close = slider_step(task, [probe, drag], [_slider(178, "29")])
+    assert close is not None and close[0].kind is ActionKind.DRAG and close[0].end_point == Point(182, 100)
+    stuck = _step(close[0], [_slider(178, "29")])
+    nudge = slider_step(task, [probe, drag, stuck], [_slider(178, "29")])  # the drag moved nothing: a key
+    assert nudge is not None and nudge[0].kind is ActionKind.HOTKEY and nudge[0].keys == ("right",)
+    assert slider_step(task, [probe, drag], [_slider(182, "30")]) is None  # it shows the number: nothing to do
+    assert slider_step(task, [], [_slider(100, "")]) is None  # a slider that shows no number is not moved blind
