@@ -24,6 +24,7 @@ from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box, label_beside
 from .short_text import short_texts
 from .sliders import VALUE_REACH, Slider, find_sliders
+from .spin_buttons import step_buttons
 from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
@@ -128,8 +129,8 @@ class OcrGrounder:
             merged = merge_controls(widgets, detected) if detected else widgets
             # a slider's handle and track are found as small fields and boxes too: the slider is what they are
             sliders = [s.in_a_field([w.box for w in merged if w.role in ("input", "dropdown")]) for s in sliders]
-            self._widgets = [w for w in merged if not any(w.box.share_in(s.extent.padded(2)) > 0.8 for s in sliders)
-                             ] + [s.widget for s in sliders]
+            merged = [w for w in merged if not any(w.box.share_in(s.extent.padded(2)) > 0.8 for s in sliders)]
+            self._widgets = merged + [s.widget for s in sliders] + step_buttons(image, merged, self._lines)
             self._toggles = _toggle_boxes(self._widgets)
             self.timing["layout_ms"] = self.timing.get("layout_ms", 0.0) + \
                 (laid_out - started + time.perf_counter() - inferred) * 1000

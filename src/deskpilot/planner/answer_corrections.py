@@ -10,7 +10,6 @@ each says why; the episode's history keeps the corrected call as if the model ha
 
 from __future__ import annotations
 
-import re
 
 from dataclasses import dataclass, field
 
@@ -25,7 +24,7 @@ from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label
 
 from .dates import calendar_step
-from .sliders import slider_goals, slider_number, slider_step
+from .number_controls import all_set, goals, is_number_of, number_step
 from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
@@ -36,7 +35,7 @@ from .task_phrases import comparable, holds_phrase
 
 
 LIST_ROWS = 12  # field heights from its drop-down within which an open list's options stand
-SLIDER_REACH = 6  # pixels around a slider's handle within which a click or drag is on the slider
+CONTROL_REACH = 6  # pixels around a slider's handle or a spin box within which a click or drag is on it
 
 
 @dataclass
@@ -65,7 +64,7 @@ class AnswerCorrections:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it, but for a calendar's day)."""
         on_calendar = _on_the_calendar(episode.task, action, history, elements) or \
-            _on_the_slider(episode.task, action, history, elements)
+            _on_the_control(episode.task, action, history, elements)
         if on_calendar is not None:
             return on_calendar  # a day of a grid a long screen's listing may leave out, a drag: taken all the same
         found = _suggestion_that_fits(episode.task, action, elements, history) or \
@@ -371,22 +370,20 @@ def _on_the_calendar(task: str, action: Action, history: list[Step], elements: l
     return step
 
 
-def _on_the_slider(task: str, action: Action, history: list[Step], elements: list[Element]
-                   ) -> tuple[Action, str] | None:
-    """While a slider the task gives a number does not show it, the drag that brings it closer (planner/sliders.py)
-    instead of anything else (the model typed the number into the handle, which took nothing); once each shows
-    its number, a click or drag on one of them does what is left instead."""
-    step = slider_step(task, history, elements)
+def _on_the_control(task: str, action: Action, history: list[Step], elements: list[Element]
+                    ) -> tuple[Action, str] | None:
+    """While a slider or spin box the task gives a number does not show it, the move that brings it closer
+    (planner/number_controls.py) instead of anything else (the model typed the number into a slider's handle, which
+    took nothing); once each shows its number, a click or drag on one of them, or the typing of its number, does
+    what is left instead."""
+    step = number_step(task, history, elements)
     if step is not None:
         return step
-    goals = slider_goals(task, elements)
-    on_a_slider = action.kind in (ActionKind.CLICK, ActionKind.DRAG) and action.point is not None and \
-        any(slider.box.padded(SLIDER_REACH).contains(*action.point) for slider, _ in goals)
-    typing_a_number = action.kind is ActionKind.TYPE and bool(action.text) and \
-        set(re.findall(r"-?\d+", action.text or "")) <= {f"{wanted:g}" for _, wanted in goals}
-    if goals and (on_a_slider or typing_a_number) and \
-            all(slider_number(slider.text) == wanted for slider, wanted in goals):
-        return _press_what_is_left(task, elements, history, "each slider shows the number the task gives already")
+    on_one = action.kind in (ActionKind.CLICK, ActionKind.DRAG) and action.point is not None and \
+        any(control.box.padded(CONTROL_REACH).contains(*action.point) for control, _, _, _ in goals(task, elements))
+    typing_its_number = action.kind is ActionKind.TYPE and is_number_of(action.text or "", task, elements)
+    if (on_one or typing_its_number) and all_set(task, history, elements):
+        return _press_what_is_left(task, elements, history, "each control shows the number the task gives already")
     return None
 
 

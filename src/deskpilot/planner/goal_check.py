@@ -60,7 +60,9 @@ from deskpilot.grounding.widgets import toggle_for_label
 
 from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
-from .sliders import slider_goals, slider_number
+from .number_controls import goals as number_goals
+from .sliders import shown_number
+from .spin_boxes import spin_boxes
 from .task_coverage import CLAUSE, asks_to_act, coverage
 
 # Text that reads as an error or a refusal, in the languages the safety words cover.
@@ -417,15 +419,15 @@ class GoalTracker:
     # the page's own copy of the task
     ranked: dict[str, Element] = field(default_factory=dict)  # the controls the task names by rank ("the 2nd
     # checkbox"), as the first screen showed them
-    slider_screen: list[Element] = field(default_factory=list)  # the last screen that showed a slider (a page
-    # that moves on at Submit shows none at the end)
+    number_screen: list[Element] = field(default_factory=list)  # the last screen that showed a slider or a spin
+    # box (a page that moves on at Submit shows none at the end)
     _last: Action | None = None
     # the texts before the last click, and where the texts it brought stand, where it brought some (a list it opened)
     _opened_by_last: tuple[set[str], Box] | None = None
 
     def start(self, elements: list[Element]) -> None:
         self.initial = {text_key(e.text) for e in elements if e.text}
-        self._note_sliders(elements)
+        self._note_number_controls(elements)
         self.shown = [e.text for e in elements if e.text and not self._echoes_task(e.text)]
         self.ranked = {words: element for (family, rank), words in ranked_references(self.task).items()
                        if family in RANKED_CLICKS and (element := nth_of(elements, RANKED_CLICKS[family], rank))}
@@ -437,7 +439,7 @@ class GoalTracker:
         `selected`: whether a typed text replaced a selection the agent made first; `blank`: whether a field's box
         shows no mark on the screen it left (pixels)."""
         choosing = self.opened is not None  # Enter now picks the open list's option: it presses no default button
-        self._note_sliders(after)
+        self._note_number_controls(after)
         if action.kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK):
             self._opened_by_last = None
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
@@ -511,9 +513,9 @@ class GoalTracker:
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self._last = action
 
-    def _note_sliders(self, elements: list[Element]) -> None:
-        if any(e.role == "slider" for e in elements):
-            self.slider_screen = elements
+    def _note_number_controls(self, elements: list[Element]) -> None:
+        if _number_controls(elements):
+            self.number_screen = elements
 
     def _radio_click(self, point: Point, before: list[Element], changed: bool) -> None:
         """A click that chose a radio option (on its button, or on its label beside it) the task says no word of."""
@@ -956,12 +958,12 @@ class GoalTracker:
             if not changed:
                 return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
             held.append(f"clicking {_quote(label)} had an effect")
-        for slider, wanted in slider_goals(self.task, elements if any(e.role == "slider" for e in elements)
-                                           else self.slider_screen):
-            if slider_number(slider.text) != wanted:
-                return GoalCheck(False, tuple(held), f"a slider shows {_quote(slider.text or 'no number')}, and the "
+        for control, _, wanted, kind in number_goals(self.task, elements if _number_controls(elements)
+                                                     else self.number_screen):
+            if shown_number(control.text) != wanted:
+                return GoalCheck(False, tuple(held), f"{kind} shows {_quote(control.text or 'no number')}, and the "
                                                      f"task asks for {wanted:g}")
-            held.append(f"a slider shows {slider.text}")
+            held.append(f"{kind} shows {control.text}")
         part, concretes = coverage(self.task, self._evidence(held, elements), [*self.shown, *(
             e.text for e in elements if e.text and not self._echoes_task(e.text))])
         if part is None and not concretes and not self.acted and not held and asks_to_act(self.task):
@@ -971,6 +973,11 @@ class GoalTracker:
             return GoalCheck(False, tuple(held), f"the task asks to {_quote(part)}, and nothing the run did or the "
                                                  "screen shows speaks of it")
         return GoalCheck(True, tuple(held), None)
+
+
+def _number_controls(elements: list[Element]) -> bool:
+    """Whether the screen shows a slider or a spin box."""
+    return any(e.role == "slider" for e in elements) or bool(spin_boxes(elements))
 
 
 def field_reading(box: Box, elements: list[Element]) -> str | None:

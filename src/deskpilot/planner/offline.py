@@ -16,7 +16,7 @@ from deskpilot.grounding.base import Grounder
 
 from .base import Decision
 from .instructions import PlannedAction, parse_instructions
-from .sliders import SLIDER_WORDS, slider_goals, slider_number, slider_step
+from .number_controls import all_set, names_a_control, number_step
 
 LIST_WAIT_SECONDS = 0.5  # one wait for a list the last click opened, before its option is typed instead
 
@@ -45,24 +45,23 @@ class OfflinePlanner:
     def decide(self, task: str, history: list[Step], obs: Observation, elements: list[Element]) -> Decision:
         if not history:
             self._run, self._next, self._tabs_tried, self._waited = list(self.plan(task)), 0, [], set()
-        moved = slider_step(task, history, elements)
-        if moved is not None:  # a slider takes no typing: it is dragged until it shows the number
+        moved = number_step(task, history, elements)
+        if moved is not None:  # a slider or spin box may take no typing: it is moved until it shows the number
             return Decision(moved[1], moved[0])
         plan = self._run
         skipped: list[str] = []
-        goals = slider_goals(task, elements)
-        sliders_set = bool(goals) and all(slider_number(slider.text) == wanted for slider, wanted in goals)
-        slider_set = False
+        numbers_set = all_set(task, history, elements)
+        after_control = False
         while self._next < len(plan):
             planned = plan[self._next]
             target = planned.action.target or ""
-            if sliders_set and (SLIDER_WORDS.search(target) or (slider_set and planned.action.kind in
-                                                                (ActionKind.HOTKEY, ActionKind.TYPE))):
-                self._next += 1  # the click on the slider and the typing of its number: the drags did it
-                slider_set = True
-                skipped.append("the slider shows its number")
+            if numbers_set and (names_a_control(target) or (after_control and planned.action.kind in
+                                                            (ActionKind.HOTKEY, ActionKind.TYPE))):
+                self._next += 1  # the click on the control and the typing of its number: the moves did it
+                after_control = True
+                skipped.append("the control shows its number")
                 continue
-            slider_set = False
+            after_control = False
             if planned.unless_seen and self._nothing_to_open(planned, obs):
                 self._next += 1
                 skipped.append(f"{planned.unless_seen} is in sight already")

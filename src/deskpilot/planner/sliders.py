@@ -35,12 +35,12 @@ def slider_goals(task: str, elements: list[Element]) -> list[tuple[Element, floa
     if not sliders:
         return []
     clauses = CLAUSE.split(task)
-    numbers = _numbers(" ".join(c for c in _with_numbers(task) if SLIDER_WORDS.search(c)))
+    numbers = numbers_in(" ".join(c for c in _with_numbers(task) if SLIDER_WORDS.search(c)))
     if not numbers:
         named = [(s, label) for s in sliders if (label := _label(s, elements))]
         for slider, label in named:
             for clause in clauses:
-                if re.search(rf"\b{re.escape(label)}\b", clause, re.I) and len(found := _numbers(clause)) == 1:
+                if re.search(rf"\b{re.escape(label)}\b", clause, re.I) and len(found := numbers_in(clause)) == 1:
                     return [(slider, found[0])]
         return []
     if len(numbers) == len(sliders):
@@ -59,7 +59,7 @@ def slider_step(task: str, history: list[Step], elements: list[Element]) -> tupl
     """The drag that brings the first slider the task gives a number and that does not show it closer to it, and
     why; None where every such slider shows its number, or one cannot be read or moved."""
     for slider, wanted in slider_goals(task, elements):
-        shown = slider_number(slider.text)
+        shown = shown_number(slider.text)
         if shown is None:
             return None
         if abs(shown - wanted) < 1e-9:
@@ -96,13 +96,14 @@ def _with_numbers(task: str) -> list[str]:
     return CLAUSE.split(joined)
 
 
-def _numbers(text: str) -> list[float]:
+def numbers_in(text: str) -> list[float]:
+    """The numbers `text` gives, in order (ordinals such as "3rd" are none)."""
     return [float(m.group().replace("−", "-")) for m in NUMBER.finditer(text)]
 
 
-def slider_number(text: str) -> float | None:
+def shown_number(text: str) -> float | None:
     """The one number `text` (what a slider shows) holds; None where it holds none or several."""
-    found = _numbers(text.replace(",", "."))
+    found = numbers_in(text.replace(",", "."))
     return found[0] if len(found) == 1 else None
 
 
@@ -114,7 +115,7 @@ def _label(slider: Element, elements: list[Element]) -> str:
     """The text nearest left of a slider on its row (its label), "" where none."""
     middle = slider.box.center.y
     left = [e for e in elements if e.role == "text" and e.text and e.box.y0 <= middle <= e.box.y1
-            and e.box.x1 <= slider.box.x0 and slider_number(e.text) is None]
+            and e.box.x1 <= slider.box.x0 and shown_number(e.text) is None]
     return max(left, key=lambda e: e.box.x1).text.strip().rstrip(":") if left else ""
 
 
@@ -128,7 +129,7 @@ def _seen(history: list[Step], slider: Element) -> list[tuple[float, float]]:
     for step in history:
         for element in step.seen:
             if element.role == "slider" and _on_row(element.box.center, slider.box) and \
-                    (value := slider_number(element.text)) is not None:
+                    (value := shown_number(element.text)) is not None:
                 found.append((float(element.box.center.x), value))
                 break
     return found
