@@ -118,7 +118,7 @@ class OcrGrounder:
             inferred = time.perf_counter()
             detected = detected_widgets(image, detections, self._lines)
             siblings = sibling_toggles(image, widgets + detected, self._lines)
-            if self._split_at_controls(image, widgets + detected + siblings + [s.widget for s in sliders]):
+            if self._split_at_controls(image, widgets + detected + siblings, [s.handle for s in sliders]):
                 # the labels read apart now: name again
                 widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
                 sliders = self._sliders(image, widgets)
@@ -154,14 +154,15 @@ class OcrGrounder:
         self._fresh = {i for i, line in enumerate(self._lines) if id(line) in fresh}
         return [s.in_a_field(fields) for s in find_sliders(image, self._lines)]
 
-    def _split_at_controls(self, image: np.ndarray, widgets: list[Widget]) -> bool:
-        """Read again, in its parts either side, every text line that runs over a check box or radio button, into a
+    def _split_at_controls(self, image: np.ndarray, widgets: list[Widget], handles: list[Box]) -> bool:
+        """Read again, in its parts either side, every text line that runs over a check box, a radio button or one of
+        the slider `handles`, into a
         field from the left, or across a frame's side (an open list over the button behind it: "JoinReception"):
         a checked box is a filled square with a white tick, which text detection takes
         for a glyph and joins to the label beside it ("zAHr" with its box read as "Ｋ") or across to the next
         column's label ("PCQ2JfG √9908"); a label set close to its field is joined to the field's text
         ("ceiptnumberR-100" for "Receipt number" and "R-1001"). Whether any line was split."""
-        toggles = _toggle_boxes(widgets) + [w.box for w in widgets if w.role == "slider"]  # a handle read as "D"
+        toggles = _toggle_boxes(widgets) + handles  # a slider's handle read as "D" before the number beside it
         fields = [w.box for w in widgets if w.role in ("input", "dropdown") and w.source == "layout"]  # drawn borders
         if not self._lines:
             return False
