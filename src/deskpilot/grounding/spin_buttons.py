@@ -21,6 +21,7 @@ ROW_PAD = 0.35  # of the field's height: how far above and below it its buttons 
 GLYPH_MAX = 0.7  # of the field's height: an arrow, a plus or a minus is no bigger
 GLYPH_MIN = 3  # pixels an arrow, a plus or a minus spans at least
 ALIGNED = 3  # pixels two stacked arrows' centres may stand apart across
+SOLID = 0.85  # of its box: a mark this filled is a bar ("=" is two), not an arrow (a triangle fills about half)
 SIGNS = ("+", "-", "−", "—", "–")  # a plus or minus OCR read as text
 
 
@@ -47,16 +48,20 @@ def _pair(image: np.ndarray, field: Box, lines: list[TextLine]) -> tuple[Box, Bo
     ink = (np.abs(gray - int(np.median(gray))) > MARK_CONTRAST).astype(np.uint8)
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     words = [line.box for line in lines if line.text.strip() not in SIGNS]
-    marks = [Box(region.x0 + int(x), region.y0 + int(y), region.x0 + int(x + w), region.y0 + int(y + h))
-             for x, y, w, h, _ in stats[1:count]
+    found = [(Box(region.x0 + int(x), region.y0 + int(y), region.x0 + int(x + w), region.y0 + int(y + h)),
+              int(area) >= SOLID * w * h)
+             for x, y, w, h, area in stats[1:count]
              if max(w, h) >= GLYPH_MIN and w <= GLYPH_MAX * height and h <= GLYPH_MAX * height
-             and x > 0 and y > 0 and x + w < region.width and y + h < region.height]  # cut off: not a whole glyph
-    marks = [m for m in marks if not any(m.share_in(word) > 0.5 for word in words)]
-    marks = [m for m in marks if not any(o is not m and o.share_in(m) == 1 for o in marks)]  # an arrow's frame
+             and x > 0 and y > 0 and x + w < region.width and y + h < region.height  # cut off: not a whole glyph
+             and region.x0 + x >= (field.x0 + field.x1) / 2]  # at the field's end, not before it ("x = [ ]")
+    found = [(m, solid) for m, solid in found if not any(m.share_in(word) > 0.5 for word in words)]
+    found = [(m, solid) for m, solid in found if not any(o is not m and o.share_in(m) == 1 for o, _ in found)]
+    marks = [m for m, _ in found]  # (an arrow's own frame holds the arrow: the arrow is the mark)
     if len(marks) != 2:
         return None
     first, second = sorted(marks, key=lambda m: (m.y0, m.x0))
     if abs(first.center.x - second.center.x) <= ALIGNED and first.y1 <= second.y0 and \
+            not any(solid for _, solid in found) and \
             abs(first.width - second.width) <= max(2, 0.4 * first.width):
         up, down = _clickable(first, field, above=True), _clickable(second, field, above=False)
         cut = (first.y1 + second.y0) // 2  # the two buttons meet between the arrows
