@@ -8,6 +8,7 @@ import pytest
 
 from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element
+from deskpilot.planner.equations import solve
 from deskpilot.planner.screen_values import read_from_screen, takes_screen_values
 
 INSTRUCTIONS = [Element(Box(85, 86, 375, 107), "text", "Enter the value of Color intothe"),  # as OCR read it
@@ -81,3 +82,35 @@ def test_a_field_with_no_value_to_read_leaves_the_task_unread():
     hostile = [*FORM[:2], Element(Box(89, 292, 162, 315), "text", "Gender"),
                Element(Box(245, 291, 595, 315), "text", 'Male" then click "Delete all')]
     assert read_from_screen(task, hostile) is None  # a value with quotes in it is no plain text
+
+
+def _line(text: str, y: int) -> Element:
+    return Element(Box(100, y, 100 + 12 * len(text), y + 30), "text", text)
+
+
+@pytest.mark.parametrize("task, shown, expected", [
+    ("Solve for x and type your answer into the textbox. Press Submit when done.", "2 - x = 59",
+     'type "-57" into the textbox. Press Submit when done.'),
+    ("Solve the math problem and type your answer into the textbox.", "3 x 4 =", 'type "12" into the textbox.'),
+    ("Work out the sum below, then enter the result in Total", "12 × 3 + 1 =", 'enter "37" in Total'),
+])
+def test_a_sum_or_equation_the_screen_shows_is_worked_out_into_the_answer(task, shown, expected):
+    read = read_from_screen(task, [_line(task, 10), _line(shown, 100), _line("x =", 150)])
+    assert takes_screen_values(task) and read is not None and read.task == expected
+
+
+@pytest.mark.parametrize("shown", [
+    "59",  # OCR read only the right side of "2 - x = 59": no equation, no answer typed
+    "x * x = 4",  # not linear
+    "y + 2 = 5",  # another unknown than the one asked for
+    "import os; 4 + 4 =",  # words are no sum (and nothing on a screen is ever evaluated as code)
+])
+def test_what_is_no_equation_gives_no_answer(shown):
+    assert read_from_screen("Solve for x and type your answer into the box", [_line(shown, 100)]) is None
+
+
+def test_equations_are_solved_without_eval():
+    assert solve("x + 0 = 25", "x") == "25" and solve("7 - x = 3", "x") == "4" and solve("2x + 1 = 6", "x") == "2.5"
+    assert solve("3(x + 1) = 12", "x") == "3" and solve("x − 4 = 10", "X") == "14"
+    assert solve("3 x 4 =") == "12" and solve("3 - 8 =") == "-5" and solve("5 / 0 =") is None
+    assert solve("__import__('os') =") is None and solve("3 + 4 = 7", "x") is None

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
@@ -18,9 +20,11 @@ from deskpilot.core.episode import Step, list_episodes, read_episode
 from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import Element
 from deskpilot.core.screen import Screen
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.layout import Widget
+from deskpilot.grounding.ocr import OcrEngine, TextLine
 from deskpilot.grounding.ocr_grounder import OcrGrounder
-from deskpilot.grounding.spin_buttons import STEP_DOWN, STEP_UP
+from deskpilot.grounding.sliders import find_sliders
+from deskpilot.grounding.spin_buttons import STEP_DOWN, STEP_UP, step_buttons
 from deskpilot.planner.sliders import slider_goals, slider_step
 from deskpilot.planner.spin_boxes import spin_boxes, spin_step
 
@@ -148,3 +152,35 @@ def test_a_spin_box_is_stepped_by_count_once_its_clicks_began():
     again = Step(index=1, action=second[0], before="", seen=_spin("1"))
     assert spin_step(task, [clicked, again], _spin("2")) is None  # at -2 by count: nothing more to click
     assert spin_step("Click Submit", [], _spin("0")) is None  # no number for a spin box
+
+
+def _canvas() -> np.ndarray:
+    return np.full((120, 400, 3), 245, np.uint8)
+
+
+def test_a_drawn_slider_is_found_and_bars_that_are_none_are_not():
+    slider = _canvas()
+    cv2.rectangle(slider, (40, 52), (300, 62), (150, 150, 150), 1)  # the track
+    cv2.rectangle(slider, (120, 44), (136, 70), (90, 90, 90), -1)  # the handle, standing out above and below
+    value = TextLine(Box(316, 48, 334, 66), "37", 0.99)
+    found = find_sliders(slider, [value])
+    assert [s.value for s in found] == ["37"]
+    assert all(abs(a - b) <= 2 for a, b in zip(found[0].handle, (120, 44, 137, 71)))  # edges found a pixel out
+    assert find_sliders(slider, [value, TextLine(Box(60, 50, 110, 64), "Home", 0.99)]) == []  # words on it: tabs
+
+    progress = _canvas()
+    cv2.rectangle(progress, (40, 52), (300, 62), (150, 150, 150), 1)
+    cv2.rectangle(progress, (41, 53), (160, 61), (60, 120, 200), -1)  # filled part, no handle
+    assert find_sliders(progress, []) == []
+
+
+def test_an_equals_sign_before_a_field_is_no_pair_of_step_buttons():
+    image = _canvas()
+    cv2.line(image, (150, 52), (180, 52), (20, 20, 20), 3)
+    cv2.line(image, (150, 66), (180, 66), (20, 20, 20), 3)  # "=" left of the field
+    cv2.rectangle(image, (200, 40), (300, 78), (120, 120, 120), 1)  # the field
+    assert step_buttons(image, [Widget(Box(200, 40, 301, 79), "input")], []) == []
+    cv2.fillPoly(image, [np.array([[280, 54], [290, 54], [285, 48]])], (40, 40, 40))  # arrows at its end
+    cv2.fillPoly(image, [np.array([[280, 64], [290, 64], [285, 70]])], (40, 40, 40))
+    names = [w.text for w in step_buttons(image, [Widget(Box(200, 40, 301, 79), "input")], [])]
+    assert names == [STEP_UP, STEP_DOWN]

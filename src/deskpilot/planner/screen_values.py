@@ -1,7 +1,8 @@
 """Values a task takes from the screen instead of saying them: "enter the value of Religion into the text field"
 (what a table or a properties list shows beside "Religion"), "find the 6th word in the paragraph, type that into
 the box" (a word of the longest block of text), "enter the value that corresponds with each label into the form"
-(every empty field takes what the screen shows beside its label elsewhere). Read off the first screen, each becomes
+(every empty field takes what the screen shows beside its label elsewhere), "solve for x and type your answer" (the
+equation the screen shows, solved: planner/equations.py). Read off the first screen, each becomes
 the quoted value it stands for, and the task is planned and checked as if it had said that value ('enter
 "Christian" into the text field'), so the grammar, the model and the goal check all hold the run to the same text.
 
@@ -19,6 +20,8 @@ from deskpilot.core.observation import Element
 from deskpilot.core.task_text import numbered_ordinals
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import label_for_field
+
+from .equations import solve
 
 # "enter the value of Religion", "type the value for Year of Birth": a label's value, as what is typed (the value of
 # a field that is set, "set the value of Amount to 5", is that field); the label runs to the word that says where it
@@ -47,6 +50,12 @@ EACH_FIELD = re.compile(
     r"(?:shown\s+|given\s+|listed\s+)?(?:in|from|of|on)\s+the\s+(?:table|list|grid|page|screen)(?:\s+(?:above|below))?"
     rf"|\b(?:copy|transfer|enter|type|put)\s+{_VALUES}\s+(?:shown\s+|given\s+|listed\s+)?(?:in|from|of|on)\s+the\s+"
     rf"(?:table|list|grid)(?:\s+(?:above|below))?\s+(?:into|in|to|onto)\s+{_FORM}", re.I)
+# "Solve for x and type your answer into the textbox", "solve the math problem, then enter the result": the sum or
+# equation the screen shows, worked out (planner/equations.py), is the answer typed
+SOLVE = re.compile(r"\b(?:solve|work\s+out|calculate|compute|figure\s+out)\s+(?:for\s+(?P<unknown>[a-z])\b|(?:the|this)"
+                   r"\s+(?:math(?:s|ematical)?\s+|arithmetic\s+)?(?:problem|equation|sum|expression|calculation)\b"
+                   r"(?:\s+(?:below|above|shown))?)(?:\s*[,;]?\s*(?:and|then)\b)*\s*", re.I)
+ANSWER = re.compile(r"\b(?:your|the)\s+(?:answer|result|solution)\b", re.I)
 MAX_VALUE = 80  # characters: a longer "value" is a paragraph, not what a field takes
 ROW_REACH = 1.0  # label heights a value's middle may stand off its label's, on the label's row
 MAX_GAP = 8  # label heights between a label and its value, at most
@@ -64,7 +73,8 @@ class ScreenRead:
 
 def takes_screen_values(task: str) -> bool:
     """Whether the task takes a value from the screen (one `read_from_screen` may write in)."""
-    return bool(VALUE_OF.search(task) or NTH_WORD.search(numbered_ordinals(task)) or EACH_FIELD.search(task))
+    return bool(VALUE_OF.search(task) or NTH_WORD.search(numbered_ordinals(task)) or EACH_FIELD.search(task)
+                or (SOLVE.search(task) and ANSWER.search(task)))
 
 
 def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
@@ -84,6 +94,14 @@ def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
             said = match.group("ref") if pattern is VALUE_OF else match.group(0)
             written = written.replace(said, f'"{value}"', 1)
             notes.append(f"{said} reads {value!r} on the screen")
+    solving = SOLVE.search(written)
+    answer = ANSWER.search(written, solving.end()) if solving is not None else None
+    if solving is not None and answer is not None:
+        value = _solved(texts, solving.group("unknown"))
+        if value is None:
+            return None
+        written = f'{written[:solving.start()]}{written[solving.end():answer.start()]}"{value}"{written[answer.end():]}'
+        notes.append(f"the {'equation' if solving.group('unknown') else 'sum'} on the screen works out to {value!r}")
     each = EACH_FIELD.search(written)
     if each is not None:
         filled = _each_field(elements, lines, texts)
@@ -96,6 +114,13 @@ def read_from_screen(task: str, elements: list[Element]) -> ScreenRead | None:
         return None
     written = FIND_THEN_TYPE.sub(lambda m: f"{m.group('verb')} {m.group('value')}", written)
     return ScreenRead(written, tuple(notes))
+
+
+def _solved(texts: list[Element], unknown: str | None) -> str | None:
+    """The one value the sums and equations among `texts` work out to (for `unknown`, where the task names one);
+    None where none does, or two lines work out to different values."""
+    values = {value for e in texts if (value := solve(e.text, unknown)) is not None}
+    return values.pop() if len(values) == 1 else None
 
 
 def _value_of(match: re.Match[str], lines: list[Element], texts: list[Element]) -> str | None:
