@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from deskpilot.core.actions import ActionKind
 from deskpilot.core.errors import PlannerError
 from deskpilot.planner.instructions import parse_instructions
 
@@ -364,3 +365,14 @@ def test_a_menu_item_not_in_sight_is_looked_for_in_the_open_menus_submenus():
     assert opened.action.point is not None and playback.box.contains(*opened.action.point), opened
     history.append(Step(index=1, action=opened.action, before="1.png"))
     assert planner.decide(task, history, obs, elements).action.target == 'the item labeled "Next"'  # tried all
+
+
+@pytest.mark.parametrize("task, target", [
+    ('enter the number "18" into the 2nd textbox', "2nd textbox"),  # "the number" says what 18 is
+    ('type the code "X1" in the Voucher field', "Voucher field"),
+    ('enter the username "ada" into the text field', "username field"),  # the place names no field: the words do
+    ('type your email "a@b.c" into the box below', "email field"),
+])
+def test_the_place_a_value_goes_names_the_field_where_it_names_one(task, target):
+    click, typed = parse_instructions(task)
+    assert click.action.target == target and typed.action.kind is ActionKind.TYPE

@@ -27,7 +27,7 @@ NUMBER = re.compile(r"^[-−]?\d+(?:[.,]\d+)?\s*%?$")  # the value a slider show
 GLUED = re.compile(r"^[A-Za-z|!\[\]()](?P<number>-?\d+(?:[.,]\d+)?)$")  # "J10": a focused handle's border
 # read as a letter before the number beside it
 TRACK_MIN_LENGTH = 60  # pixels: shorter bars are no sliders
-TRACK_RATIO = 4  # a track is at least this many times as long as the slider is tall
+TRACK_RATIO = 3  # a track is at least this many times as long as the slider is tall
 MAX_HEIGHT = 64  # pixels a slider stands at most, handle included
 STANDS_OUT = 2  # pixels a handle rises above and below the track, at least
 EVEN = 0.8  # share of the track's columns that keep its height (to a pixel or two): a bar, not a word

@@ -265,6 +265,21 @@ def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None)
     return [_click(ActionKind.CLICK, target), typed]
 
 
+# words of a place that name no one field: "into the text fields" leaves the field to the words before the value
+_PLACE_WORDS_ONLY = re.compile(r"^(?:(?:the|a|an|this|that|its|your|my|empty|blank|text|fields?|box(?:es)?|inputs?|"
+                               r"textbox(?:es)?|areas?|entry|entries|form|one|here|below|above)\s*)+$", re.I)
+
+
+def _type_named(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+    """'enter the username "ada" into the text field': the words before the value name the field, unless the place
+    after it names one itself ('enter the number "18" into the 2nd textbox', 'type the code "X1" in the Voucher
+    field'): then those words only say what the value is."""
+    field, where = match.group("field"), match.group("where")
+    if where and not _BOTH_FIELDS.match(where.strip()) and not _PLACE_WORDS_ONLY.match(where.strip()):
+        return _type_into(where, match.group("text"), quoted)
+    return _type_into(field, match.group("text"), quoted, where)
+
+
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action] | list[PlannedAction]]]
 
 
@@ -496,8 +511,7 @@ _RULES: list[Rule] = [
     (re.compile(r"^(?:click|tap|select|choose|pick|go to|switch to)\s+(?:on\s+)?(?P<what>.+)$", re.I),
      lambda m, q: [_click(ActionKind.CLICK, _target(m.group("what"), q))]),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?:the\s+|your\s+|an?\s+)?(?P<field>[^«]+?)\s+(?:as\s+|with\s+)?(?P<text>«\d+»)"
-                r"(?:\s+(?:in|into|to)\s+(?P<where>.+))?$", re.I),
-     lambda m, q: _type_into(m.group("field"), m.group("text"), q, m.group("where"))),
+                r"(?:\s+(?:in|into|to)\s+(?P<where>.+))?$", re.I), _type_named),
     (re.compile(rf"^{_TYPE_VERBS}\s+(?P<text>«\d+»|.+?)\s+(?:in|into|to|in the|on)\s+(?P<field>.+)$", re.I),
      lambda m, q: _type_into(m.group("field"), m.group("text"), q, m.group("field"))),
     (re.compile(r"^fill\s+(?:in\s+|out\s+)?(?P<field>.+?)\s+with\s+(?P<text>.+)$", re.I),
