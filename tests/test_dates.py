@@ -16,7 +16,8 @@ from deskpilot.core.geometry import Box, Monitor, Point
 from deskpilot.core.observation import Element, Observation, in_whole_parts, parted_field
 from deskpilot.core.settings import Settings
 from deskpilot.grounding.factory import build_grounder
-from deskpilot.planner.answer_corrections import _on_the_calendar
+from deskpilot.core.episode import Step
+from deskpilot.planner.answer_corrections import _after_the_date, _on_the_calendar
 from deskpilot.planner.dates import calendar_step, task_dates
 
 DATA = Path(__file__).parent / "data"
@@ -100,3 +101,16 @@ def test_a_day_is_found_by_the_grid_where_ocr_joined_or_dropped_its_number():
     elements = [Element(box, "text", text) for box, text in lines]
     step = calendar_step("Select 12/22/2016 as the date", elements)
     assert step is not None and Box(*cells[22]).contains(*step[0].point)
+
+
+def test_once_the_date_is_chosen_a_click_into_its_field_presses_what_is_left(picker):
+    task = "Select 12/24/2016 as the date and hit submit."
+    day = calendar_step(task, picker)
+    assert day is not None
+    chose = Step(index=0, action=day[0], before="", seen=picker)
+    field = Element(Box(100, 20, 260, 44), "input", "12/24/2016")
+    submit = Element(Box(100, 60, 180, 90), "button", "Submit")
+    reopen = Action(kind=ActionKind.CLICK, point=field.center)
+    found = _after_the_date(task, reopen, [chose], [field, submit])
+    assert found is not None and found[0].point == submit.click_point
+    assert _after_the_date(task, reopen, [], [field, submit]) is None  # no date chosen yet: the click stands

@@ -23,7 +23,7 @@ from deskpilot.grounding.action_context import FIELD_ROLES, TOGGLE_ROLES, elemen
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label
 
-from .dates import calendar_step
+from .dates import calendar_step, chose_the_date
 from .number_controls import all_set, goals, is_number_of, number_step
 from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
@@ -64,7 +64,8 @@ class AnswerCorrections:
         """The action to take instead of the model's, and why; None to act as answered (also where the action
         instead cannot be said in som-text terms, so the history could not keep it, but for a calendar's day)."""
         on_calendar = _on_the_calendar(episode.task, action, history, elements) or \
-            _on_the_control(episode.task, action, history, elements)
+            _on_the_control(episode.task, action, history, elements) or \
+            _after_the_date(episode.task, action, history, elements)
         if on_calendar is not None:
             return on_calendar  # a day of a grid a long screen's listing may leave out, a drag: taken all the same
         found = _suggestion_that_fits(episode.task, action, elements, history) or \
@@ -83,6 +84,8 @@ class AnswerCorrections:
             self._instead_of_an_invented_text(episode, screen, action, elements, labelled, history)
         if found is not None and (clicked := _clicked_not_typed(episode.task, found[0], elements, labelled)):
             found = clicked[0], f"{found[1]}; {clicked[1]}"  # the value to type instead is an option shown
+        if found is not None and (dated := _after_the_date(episode.task, found[0], history, elements)):
+            found = dated[0], f"{found[1]}; {dated[1]}"  # a correction would open the calendar again
         if found is None or episode.answer_for(found[0], screen) is None:
             return None
         return found
@@ -385,6 +388,20 @@ def _on_the_control(task: str, action: Action, history: list[Step], elements: li
     if (on_one or typing_its_number) and all_set(task, history, elements):
         return _press_what_is_left(task, elements, history, "each control shows the number the task gives already")
     return None
+
+
+def _after_the_date(task: str, action: Action, history: list[Step], elements: list[Element]
+                    ) -> tuple[Action, str] | None:
+    """Once a step chose the date the task gives on a calendar that shows no more, the button the task asks to
+    press instead of a click that would open the calendar again or a typing into its field (a run chose the day,
+    clicked the date field again, chose the day again and typed "10" over it)."""
+    if action.kind not in (ActionKind.CLICK, ActionKind.TYPE, ActionKind.FINISHED) or \
+            calendar_step(task, elements) is not None or not any(chose_the_date(task, step) for step in history):
+        return None
+    if action.kind is ActionKind.CLICK and action.point is not None and not any(
+            e.role in FIELD_ROLES and e.box.contains(*action.point) for e in elements):
+        return None  # a click elsewhere (the Submit button itself) stands
+    return _press_what_is_left(task, elements, history, "the date the task gives was chosen on the calendar")
 
 
 def _last_step(history: list[Step]) -> Step | None:

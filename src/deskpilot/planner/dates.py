@@ -9,10 +9,12 @@ import re
 from datetime import date
 
 from deskpilot.core.actions import Action, ActionKind
+from deskpilot.core.episode import Step
 from deskpilot.core.observation import Element
 from deskpilot.grounding.calendar import MONTHS, NEXT, PREVIOUS, month_number, months_shown
 
 _MONTH = r"(?P<name>jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+DAY_REACH = 10  # pixels from a day's centre a click on that day lands within (a day cell is 30-40 px wide)
 _DATES = [
     re.compile(r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{4})\b"),  # 12/24/2016 (month first, unless it cannot be)
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})\b"),  # 2016-12-24
@@ -64,3 +66,16 @@ def calendar_step(task: str, elements: list[Element]) -> tuple[Action, str] | No
     return (Action(kind=ActionKind.CLICK, point=arrow.center),
             f"the calendar shows {MONTHS[calendar.month - 1].title()} {calendar.year}, not the month of "
             f"{wanted.isoformat()}: its {name}")
+
+
+def chose_the_date(task: str, step: Step) -> bool:
+    """Whether `step` clicked the day of the one date the task gives, on a calendar its screen showed at that
+    date's month."""
+    dates = task_dates(task)
+    shown = months_shown([(e.box, e.text) for e in step.seen if e.role == "text" and e.text])
+    if len(set(dates)) != 1 or len(shown) != 1 or step.action.point is None:
+        return False
+    wanted, calendar = dates[0], shown[0]
+    day = calendar.day_at(wanted.day) if (calendar.year, calendar.month) == (wanted.year, wanted.month) else None
+    return day is not None and step.action.kind is ActionKind.CLICK and \
+        abs(day.x - step.action.point.x) <= DAY_REACH and abs(day.y - step.action.point.y) <= DAY_REACH
