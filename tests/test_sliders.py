@@ -184,3 +184,9 @@ def test_an_equals_sign_before_a_field_is_no_pair_of_step_buttons():
     cv2.fillPoly(image, [np.array([[280, 64], [290, 64], [285, 70]])], (40, 40, 40))
     names = [w.text for w in step_buttons(image, [Widget(Box(200, 40, 301, 79), "input")], [])]
     assert names == [STEP_UP, STEP_DOWN]
+
+
+def test_the_trees_slider_around_the_handle_is_one_slider():
+    widget = Element(Box(150, 85, 460, 115), "slider", "Volume", source="accessibility")  # AT-SPI: the whole widget
+    step = slider_step("Set the slider to 30", [], [widget, _slider(200, "20")])
+    assert step is not None and step[0].kind is ActionKind.DRAG and step[0].point == Point(200, 100)

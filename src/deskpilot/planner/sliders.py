@@ -31,7 +31,10 @@ def slider_goals(task: str, elements: list[Element]) -> list[tuple[Element, floa
     """Each slider the task gives a number, with that number: the clauses that name a slider give one number for
     the one slider the screen shows, one for a slider named by its label, or as many numbers as the screen shows
     sliders (top to bottom). Empty where the task names no slider, or the numbers fit no slider."""
-    sliders = sorted((e for e in elements if e.role == "slider"), key=lambda e: (e.box.y0, e.box.x0))
+    found = [e for e in elements if e.role == "slider"]
+    # the accessibility tree's slider is the whole widget, around the handle the pixels found: one slider
+    sliders = sorted((s for s in found if not any(o is not s and o.box.area < s.box.area and s.box.contains(*o.center)
+                                                  for o in found)), key=lambda e: (e.box.y0, e.box.x0))
     if not sliders:
         return []
     clauses = CLAUSE.split(task)
