@@ -43,8 +43,8 @@ def slider_goals(task: str, elements: list[Element]) -> list[tuple[Element, floa
         named = [(s, label) for s in sliders if (label := _label(s, elements))]
         for slider, label in named:
             for clause in clauses:
-                if re.search(rf"\b{re.escape(label)}\b", clause, re.I) and len(found := numbers_in(clause)) == 1:
-                    return [(slider, found[0])]
+                if re.search(rf"\b{re.escape(label)}\b", clause, re.I) and len(given := numbers_in(clause)) == 1:
+                    return [(slider, given[0])]
         return []
     if len(numbers) == len(sliders):
         return list(zip(sliders, numbers))
