@@ -682,6 +682,16 @@ def test_a_suggestion_that_fits_the_text_the_task_describes_is_chosen_after_typi
     assert "'Czech Republic' fits the text the task describes" in decision.thought
 
 
+def test_the_end_of_a_described_text_is_not_typed_after_a_field_shows_the_text():
+    """use-autocomplete: "Australia" was chosen from the suggestions for "starts with "Au" and ends with "lia"", and
+    the model then typed "lia" after it ("Australialia"); with a fitting text in the field, that typing says done."""
+    filled = [Element(Box(20, 100, 70, 120), "text", "Tags:"), Element(Box(80, 95, 300, 125), "input", "Australia")]
+    planner = TextPlanner(Replies("Action: type(content='lia')"))
+    decision = planner.decide('Enter an item that starts with "Au" and ends with "lia".', [], SCREEN, filled)
+    assert decision.action.kind is ActionKind.FINISHED, decision
+    assert "'Australia', which fits the text the task describes" in decision.thought
+
+
 def test_an_options_label_typed_is_a_click_on_it_where_grounding_missed_its_button():
     """The demo app's "Small" radio button went unseen beside the Medium one it found: "small" typed is a click on
     the label, which selects the option."""

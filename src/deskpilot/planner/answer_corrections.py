@@ -69,6 +69,7 @@ class AnswerCorrections:
         if on_calendar is not None:
             return on_calendar  # a day of a grid a long screen's listing may leave out, a drag: taken all the same
         found = _suggestion_that_fits(episode.task, action, elements, history) or \
+            _described_text_shown(episode.task, action, elements, history) or \
             self._not_done_yet(episode, screen, action, elements, labelled, history) or \
             self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
@@ -356,6 +357,22 @@ def _suggestion_that_fits(task: str, action: Action, elements: list[Element], hi
         return None
     return (Action(kind=ActionKind.CLICK, point=choice.click_point),
             f"{choice.text!r} fits the text the task describes: chosen from the suggestions")
+
+
+def _described_text_shown(task: str, action: Action, elements: list[Element], history: list[Step]
+                          ) -> tuple[Action, str] | None:
+    """Where a field shows a text that fits the one the task describes by its start or end, the typing of that
+    start or end again does what is left instead (a run chose "Australia" for "starts with "Au" and ends with "lia""
+    and then typed "lia" after it)."""
+    starts, ends = described_by(task)
+    if action.kind is not ActionKind.TYPE or (action.text or "").strip() not in (*starts, *ends):
+        return None
+    fitting = [e for e in elements
+               if e.role in FIELD_ROLES and e.text and fits_description(e.text.strip(), starts, ends)]
+    if not fitting:
+        return None
+    why = f"the field shows {fitting[0].text.strip()!r}, which fits the text the task describes"
+    return _press_what_is_left(task, elements, history, why) or (Action(kind=ActionKind.FINISHED, text="done"), why)
 
 
 def _on_the_calendar(task: str, action: Action, history: list[Step], elements: list[Element]
