@@ -29,7 +29,7 @@ from .field_values import field_values
 from .offline import LIST_WAIT_SECONDS, next_untried_tab
 from .goal_check import (OPTION_ROLES, PRESSABLE, SUBMITS, asked_state, asked_to_press, described_by, field_labels,
                          fits_description, in_its_list, list_reading, named_toggles, other_named_field,
-                         reads_as, says_a_word_of, toggle_labels, toggle_names)
+                         radio_at, reads_as, says_a_word_of, toggle_labels, toggle_names)
 from .som_text import SomText, TextScreen
 from .task_phrases import comparable, holds_phrase
 
@@ -70,6 +70,7 @@ class AnswerCorrections:
             return on_calendar  # a day of a grid a long screen's listing may leave out, a drag: taken all the same
         found = _suggestion_that_fits(episode.task, action, elements, history) or \
             _described_text_shown(episode.task, action, elements, history) or \
+            self._unasked_choice(episode, screen, action, elements, labelled, history) or \
             self._not_done_yet(episode, screen, action, elements, labelled, history) or \
             self._option_of_the_open_list(episode.task, action, elements, history) or \
             self._wait_for_the_list(episode.task, action, elements, history) or \
@@ -103,6 +104,24 @@ class AnswerCorrections:
             return None
         self.not_done.add(left[1])
         return left[0], f"not done yet: {left[1]}"
+
+    def _unasked_choice(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
+                        labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
+        """Once the run has acted, a click that would choose an option or tick a box the task says no word of does
+        what the task says is left on this screen instead (`next_given`), or says done where nothing is: "Use yellow
+        as the colour" chose Yellow, then clicked the size Small."""
+        if action.kind is not ActionKind.CLICK or action.point is None or not history:
+            return None
+        point = action.point
+        hit = radio_at(point, elements) or next(((toggle, name) for toggle, name, label in toggle_names(elements)
+                                                 if toggle.box.contains(*point) or label.contains(*point)), None)
+        if hit is None or not hit[1] or says_a_word_of(episode.task, hit[1], read=True):
+            return None
+        why = f"{hit[1]!r} is not asked for"
+        left = self.next_given(episode, screen, elements, labelled, history)
+        if left is not None:
+            return left[0], f"{why}; {left[1]}"
+        return Action(kind=ActionKind.FINISHED, text="done"), f"{why}, and the task says nothing more is left"
 
     def _label_to_field(self, episode: SomText, screen: TextScreen, action: Action, elements: list[Element],
                         labelled: dict[Box, str], history: list[Step]) -> tuple[Action, str] | None:
