@@ -699,7 +699,8 @@ def test_an_option_the_task_says_no_word_of_is_not_chosen_once_the_run_has_acted
     screen = [Element(Box(70, 300, 120, 320), "text", "Colour"),
               Element(Box(140, 296, 400, 326), "dropdown", "Yellow"), Element(Box(70, 480, 110, 500), "text", "Size"),
               Element(Box(140, 482, 156, 498), "radio", "", checked=True),
-              Element(Box(162, 480, 200, 498), "text", "Small"), Element(Box(290, 482, 306, 498), "radio", "", checked=False),
+              Element(Box(162, 480, 200, 498), "text", "Small"),
+              Element(Box(290, 482, 306, 498), "radio", "", checked=False),
               Element(Box(310, 480, 360, 498), "text", "Medium")]
     chose = Step(index=0, action=Action(kind=ActionKind.CLICK, point=Point(170, 380)), before="0.png", seen=screen)
     planner = TextPlanner(Replies("Action: click(target='text 3')"))
