@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import cv2
@@ -28,6 +29,7 @@ from deskpilot.grounding.spin_buttons import STEP_DOWN, STEP_UP, step_buttons
 from deskpilot.planner.sliders import slider_goals, slider_step
 from deskpilot.planner.spin_boxes import spin_boxes, spin_step
 
+LOOKS = 6  # parses of a screen a test waits for its window to be drawn in
 PYTHONS = {"qt": sys.executable, "tk": sys.executable, "gtk": "/usr/bin/python3"}  # GTK: Debian's python3-gi
 
 
@@ -48,10 +50,22 @@ def slider_app(xdisplay, tmp_path):
         process.wait(timeout=10)
 
 
+def _parsed(found) -> list[Element]:
+    """The screen's elements once `found` holds for them (a busy machine may draw the window late), else the last
+    parse's: a few looks, not a wall-clock margin."""
+    grounder = OcrGrounder(OcrEngine())
+    for _ in range(LOOKS):
+        elements = grounder.parse(Screen().capture())
+        if found(elements):
+            break
+        time.sleep(0.5)
+    return elements
+
+
 @pytest.mark.parametrize("toolkit", ["qt", "gtk", "tk"])
 def test_a_slider_is_found_with_the_number_it_shows(slider_app, toolkit):
     slider_app(toolkit, start=20)
-    elements = OcrGrounder(OcrEngine()).parse(Screen().capture())
+    elements = _parsed(lambda found: any(e.role == "slider" and e.text == "20" for e in found))
     sliders = [e for e in elements if e.role == "slider"]
     assert [s.text for s in sliders] == ["20"]
     assert sliders[0].box.height < 40 and sliders[0].box.width < 40  # its handle, not the whole track
@@ -118,8 +132,7 @@ def test_a_slider_is_dragged_by_what_earlier_drags_measured_then_nudged_by_a_key
 @pytest.mark.parametrize("toolkit", ["qt", "gtk", "tk"])
 def test_a_spin_boxs_step_buttons_are_found_and_named(slider_app, toolkit):
     slider_app(toolkit, start=20)
-    elements = OcrGrounder(OcrEngine()).parse(Screen().capture())
-    boxes = spin_boxes(elements)
+    boxes = spin_boxes(_parsed(lambda found: len(spin_boxes(found)) == 1))
     assert len(boxes) == 1 and boxes[0].field.text.strip() == "20"
     up, down = boxes[0].up.box, boxes[0].down.box
     assert not up.intersects(down) and (up.center.y < down.center.y or up.center.x > down.center.x)

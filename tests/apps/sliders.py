@@ -29,7 +29,7 @@ class State:
 
 
 def qt(state: State, at: tuple[int, int], low: int, high: int) -> None:
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import (QApplication, QGridLayout, QLabel, QPushButton, QSlider, QSpinBox, QWidget)
 
     app = QApplication([])
@@ -58,7 +58,7 @@ def qt(state: State, at: tuple[int, int], low: int, high: int) -> None:
     grid.addWidget(done, 3, 1)
     window.move(*at)
     window.show()
-    state.set("slider", slider.value())
+    QTimer.singleShot(300, lambda: state.set("slider", slider.value()))  # drawn by then: the state says ready
     app.exec()
 
 
@@ -66,7 +66,7 @@ def gtk(state: State, at: tuple[int, int], low: int, high: int) -> None:
     import gi
 
     gi.require_version("Gtk", "3.0")
-    from gi.repository import Gtk
+    from gi.repository import GLib, Gtk
 
     window = Gtk.Window(title="Sound settings")
     grid = Gtk.Grid(column_spacing=12, row_spacing=12, margin=16)
@@ -92,7 +92,7 @@ def gtk(state: State, at: tuple[int, int], low: int, high: int) -> None:
     window.move(*at)
     window.connect("destroy", Gtk.main_quit)
     window.show_all()
-    state.set("slider", int(scale.get_value()))
+    GLib.timeout_add(300, lambda: state.set("slider", int(scale.get_value())))  # drawn by then: ready
     Gtk.main()
 
 
@@ -124,7 +124,7 @@ def tk(state: State, at: tuple[int, int], low: int, high: int) -> None:
     ttk.Button(root, text="Apply", command=lambda: (state.press("Apply"), done.configure(text="Applied"))).grid(
         row=2, column=1, pady=12)
     done.grid(row=3, column=1)
-    state.set("slider", value.get())
+    root.after(300, lambda: state.set("slider", value.get()))  # drawn by then: the state says ready
     root.mainloop()
 
 
