@@ -23,9 +23,9 @@ from .description import TargetSpec, nth, of_its_lines, parse_description
 from .detector import UiDetector
 from .layout import Widget, find_widgets, ink_box, label_beside
 from .short_text import short_texts
+from .sibling_toggles import sibling_toggles
 from .sliders import VALUE_REACH, Slider, find_sliders
 from .spin_buttons import step_buttons
-from .sibling_toggles import sibling_toggles
 from .ocr import OcrEngine, TextLine
 from .task_echoes import echoes_task, quoted_at
 from .text_match import SQUASHED, match_text
@@ -145,8 +145,7 @@ class OcrGrounder:
         sliders = [s.in_a_field(fields) for s in find_sliders(image, self._lines)]
         rows = [Box(s.track.x1, s.handle.y0, min(image.shape[1], s.track.x1 + VALUE_REACH * s.handle.height),
                     s.handle.y1) for s in sliders if not s.value]
-        found = short_texts(image, [row for row in rows if row.width > 4], self._lines,
-                            lambda crops: [(r.text, r.score) for r in self.engine.recognise(crops)]) if rows else []
+        found = short_texts(image, [row for row in rows if row.width > 4], self._lines, self._readings) if rows else []
         if not found:
             return sliders
         fresh = {id(self._lines[i]) for i in self._fresh} | {id(line) for line in found}
@@ -156,8 +155,8 @@ class OcrGrounder:
 
     def _split_at_controls(self, image: np.ndarray, widgets: list[Widget], handles: list[Box]) -> bool:
         """Read again, in its parts either side, every text line that runs over a check box, a radio button or one of
-        the slider `handles`, into a
-        field from the left, or across a frame's side (an open list over the button behind it: "JoinReception"):
+        the slider `handles`, into a field from the left, or across a frame's side (an open list over the button
+        behind it: "JoinReception"):
         a checked box is a filled square with a white tick, which text detection takes
         for a glyph and joins to the label beside it ("zAHr" with its box read as "Ｋ") or across to the next
         column's label ("PCQ2JfG √9908"); a label set close to its field is joined to the field's text
@@ -216,8 +215,11 @@ class OcrGrounder:
         around the tick too, so its ends are off)."""
         crop = image[part.y0:part.y1, part.x0:part.x1]
         lines = [line.shifted(part.x0, part.y0) for line in self.engine.read(crop)]
-        return lines or short_texts(image, [part], [], lambda crops: [(r.text, r.score)
-                                                                      for r in self.engine.recognise(crops)])
+        return lines or short_texts(image, [part], [], self._readings)
+
+    def _readings(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """(text, score) of each BGR line crop, as short_texts reads them."""
+        return [(reading.text, reading.score) for reading in self.engine.recognise(crops)]
 
     def read_inside(self, obs: Observation, box: Box) -> str:
         return self._read_marks(obs.image, [obs.monitor.screen_box_to_image(box)])[0]
@@ -268,8 +270,7 @@ class OcrGrounder:
             fresh_lines += [line for line in self._read(image, crop_box, toggles)
                             if not _mostly_inside_any(line.box, kept)]
         started = time.perf_counter()
-        fresh_lines += short_texts(image, regions, kept + fresh_lines,
-                                   lambda crops: [(r.text, r.score) for r in self.engine.recognise(crops)])
+        fresh_lines += short_texts(image, regions, kept + fresh_lines, self._readings)
         self.timing["ocr_short_ms"] = self.timing.get("ocr_short_ms", 0.0) + (time.perf_counter() - started) * 1000
         self._lines = sorted(kept + fresh_lines, key=lambda ln: reading_order(ln.box))
         fresh_ids = {id(line) for line in fresh_lines}
