@@ -67,6 +67,11 @@ def find_sliders(image: np.ndarray, lines: list[TextLine]) -> list[Slider]:
     edges = edge_map(image)
     closed = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    if lines:  # the outlines again without the text: a number between two sliders joins them into one outline
+        bare = closed.copy()
+        for line in lines:
+            bare[line.box.y0:line.box.y1, line.box.x0:line.box.x1] = 0
+        contours = [*contours, *cv2.findContours(bare, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]]
     found: list[Slider] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
