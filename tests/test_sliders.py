@@ -203,3 +203,19 @@ def test_the_trees_slider_around_the_handle_is_one_slider():
     widget = Element(Box(150, 85, 460, 115), "slider", "Volume", source="accessibility")  # AT-SPI: the whole widget
     step = slider_step("Set the slider to 30", [], [widget, _slider(200, "20")])
     assert step is not None and step[0].kind is ActionKind.DRAG and step[0].point == Point(200, 100)
+
+
+def test_a_vertical_slider_is_found_and_dragged_up_for_more():
+    image = np.full((400, 200, 3), 245, np.uint8)
+    cv2.rectangle(image, (60, 40), (70, 340), (150, 150, 150), 1)  # the track, upright
+    cv2.rectangle(image, (52, 250), (78, 266), (90, 90, 90), -1)  # the handle, standing out either side
+    found = find_sliders(image, [TextLine(Box(90, 320, 120, 338), "12", 0.99)])
+    assert [(s.vertical, s.value) for s in found] == [(True, "12")]
+    assert found[0].widget.vertical and found[0].handle.height < found[0].track.height
+    handle = Element(Box(52, 250, 79, 267), "slider", "12", vertical=True)
+    step = slider_step("Set the slider to 40", [], [handle])
+    assert step is not None and step[0].end_point.x == step[0].point.x and step[0].end_point.y < step[0].point.y
+    seen = Step(index=0, action=step[0], before="", seen=[handle])
+    moved = Element(Box(52, 196, 79, 213), "slider", "39", vertical=True)  # 54 px up made 27 more: 2 px a unit
+    nudge = slider_step("Set the slider to 40", [seen], [moved])
+    assert nudge is not None and nudge[0].kind is ActionKind.HOTKEY and nudge[0].keys == ("up",)

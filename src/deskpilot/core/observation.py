@@ -47,6 +47,7 @@ class Element:
     checked: bool | None = None  # for check boxes and radio buttons, when it could be seen
     focused: bool = False  # has the keyboard focus (known from the accessibility tree)
     default: bool = False  # the window's default button: Enter in a text field presses it (accessibility tree)
+    vertical: bool = False  # a slider that runs up and down (its handle moves along y)
 
     @property
     def center(self) -> Point:
@@ -71,7 +72,7 @@ class Element:
                 "source": self.source}
         if self.checked is not None:
             data["checked"] = self.checked
-        for flag in ("focused", "default"):
+        for flag in ("focused", "default", "vertical"):
             if getattr(self, flag):
                 data[flag] = True
         return data
@@ -85,7 +86,7 @@ class Element:
             raise TypeError("an element needs a box of 4 numbers and a text")
         return cls(Box(*(int(v) for v in box)), data.get("role", "text"), text, float(data.get("score", 1.0)),
                    data.get("source", "ocr"), data.get("checked"), bool(data.get("focused", False)),
-                   bool(data.get("default", False)))
+                   bool(data.get("default", False)), bool(data.get("vertical", False)))
 
 
 @dataclass

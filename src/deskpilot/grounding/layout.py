@@ -51,6 +51,7 @@ class Widget:
     checked: bool | None = None
     score: float = 1.0
     source: ElementSource = "layout"
+    vertical: bool = False  # a slider that runs up and down
 
 
 def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:

@@ -94,7 +94,8 @@ class OcrGrounder:
 
     def _widget_element(self, obs: Observation, widget: Widget, text: str | None = None) -> Element:
         return Element(obs.monitor.image_box_to_screen(widget.box), widget.role,
-                       widget.text if text is None else text, widget.score, widget.source, widget.checked)
+                       widget.text if text is None else text, widget.score, widget.source, widget.checked,
+                       vertical=widget.vertical)
 
     def _links(self, image: np.ndarray) -> list[tuple[TextLine, str, Box]]:
         """Coloured words inside longer lines (links in running text), each with its own box."""

@@ -1,12 +1,13 @@
-"""Horizontal sliders: a long thin track and the handle on it, with the number shown beside it. Text detection skips
+"""Sliders: a long thin track and the handle on it, with the number shown beside it. Text detection skips
 them and no frame holds them whole, so the handle was found, if at all, as a small field of its own. A slider is
 found here from its outline: the track's outline runs the same height along its length but where the handle stands
 out above and below it (Qt, GTK, a web page's range input and jQuery UI), or, where the handle sits inside the
 track (Tk's ttk.Scale), a box of another colour inside the track between edges drawn across it.
 
 The slider's element is its handle (what a person drags or clicks to focus it), named by the number shown beside
-the track (right of it on its row, under it, or over the handle), so a planner reads its value and moves it
-(planner/sliders.py). A slider that shows no number is still found, with no name. Vertical sliders are not."""
+the track (right of it on its row, under it, or over the handle; beside or under a vertical one), so a planner reads
+its value and moves it (planner/sliders.py). A slider that shows no number is still found, with no name. A vertical
+slider is found the same way, turned on its side (not where its handle sits inside its track)."""
 
 from __future__ import annotations
 
@@ -53,8 +54,12 @@ class Slider:
         return self
 
     @property
+    def vertical(self) -> bool:
+        return self.track.height > self.track.width
+
+    @property
     def widget(self) -> Widget:
-        return Widget(self.handle, "slider", self.value)
+        return Widget(self.handle, "slider", self.value, vertical=self.vertical)
 
     @property
     def extent(self) -> Box:
@@ -75,7 +80,8 @@ def find_sliders(image: np.ndarray, lines: list[TextLine]) -> list[Slider]:
     found: list[Slider] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        if w < TRACK_MIN_LENGTH or not 6 <= h <= MAX_HEIGHT or w < TRACK_RATIO * h:
+        vertical = h >= TRACK_MIN_LENGTH and 6 <= w <= MAX_HEIGHT and h >= TRACK_RATIO * w
+        if not vertical and (w < TRACK_MIN_LENGTH or not 6 <= h <= MAX_HEIGHT or w < TRACK_RATIO * h):
             continue
         box = Box(x, y, x + w, y + h)
         crossing = [line.box for line in lines if line.box.intersects(box)]
@@ -84,12 +90,12 @@ def find_sliders(image: np.ndarray, lines: list[TextLine]) -> list[Slider]:
         parts = None
         if crossing:  # the number it shows may touch it (under it, or at its end): read without the text first
             bare = mask.copy()
-            for line in crossing:
-                line = line.shifted(-x, -y)
-                bare[max(0, line.y0):max(0, line.y1), max(0, line.x0):max(0, line.x1)] = 0
-            parts = _raised_handle(bare)
-        parts = parts or _raised_handle(mask) or _inner_handle(image, edges, box)  # a round handle read as "0"
-        if parts is None:
+            for text in crossing:
+                part = text.shifted(-x, -y)
+                bare[max(0, part.y0):max(0, part.y1), max(0, part.x0):max(0, part.x1)] = 0
+            parts = _along(bare, vertical)
+        parts = parts or _along(mask, vertical) or (None if vertical else _inner_handle(image, edges, box))
+        if parts is None:  # (a round handle may be read as "0": the outline with its text is tried too)
             continue
         track, handle = (part.shifted(x, y) for part in parts)
         if any(WORD.search(line.text) and line.box.intersects(track) for line in lines):
@@ -98,6 +104,18 @@ def find_sliders(image: np.ndarray, lines: list[TextLine]) -> list[Slider]:
             found.append(Slider(track, handle))
     found.sort(key=lambda s: (s.track.y0, s.track.x0))
     return [Slider(s.track, s.handle, *shown) for s, shown in zip(found, _values(found, lines))]
+
+
+def _along(mask: np.ndarray, vertical: bool) -> tuple[Box, Box] | None:
+    """`_raised_handle` of a horizontal outline, or of a vertical one turned on its side and back."""
+    if not vertical:
+        return _raised_handle(mask)
+    turned = _raised_handle(np.ascontiguousarray(mask.T))
+    return None if turned is None else (_transposed(turned[0]), _transposed(turned[1]))
+
+
+def _transposed(box: Box) -> Box:
+    return Box(box.y0, box.x0, box.y1, box.x1)
 
 
 def _raised_handle(mask: np.ndarray) -> tuple[Box, Box] | None:
@@ -190,8 +208,16 @@ def _values(sliders: list[Slider], lines: list[TextLine]) -> list[tuple[str, Box
 
 
 def _distance(slider: Slider, box: Box) -> float | None:
-    """How far `box` stands from the slider, where it stands where a slider shows its number; None elsewhere."""
+    """How far `box` stands from the slider, where it stands where a slider shows its number; None elsewhere. A
+    vertical slider shows it right of its track, along it or at its foot, or under it."""
     track, handle = slider.track, slider.handle
+    if slider.vertical:
+        reach = VALUE_REACH * handle.width
+        if 0 <= box.x0 - track.x1 <= reach and track.y0 <= box.center.y <= track.y1 + handle.height:
+            return float(box.x0 - track.x1)
+        if -EDGE_SLACK <= box.y0 - track.y1 <= reach / 2 and track.x0 - reach <= box.center.x <= track.x1 + reach:
+            return float(max(0, box.y0 - track.y1))
+        return None
     reach = VALUE_REACH * handle.height
     middle = (handle.y0 + handle.y1) / 2
     if box.y0 <= middle <= box.y1 and box.x0 - track.x1 <= reach and box.x0 >= handle.x1 - EDGE_SLACK and \

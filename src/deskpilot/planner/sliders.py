@@ -12,7 +12,7 @@ import re
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step
-from deskpilot.core.geometry import Box, Point
+from deskpilot.core.geometry import Point
 from deskpilot.core.observation import Element
 
 from .task_coverage import CLAUSE
@@ -23,8 +23,9 @@ PROBE_HANDLES = 2  # handle widths the first drag goes, towards the number (a sl
 MAX_MOVES = 12  # drags and arrow keys of one slider before it is left as it is
 MAX_DRAG_HANDLES = 12  # handle widths one drag goes at most
 FINE_PIXELS = 2  # a move this short is made with an arrow key (a drag this short may not move the handle)
-ARROWS = {True: ("right",), False: ("left",)}  # the key that moves a focused slider up, down
-SAME_ROW = 0.5  # of a handle's height: two handles this close in height are one slider's, seen at two steps
+ARROWS = {(False, True): ("right",), (False, False): ("left",), (True, True): ("up",), (True, False): ("down",)}
+# the key that moves a focused slider (vertical?, to more?)
+SAME_LINE = 0.5  # of a handle's size: two handles this close across the track are one slider's, at two steps
 
 
 def slider_goals(task: str, elements: list[Element]) -> list[tuple[Element, float]]:
@@ -60,33 +61,37 @@ def slider_goals(task: str, elements: list[Element]) -> list[tuple[Element, floa
 
 def slider_step(task: str, history: list[Step], elements: list[Element]) -> tuple[Action, str] | None:
     """The drag that brings the first slider the task gives a number and that shows another closer to it, and why;
-    None where every such slider shows its number or none can be read, or one has been moved MAX_MOVES times."""
+    None where every such slider shows its number or none can be read, or one has been moved MAX_MOVES times. A
+    vertical slider is dragged up and down (up for more, at first)."""
     for slider, wanted in slider_goals(task, elements):
         shown = shown_number(slider.text)
         if shown is None or abs(shown - wanted) < 1e-9:
             continue  # one whose number is not read now is left for a later look (the goal check holds it)
         seen = _seen(history, slider)
+        keys = set(ARROWS.values())
         moves = [step for step in history if (step.action.kind is ActionKind.DRAG and step.action.point is not None
-                                               and _on_row(step.action.point, slider.box))
-                 or (step.action.kind is ActionKind.HOTKEY and step.action.keys in ARROWS.values())]
+                                               and _in_line(step.action.point, slider))
+                 or (step.action.kind is ActionKind.HOTKEY and step.action.keys in keys)]
         if len(moves) >= MAX_MOVES:
             return None
-        rate = _units_per_pixel(seen + [(slider.box.center.x, shown)])
+        rate = _units_per_pixel(seen + [(_along(slider.box.center, slider), shown)])
+        more = wanted > shown
         if rate is None:
-            dx = PROBE_HANDLES * max(slider.box.width, 8) * (1 if wanted > shown else -1)
+            distance = PROBE_HANDLES * max(slider.box.width, 8) * (1 if more != slider.vertical else -1)
         else:
-            dx = round((wanted - shown) / rate)
-            if abs(dx) <= FINE_PIXELS or (seen and seen[-1][1] == shown and moves and moves[-1] is history[-1]):
+            distance = round((wanted - shown) / rate)
+            if abs(distance) <= FINE_PIXELS or (seen and seen[-1][1] == shown and moves and moves[-1] is history[-1]):
                 # a step or two off, or the last drag moved nothing: the focused handle's arrow keys step by one
-                key = ARROWS[(wanted - shown) * rate > 0]
+                key = ARROWS[slider.vertical, more]
                 return (Action(kind=ActionKind.HOTKEY, keys=key),
                         f"the slider shows {slider.text}, the task asks for {_shown(wanted)}: pressed {key[0]}")
         reach = MAX_DRAG_HANDLES * max(slider.box.width, 8)  # misread numbers make wild estimates
-        dx = max(-reach, min(reach, dx))
+        distance = max(-reach, min(reach, distance))
         start = slider.box.center
-        end = Point(start.x + dx, start.y)
+        end = Point(start.x, start.y + distance) if slider.vertical else Point(start.x + distance, start.y)
         return (Action(kind=ActionKind.DRAG, point=start, end_point=end),
-                f"the slider shows {slider.text}, the task asks for {_shown(wanted)}: dragged {dx:+d} px")
+                f"the slider shows {slider.text}, the task asks for {_shown(wanted)}: dragged {distance:+d} px "
+                f"{'down' if slider.vertical else 'right'}")
     return None
 
 
@@ -120,25 +125,34 @@ def _label(slider: Element, elements: list[Element]) -> str:
     return max(left, key=lambda e: e.box.x1).text.strip().rstrip(":") if left else ""
 
 
-def _on_row(point: Point, handle: Box) -> bool:
-    return abs(point.y - handle.center.y) <= SAME_ROW * handle.height
+def _along(point: Point, slider: Element) -> float:
+    """Where `point` stands along the slider's track: x, or y for a vertical slider."""
+    return float(point.y if slider.vertical else point.x)
+
+
+def _in_line(point: Point, slider: Element) -> bool:
+    """Whether `point` lies on the line the slider's handle moves along (its row, or its column)."""
+    across, middle, size = (point.x, slider.box.center.x, slider.box.width) if slider.vertical else \
+        (point.y, slider.box.center.y, slider.box.height)
+    return abs(across - middle) <= SAME_LINE * size
 
 
 def _seen(history: list[Step], slider: Element) -> list[tuple[float, float]]:
-    """(handle centre x, number shown) of this slider on each earlier step's screen that showed it readably."""
+    """(where the handle stood along the track, number shown) of this slider on each earlier step's screen that
+    showed it readably."""
     found = []
     for step in history:
         for element in step.seen:
-            if element.role == "slider" and _on_row(element.box.center, slider.box) and \
-                    (value := shown_number(element.text)) is not None:
-                found.append((float(element.box.center.x), value))
+            if element.role == "slider" and element.vertical == slider.vertical and \
+                    _in_line(element.box.center, slider) and (value := shown_number(element.text)) is not None:
+                found.append((_along(element.box.center, slider), value))
                 break
     return found
 
 
 def _units_per_pixel(points: list[tuple[float, float]]) -> float | None:
-    """The slope of number over handle position, from the points where the handle stood at different places;
-    None where it never moved, or moving changed nothing."""
+    """The slope of number over the handle's place along the track, from the points where it stood at different
+    places; None where it never moved, or moving changed nothing."""
     xs = [x for x, _ in points]
     if max(xs, default=0) - min(xs, default=0) < 2:
         return None
