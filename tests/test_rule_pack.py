@@ -72,3 +72,24 @@ def test_general_readers_stay_on_without_the_pack():
     assert [p.action.text for p in parse_instructions('Type "JERALD" in all lower case letters into the Name field')
             if p.action.text] == ["jerald"]
     assert len(parse_instructions('Enter the password "pw" into both text fields.')) == 4
+
+
+def test_under_the_pack_done_presses_the_pages_submit_first(miniwob_rules):
+    """use-autocomplete filled its field and said done; the page scores only at its Submit, which the sentence does
+    not ask for. With the pack on, "done" presses a Submit no step pressed; off, it stands."""
+    from deskpilot.core.actions import Action, ActionKind
+    from deskpilot.core.episode import Step
+    from deskpilot.core.geometry import Box, Point
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.agent import _closing_press
+    from deskpilot.planner.base import Decision
+
+    page = [Element(Box(100, 220, 350, 260), "input", "Australia"),
+            Element(Box(100, 275, 290, 340), "button", "Submit")]
+    done = Decision("done", Action(kind=ActionKind.FINISHED, text="done"))
+    pressed = _closing_press(done, page, [])
+    assert pressed.action.kind is ActionKind.CLICK and page[1].box.contains(*pressed.action.point)
+    clicked = Step(index=0, action=Action(kind=ActionKind.CLICK, point=Point(190, 300)), before="")
+    assert _closing_press(done, page, [clicked]) is done  # pressed once already: done stands
+    use(NONE)
+    assert _closing_press(done, page, []) is done  # the agent a person runs presses nothing it was not asked to

@@ -30,6 +30,8 @@ class RulePack:
     tab_search: re.Pattern[str] = NEVER
     # a clause that asks for nothing to be done
     nothing: re.Pattern[str] = NEVER
+    # buttons a page ends every task with, asked or not (the benchmark scores only then): pressed before "done"
+    closing_buttons: tuple[str, ...] = ()
 
 
 NONE = RulePack()

@@ -36,6 +36,7 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.observation import Element, Observation, in_whole_parts, parted_field
 from deskpilot.core.outcome import RunResult, outcome_of
 from deskpilot.core.periodic import Periodic
+from deskpilot.core.rule_packs import active
 from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen, changed_box
 from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
@@ -311,7 +312,8 @@ class Agent:
         mark = time.perf_counter()
         shown, shown_elements = self._masked(obs, elements), self._stored(elements)
         feedback, self._feedback = self._feedback, None
-        decision = self._decide(f"{task}\n\n{feedback}" if feedback else task, history, shown, shown_elements)
+        decision = _closing_press(self._decide(f"{task}\n\n{feedback}" if feedback else task, history, shown,
+                                               shown_elements), elements, history)
         timing["plan_ms"] = _ms(mark)
         action = decision.action
         thought = self._scrubbed_text(decision.thought)
@@ -450,6 +452,21 @@ class Agent:
     def _report(self, step: Step, obs: Observation, elements: list[Element], changed: bool | None = None) -> None:
         if self.on_step is not None:
             self.on_step(StepReport(step, obs, elements, changed))
+
+
+def _closing_press(decision: Decision, elements: list[Element], history: list[Step]) -> Decision:
+    """Under a rule pack whose pages end every task with a button (`closing_buttons`: MiniWoB++'s Submit), "done"
+    while the screen shows one that no step pressed presses it first; with no pack on, the decision as it is."""
+    names = {name.lower() for name in active().closing_buttons}
+    if decision.action.kind is not ActionKind.FINISHED or not names:
+        return decision
+    clicked = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
+    button = next((e for e in elements if e.role == "button" and e.text.strip().lower() in names
+                   and not any(e.box.contains(*point) for point in clicked)), None)
+    if button is None:
+        return decision
+    return Decision(f"{decision.thought}; the page ends every task with {button.text!r}: pressed first",
+                    Action(kind=ActionKind.CLICK, point=button.click_point))
 
 
 def blank_in(obs: Observation) -> Callable[[Box], bool]:

@@ -23,4 +23,7 @@ MINIWOB = RulePack(
                           r"(?:the\s+)?(?P<group>tabs?)(?:\s+(?:to\s+)?(?:find|look\s+for|locate))?$", re.I),
     # "Select nothing and click Submit." (click-checkboxes)
     nothing=re.compile(r"^(?:select|choose|pick|check|tick)\s+(?:nothing|none|no\s+\w+)$", re.I),
+    # 'Enter an item that starts with "Au"' (use-autocomplete), 'Check the 3rd radio button and enter ...'
+    # (form-sequence-2): the page scores the task only at its Submit, which the sentence does not always ask for
+    closing_buttons=("Submit",),
 )
