@@ -89,7 +89,10 @@ def test_under_the_pack_done_presses_the_pages_submit_first(miniwob_rules):
     done = Decision("done", Action(kind=ActionKind.FINISHED, text="done"))
     pressed = _closing_press(done, page, [])
     assert pressed.action.kind is ActionKind.CLICK and page[1].box.contains(*pressed.action.point)
-    clicked = Step(index=0, action=Action(kind=ActionKind.CLICK, point=Point(190, 300)), before="")
-    assert _closing_press(done, page, [clicked]) is done  # pressed once already: done stands
+    suggestion = [Element(Box(100, 280, 300, 300), "text", "Australia")]  # an open list over the button
+    chose = Step(index=0, action=Action(kind=ActionKind.CLICK, point=Point(190, 290)), before="", seen=suggestion)
+    assert _closing_press(done, page, [chose]).action.kind is ActionKind.CLICK  # a click there chose; it pressed none
+    clicked = Step(index=1, action=Action(kind=ActionKind.CLICK, point=Point(190, 300)), before="", seen=page)
+    assert _closing_press(done, page, [chose, clicked]) is done  # pressed once already: done stands
     use(NONE)
     assert _closing_press(done, page, []) is done  # the agent a person runs presses nothing it was not asked to

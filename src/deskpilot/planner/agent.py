@@ -460,10 +460,12 @@ def _closing_press(decision: Decision, elements: list[Element], history: list[St
     names = {name.lower() for name in active().closing_buttons}
     if decision.action.kind is not ActionKind.FINISHED or not names:
         return decision
-    clicked = [step.action.point for step in history if step.action.kind is ActionKind.CLICK and step.action.point]
-    button = next((e for e in elements if e.role == "button" and e.text.strip().lower() in names
-                   and not any(e.box.contains(*point) for point in clicked)), None)
-    if button is None:
+    # a press is a click on the button as its own screen showed it (a list open over it took an earlier click)
+    pressed = any(step.action.kind is ActionKind.CLICK and step.action.point is not None and any(
+        e.role == "button" and e.text.strip().lower() in names and e.box.contains(*step.action.point)
+        for e in step.seen) for step in history)
+    button = next((e for e in elements if e.role == "button" and e.text.strip().lower() in names), None)
+    if button is None or pressed:
         return decision
     return Decision(f"{decision.thought}; the page ends every task with {button.text!r}: pressed first",
                     Action(kind=ActionKind.CLICK, point=button.click_point))
