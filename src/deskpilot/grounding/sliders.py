@@ -67,16 +67,19 @@ class Slider:
 
 
 def find_sliders(image: np.ndarray, lines: list[TextLine]) -> list[Slider]:
-    """Every horizontal slider on the image, top to bottom. A bar whose track holds a word is no slider (a tab
-    strip's selected tab stands out of it like a handle, and holds its name); a round handle may be read as "0"."""
+    """Every slider on the image, across or upright, top to bottom. A bar whose track holds a word is no slider (a
+    tab strip's selected tab stands out of it like a handle, and holds its name); a round handle may be read as
+    "0"."""
     edges = edge_map(image)
     closed = cv2.morphologyEx(edges, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    contours = list(cv2.findContours(closed, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0])
     if lines:  # the outlines again without the text: a number between two sliders joins them into one outline
         bare = closed.copy()
         for line in lines:
             bare[line.box.y0:line.box.y1, line.box.x0:line.box.x1] = 0
-        contours = [*contours, *cv2.findContours(bare, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]]
+        bounds = {cv2.boundingRect(contour) for contour in contours}
+        contours += [contour for contour in cv2.findContours(bare, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0]
+                     if cv2.boundingRect(contour) not in bounds]  # an outline no text touched is looked at once
     found: list[Slider] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
@@ -198,10 +201,10 @@ def _values(sliders: list[Slider], lines: list[TextLine]) -> list[tuple[str, Box
         if not distances:
             continue
         distance, owner = min(distances)
-        if not NUMBER.match(text):  # glued to the handle's border: only a number that starts at the handle
-            if line.box.x0 > sliders[owner].handle.x1 + EDGE_SLACK:
+        if glued is not None and not NUMBER.match(text):  # glued to the handle's border: only a number that
+            if line.box.x0 > sliders[owner].handle.x1 + EDGE_SLACK:  # starts at the handle
                 continue
-            text = glued.group("number") if glued else text
+            text = glued.group("number")
         if owner not in nearest or distance < nearest[owner][0]:
             nearest[owner] = (distance, text, line.box)
     return [(nearest[i][1], nearest[i][2]) if i in nearest else ("", None) for i in range(len(sliders))]

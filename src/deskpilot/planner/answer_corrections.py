@@ -112,12 +112,11 @@ class AnswerCorrections:
         as the colour" chose Yellow, then clicked the size Small."""
         if action.kind is not ActionKind.CLICK or action.point is None or not history:
             return None
-        point = action.point
-        hit = radio_at(point, elements) or next(((toggle, name) for toggle, name, label in toggle_names(elements)
-                                                 if toggle.box.contains(*point) or label.contains(*point)), None)
-        if hit is None or not hit[1] or says_a_word_of(episode.task, hit[1], read=True):
+        radio = radio_at(action.point, elements)
+        name = radio[1] if radio is not None else next(iter(_toggle_names_at(action.point, elements)), "")
+        if not name or says_a_word_of(episode.task, name, read=True):
             return None
-        why = f"{hit[1]!r} is not asked for"
+        why = f"{name!r} is not asked for"
         left = self.next_given(episode, screen, elements, labelled, history)
         if left is not None:
             return left[0], f"{why}; {left[1]}"
@@ -440,6 +439,12 @@ def _after_the_date(task: str, action: Action, history: list[Step], elements: li
     return _press_what_is_left(task, elements, history, "the date the task gives was chosen on the calendar")
 
 
+def _toggle_names_at(point: Point, elements: list[Element]) -> list[str]:
+    """The names of the check boxes and radio buttons a click at `point` lands on (on the toggle or its label)."""
+    return [name for toggle, name, label in toggle_names(elements) if toggle.box.contains(*point) or
+            label.contains(*point)]
+
+
 def _last_step(history: list[Step]) -> Step | None:
     """The last step that did something (a wait for the screen does not)."""
     return next((step for step in reversed(history) if step.action.kind is not ActionKind.WAIT), None)
@@ -601,8 +606,7 @@ def _named_toggle(episode: SomText, action: Action, elements: list[Element], lab
         return None
     under = elements_at(action.point, elements)
     fields = [e for e in under if e.role in FIELD_ROLES]
-    names = [name for toggle, name, label in toggle_names(elements)
-             if toggle.box.contains(*action.point) or label.contains(*action.point)] + \
+    names = _toggle_names_at(action.point, elements) + \
         [e.text for e in under if e.role == "text" and e.text] + [labelled.get(e.box, "") for e in fields]
     if not names or not all(names) or any(e.role not in ("text", *TOGGLE_ROLES, *FIELD_ROLES) for e in under) or \
             any(says_a_word_of(episode.task, name) for name in names):

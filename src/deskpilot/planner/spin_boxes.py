@@ -77,14 +77,14 @@ def spin_step(task: str, history: list[Step], elements: list[Element]) -> tuple[
     if goal is None:
         return None
     box, wanted = goal
-    shown = stands_at(box, history)
+    shown, clicks = stands_at(box, history), _clicks(box, history)
     if shown is None:
-        if not _clicks(box, history) and (len(history) < MAX_WAITS or not all(
+        if not clicks and (len(history) < MAX_WAITS or not all(
                 s.action.kind is ActionKind.WAIT for s in history[-MAX_WAITS:])):
             return (Action(kind=ActionKind.WAIT, seconds=BLINK_SECONDS),
                     "the spin box's number is not read (a blinking text cursor beside it): looking again")
         return None
-    if shown == wanted or len(_clicks(box, history)) >= MAX_CLICKS:
+    if shown == wanted or len(clicks) >= MAX_CLICKS:
         return None
     button = box.up if wanted > shown else box.down
     return (Action(kind=ActionKind.CLICK, point=button.center),
