@@ -59,6 +59,14 @@ def test_every_click_lands_inside_the_widget_it_meant(demo_app, tmp_path):
         assert x0 <= point.x < x1 and y0 <= point.y < y1, (name, point, boxes[name])
 
 
+def test_a_drop_down_set_like_a_text_field_has_its_option_chosen(demo_app, tmp_path):
+    result = deskpilot("run", "Change the colour to green, thanks", "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(demo_app.state_file)["colour"] == "Green"
+    kinds = [s.action.kind.value for s in only_episode(tmp_path / "ep").steps]
+    assert kinds == ["click", "click", "finished"]  # the list's option clicked: nothing typed over the open list
+
+
 def test_double_click_type_and_hotkey(demo_app, tmp_path):
     task = 'double-click the Report.txt icon; type "Grace Hopper" into Full name; press ctrl+s'
     result = deskpilot("run", task, "--episodes-dir", str(tmp_path / "ep"))

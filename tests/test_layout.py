@@ -5,6 +5,8 @@ holds, read alone."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -119,6 +121,18 @@ def test_a_fields_text_cursor_does_not_split_it_into_two_controls():
     found = find_widgets(image, [line])
     assert [(w.role, w.text) for w in found] == [("input", "Metro Tax")], found
     assert near(found[0].box, (40, 20, 341, 45)), found
+
+
+def test_a_focused_fields_inside_right_of_its_caret_is_the_field_not_a_control_in_it():
+    """A Qt field that has "ada@example.org" typed, its caret right after the text: the caret closes the inside
+    right of it into a frame, while the text's own part, broken by its letters, forms none as tall. The field is
+    still one input holding its text (it was an empty input right of the text, and the goal check read the field
+    empty)."""
+    image = cv2.imread(str(Path(__file__).parent / "data" / "qt-field-caret-after-text.png"))
+    obs = Observation(image=image, monitor=Monitor(0, 0, image.shape[1], image.shape[0]), cursor=None)
+    fields = [e for e in OcrGrounder().parse(obs) if e.role == "input"]
+    assert [e.text[:11] for e in fields] == ["ada@example"], fields
+    assert near(fields[0].box, (85, 16, 525, 41)), fields
 
 
 def test_a_drop_down_whose_one_letter_value_ocr_left_unread_is_still_a_drop_down():

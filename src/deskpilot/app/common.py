@@ -52,12 +52,19 @@ def planner_for(settings: Settings, task: str, grounder, on_text=None, example: 
     from deskpilot.planner.offline import OfflinePlanner
     from deskpilot.planner.routing import RoutingPlanner
 
+    from deskpilot.core.errors import DeskpilotError
+    from deskpilot.planner.agent import read_on_the_first_screen
+
     planner = build_planner(settings, on_text=on_text, grounder=grounder, example=example,
                             example_screen=example_screen)
-    if isinstance(planner, OfflinePlanner):
-        planner.plan(task)
-    elif isinstance(planner, RoutingPlanner):
-        planner.route(task)  # the model, where the task needs one, is loaded now
+    try:
+        if isinstance(planner, OfflinePlanner):
+            planner.plan(task)
+        elif isinstance(planner, RoutingPlanner):
+            planner.route(task)  # the model, where the task needs one, is loaded now
+    except DeskpilotError:
+        if not read_on_the_first_screen(task):
+            raise  # else the agent reads the task against the first screen, and refuses it there if it must
     return planner
 
 

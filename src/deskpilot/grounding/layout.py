@@ -83,6 +83,7 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
                                 and o.box.height - c.box.height <= 2 * SPLIT_INSET
                                 and c.box.x0 - o.box.x0 <= SPLIT_INSET for o in controls)]
     controls = [c for c in controls if not any(o is c for o in outlines_of_text)]
+    controls = [c for c in controls if not _after_caret(c.box, [o.box for o in controls], lines)]
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))
@@ -95,6 +96,16 @@ def _split_part(box: Box, boxes: list[Box]) -> bool:
     outers = [o for o in boxes if _contains(o, box) and box.y0 - o.y0 <= SPLIT_INSET and o.y1 - box.y1 <= SPLIT_INSET]
     return any(_contains(o, other) and other != box and abs(other.y0 - box.y0) <= 2 and abs(other.y1 - box.y1) <= 2
                and min(abs(other.x0 - box.x1), abs(box.x0 - other.x1)) <= SPLIT_GAP for o in outers for other in boxes)
+
+
+def _after_caret(box: Box, boxes: list[Box], lines: list[TextLine]) -> bool:
+    """Whether `box` is the inside of a field right of its text cursor: it fills another of `boxes` from top to
+    bottom up to its right side, and starts where a text line inside it ends (the cursor's line closed it off; the
+    text's own part, its edges broken by the letters, forms no frame as tall, so `_split_part` finds no pair)."""
+    outers = [o for o in boxes if _contains(o, box) and box.y0 - o.y0 <= SPLIT_INSET and o.y1 - box.y1 <= SPLIT_INSET
+              and o.x1 - box.x1 <= SPLIT_INSET and box.x0 - o.x0 > SPLIT_INSET]
+    return any(o.x0 <= ln.box.x0 and 0 <= box.x0 - ln.box.x1 <= SPLIT_GAP + 1 and ln.box.y0 >= o.y0
+               and ln.box.y1 <= o.y1 for o in outers for ln in lines)
 
 
 def _in_wider_text(outlines: list[tuple[Box, bool]], lines: list[TextLine]) -> np.ndarray:

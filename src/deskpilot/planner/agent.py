@@ -50,6 +50,7 @@ from .base import Decision, Planner
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
 from .offline import OfflinePlanner
+from .control_names import speaks_of_a_box, with_box_labels
 from .screen_values import read_from_screen, takes_screen_values
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,13 @@ CARET_WIDTH = 3  # pixels: a mark no wider than this in an empty field is its te
 POINTED_CLICKS = (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.RIGHT_CLICK)
 MASK_COLOUR = (128, 128, 128)  # what a secret's region shows in every frame that leaves the process
 PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while the planner thinks
+
+
+def read_on_the_first_screen(task: str) -> bool:
+    """Whether the task is read against the first screen before it is planned: a value it takes from the screen
+    (screen_values.py), a box it asks for by what it does (control_names.py). Until then, a planner's refusal of
+    the task as written waits."""
+    return takes_screen_values(task) or speaks_of_a_box(task)
 
 
 @dataclass
@@ -93,7 +101,7 @@ class Agent:
         self._seen: Observation | None = None  # ... and that screen
         self._feedback: str | None = None  # told to a model planner with its next decision
         self._told: set[str] = set()  # what a model planner has been told already (each thing once)
-        self._read_notes = ""  # the values the task takes from the screen, as read (said in the first step)
+        self._read_notes = ""  # what the task was read as on the first screen (said in the first step)
 
     def run(self, task: str, max_steps: int = 30, app: str | None = None,
             until: Callable[[Step], bool] | None = None) -> RunResult:
@@ -118,14 +126,16 @@ class Agent:
         check = None
         watch: Periodic | None = None
         try:
-            from_screen = takes_screen_values(task)
-            if refusal is not None and not from_screen:
+            from_screen, names_boxes = takes_screen_values(task), speaks_of_a_box(task)
+            if refusal is not None and not read_on_the_first_screen(task):
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
                                                    check=self.safety.stop.check)
             obs = self._observe(first)
             initial = self.grounder.parse(obs)
+            if names_boxes:
+                task, refusal = self._with_box_labels(task, initial, refusal)
             if from_screen:
                 task, refusal = self._with_screen_values(task, initial)
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
@@ -183,8 +193,25 @@ class Agent:
         if read is None:
             return task, PlannerError("the task takes a value from the screen that I cannot read there (no one label "
                                       "or paragraph it names shows, or its value is not plain text)")
-        task, self._read_notes = read.task, "; ".join(read.notes)
+        task, self._read_notes = read.task, "; ".join(filter(None, (self._read_notes, *read.notes)))
         log.info("the task read with the screen's values: %s", task)
+        return task, self._restarted(task)
+
+    def _with_box_labels(self, task: str, elements: list[Element],
+                         refusal: DeskpilotError | None) -> tuple[str, DeskpilotError | None]:
+        """The task with each clause that asks for a common box by what it does ("keep me logged in") written as
+        the tick of the label the first screen (`elements`) shows it by (control_names.py), and the planner's
+        refusal of the task as written now; the task and `refusal` as they were where no clause is."""
+        written, notes = with_box_labels(task, elements)
+        if not notes:
+            return task, refusal
+        self._read_notes = "; ".join(filter(None, (self._read_notes, *notes)))
+        log.info("the task read with the screen's box labels: %s", written)
+        return written, self._restarted(written)
+
+    def _restarted(self, task: str) -> DeskpilotError | None:
+        """Secrets, goal check and grounding set up again for the task as read against the first screen; the
+        planner's refusal of it (None where it takes it)."""
         refusal = None
         try:
             self._secrets = run_secrets(task, self.planner.secrets(task))
@@ -192,7 +219,7 @@ class Agent:
             refusal = exc
         self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))
         self.grounder.set_task(task)
-        return task, refusal
+        return refusal
 
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
                        obs: Observation) -> bool:

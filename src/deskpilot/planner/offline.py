@@ -2,7 +2,9 @@
 grounder it also looks before it acts: `check X` is skipped when X is already checked (and `uncheck` when not), a
 target that is not in sight is searched for through the tabs when the task says so (and in the submenus of an open
 menu, always), and an option missing from an open list is typed instead (after one short wait where the click that
-opens it was the last step: a list a busy machine draws late is not typed into)."""
+opens it was the last step: a list a busy machine draws late is not typed into), and a field whose click opened a
+list showing the value to type (a combo box set like a text field: "change the colour to green") has the option
+clicked instead of typed."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from deskpilot.grounding.base import Grounder
 from .base import Decision
 from .instructions import PlannedAction, parse_instructions
 from .number_controls import all_set, names_a_control, number_step
+from .task_phrases import comparable
 
 LIST_WAIT_SECONDS = 0.5  # one wait for a list the last click opened, before its option is typed instead
 
@@ -98,6 +101,12 @@ class OfflinePlanner:
                 self._tabs_tried.append(parent.box)
                 return Decision(f"{note}{planned.action.target} is not in sight: opening the submenu "
                                 f"{parent.text!r}", Action(kind=ActionKind.CLICK, point=parent.center))
+            option = self._option_opened(history, elements)
+            if option is not None:  # the field is a list: its option is chosen, not typed over the list
+                plan[self._next:self._typing_end() + 1] = [PlannedAction(Action(kind=ActionKind.CLICK,
+                                                                                  target=option.text.strip()))]
+                note += f"the click opened a list showing {option.text.strip()!r}, so it is chosen; "
+                planned = plan[self._next]
             joined = self._joined_name(planned, obs, elements)
             if joined is not None:  # "choose Find and Replace" was split at its "and": the screen shows one item
                 plan[self._next:self._next + 2] = [PlannedAction(planned.action.model_copy(update={"target": joined}))]
@@ -109,6 +118,30 @@ class OfflinePlanner:
         note = "; ".join(skipped) + (": " if skipped else "")
         return Decision(f"{note}every instruction has been carried out",
                         Action(kind=ActionKind.FINISHED, text=f"done: {len(plan)} step(s)"))
+
+    def _typing_end(self) -> int:
+        """The index of the typing that the plan step now due begins (a select-all, then the typing), or -1."""
+        plan, start = self._run, self._next
+        for index in range(start, min(start + 2, len(plan))):
+            action = plan[index].action
+            if action.kind is ActionKind.TYPE:
+                return index
+            if not (action.kind is ActionKind.HOTKEY and action.keys == ("ctrl", "a")):
+                return -1
+        return -1
+
+    def _option_opened(self, history: list[Step], elements: list[Element]) -> Element | None:
+        """Where the plan now types a value into the field the last step clicked, and that click opened a list
+        (a combo box a task sets like a text field): the option of the list reading the value, shown now and not
+        before the click. None otherwise (a text field opens no list; typing stays)."""
+        end = self._typing_end()
+        if end < 0 or not history or history[-1].action.kind is not ActionKind.CLICK or \
+                self._run[end].action.secret or not self._run[end].action.text:
+            return None
+        wanted = comparable(self._run[end].action.text)
+        before = {comparable(e.text) for e in history[-1].seen if e.text}
+        return next((e for e in elements if e.text and comparable(e.text) == wanted and wanted not in before
+                     and e.role in ("text", "list_item", "menu_item", "option", "input")), None)
 
     def _joined_name(self, planned: PlannedAction, obs: Observation, elements: list[Element]) -> str | None:
         """When this click and the next were one name with "and" in it ("Find and Replace", "Terms and
