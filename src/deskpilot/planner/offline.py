@@ -135,13 +135,14 @@ class OfflinePlanner:
         (a combo box a task sets like a text field): the option of the list reading the value, shown now and not
         before the click. None otherwise (a text field opens no list; typing stays)."""
         end = self._typing_end()
-        if end < 0 or not history or history[-1].action.kind is not ActionKind.CLICK or \
-                self._run[end].action.secret or not self._run[end].action.text:
+        typed = self._run[end].action if end >= 0 else None
+        if typed is None or typed.secret or not typed.text or not history or \
+                history[-1].action.kind is not ActionKind.CLICK:
             return None
-        wanted = comparable(self._run[end].action.text)
+        wanted = comparable(typed.text)
         before = {comparable(e.text) for e in history[-1].seen if e.text}
         return next((e for e in elements if e.text and comparable(e.text) == wanted and wanted not in before
-                     and e.role in ("text", "list_item", "menu_item", "option", "input")), None)
+                     and e.role in ("text", "list_item", "menu_item", "input")), None)
 
     def _joined_name(self, planned: PlannedAction, obs: Observation, elements: list[Element]) -> str | None:
         """When this click and the next were one name with "and" in it ("Find and Replace", "Terms and
