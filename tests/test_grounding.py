@@ -311,6 +311,19 @@ def test_a_small_web_drop_down_whose_arrow_ocr_reads_as_a_letter_is_a_drop_down(
     assert row == [("dropdown", "S")], row
 
 
+def test_a_web_select_inside_a_second_frame_is_a_drop_down_named_by_its_value():
+    """A web expense form (seed 107002): each select drawn inside a frame a few pixels larger (its margin). OCR's
+    line of "EUR" ran over the select's border, so the select's own frame held no text and passed for a button, and
+    the outer frame's arrow test met the select's border lines instead of its chevron; the model then never opened
+    the Category list."""
+    image = np.asarray(Image.open(DATA / "html-selects-in-margin-frames.png").convert("RGB"))
+    grounder = build_grounder(Settings())
+    grounder.load()
+    elements = grounder.parse(Observation(image=image, monitor=Monitor(0, 0, image.shape[1], image.shape[0])))
+    row = [(e.role, e.text) for e in elements if e.role != "text" and 220 <= e.box.y0 <= 260]
+    assert row == [("dropdown", "Travel"), ("dropdown", "EUR")], row
+
+
 def test_a_web_forms_small_select_is_a_drop_down_and_no_field_is_found_between_two_fields():
     """A web expense form (seed 57001): the Currency select ("EUR" and its chevron, read as one line across the
     frame) passed for a centred button's name, and the detector saw the Receipt number and Amount fields as one

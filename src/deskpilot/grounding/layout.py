@@ -23,6 +23,7 @@ SAME_BOX_IOU = 0.7
 CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
 SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's border and padding
+LINE_WITHIN = 0.85  # of a text line's width, the share within a frame's sides that puts the line inside it
 LINE_START_SLACK = 2  # pixels a check box OCR read into its label's line may start after the line's left end
 ARROW_GLYPHS = "vV√▾▼⌄˅"  # what OCR reads a drop-down's arrow as
 ARROW_END = 6  # pixels from a frame's right side within which a line ending in an arrow glyph ends
@@ -243,8 +244,12 @@ def _circle_drawn(edges: np.ndarray, box: Box) -> float:
 
 
 def _inside(line: TextLine, box: Box) -> bool:
+    """Whether the line's centre lies in `box`, the line not much wider than it: a few pixels wider, or most of it
+    within the box's sides (OCR's box of a small select's "EUR" runs on over the select's border and margin)."""
     cx, cy = (line.box.x0 + line.box.x1) / 2, (line.box.y0 + line.box.y1) / 2
-    return box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1 and line.box.width <= box.width + 4
+    within = min(line.box.x1, box.x1) - max(line.box.x0, box.x0)
+    return box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1 and \
+        (line.box.width <= box.width + 4 or within >= LINE_WITHIN * line.box.width)
 
 
 def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) -> Widget:
@@ -408,7 +413,7 @@ def _arrow_after_text(image: np.ndarray, box: Box) -> bool:
     if inner.width < 3 * box.height // 2 or inner.height < 6:
         return False
     gray = cv2.cvtColor(image[inner.y0:inner.y1, inner.x0:inner.x1], cv2.COLOR_RGB2GRAY).astype(np.int16)
-    ink = np.abs(gray - int(np.median(gray))) > INK_CONTRAST
+    ink = _without_border_lines(np.abs(gray - int(np.median(gray))) > INK_CONTRAST)
     columns = np.flatnonzero(ink.any(axis=0))
     if len(columns) < 2:
         return False
@@ -423,6 +428,21 @@ def _arrow_after_text(image: np.ndarray, box: Box) -> bool:
         return False
     top, bottom = (np.ptp(np.flatnonzero(arrow[row])) + 1 for row in (rows[0], rows[-1]))  # how wide it spans
     return bool(len(rows) <= ARROW_HEIGHT * (text_rows[-1] - text_rows[0] + 1) and top >= 2 * bottom)
+
+
+def _without_border_lines(ink: np.ndarray) -> np.ndarray:
+    """`ink` with the lines of a frame drawn inside the one looked in cleared: rows and columns near its sides that
+    are drawn nearly all along (a select's own border within the focus ring or margin frame around it)."""
+    ink = ink.copy()
+    for axis, size in ((0, ink.shape[0]), (1, ink.shape[1])):
+        near = np.zeros(size, bool)
+        near[:BORDER_REACH + 1] = near[-(BORDER_REACH + 1):] = True
+        drawn = near & (ink.mean(axis=1 - axis) >= CLOSED)
+        if axis == 0:
+            ink[drawn, :] = False
+        else:
+            ink[:, drawn] = False
+    return ink
 
 
 def _ink(image: np.ndarray, region: Box) -> bool:
