@@ -137,7 +137,7 @@ def test_a_grammar_reading_whose_first_target_is_not_on_the_screen_goes_to_the_m
 
 
 def test_run_without_a_model_refuses_other_wordings_in_one_line_before_acting(tmp_path):
-    result = deskpilot("run", TASK, "--episodes-dir", str(tmp_path / "runs"),
+    result = deskpilot("run", "Make the size small, please", "--episodes-dir", str(tmp_path / "runs"),
                        env={"DESKPILOT_LANGUAGE_MODEL": "none"})
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "no language model here" in result.stderr and "--model" in result.stderr
@@ -222,6 +222,7 @@ DEMO_FORM = [Element(Box(40, 100, 120, 120), "text", "Full name"), Element(Box(1
     ("I'd like first aid trained, please", "1", "the task does not say"),  # not the "I" of "I'd" read as a 1
     ("Write Katherine Johnson where it asks for the full name", "Katherine Johnson", None),
     ('Type "Save" into the email box', "Save", None),  # quoted: the person's own value, even a button's name
+    ('tick "Subscribe to newsletter"', "Subscribe to newsletter", "the name of what the task asks to tick"),
     ("What is 3 + 5? Put the answer in the box", "8", None),  # worked out from the task's numbers
     ("Copy the text below into the full name field in lowercase", "hello world", None),  # the screen's content
     ("Sign in with my password {{password}}", "{{password}}", None),

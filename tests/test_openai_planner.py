@@ -152,3 +152,34 @@ def test_server_failures_are_one_clear_line(demo_app, tmp_path, server_kwargs, e
     assert result.returncode == 1
     assert message in result.stdout, result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr and KEY not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("after", ["ask", "tick again"])
+def test_a_model_that_calls_the_user_or_repeats_itself_once_the_screen_shows_the_task_done_is_done(demo_app,
+                                                                                                    tmp_path, after):
+    x0, y0, _, y1 = read_state(demo_app.state_file)["boxes"]["Remember me"]
+    tick = f"Thought: tick it.\nAction: click(point='{model_point([x0, y0, x0 + 16, y1])}')"  # the box itself
+    following = "Thought: not sure.\nAction: call_user()" if after == "ask" else tick  # a second tick undoes it
+    with ChatServer([tick, following]) as server:
+        result = run_openai(server, tmp_path, task='tick "Remember me"')
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(demo_app.state_file)["remember_me"] is True
+    episode = read_episode(list_episodes(tmp_path / "ep")[0])
+    assert episode.meta.outcome == "success"
+    assert [s.action.kind.value for s in episode.steps] == ["click", "finished"]
+    assert "the screen shows the task done" in episode.steps[-1].thought
+
+
+def test_a_model_typing_the_name_of_the_box_the_task_asks_to_tick_is_no_success(demo_app, tmp_path):
+    boxes = read_state(demo_app.state_file)["boxes"]
+    x0, y0, _, y1 = boxes["Subscribe to newsletter"]
+    replies = [f"Thought: tick it.\nAction: click(point='{model_point([x0, y0, x0 + 16, y1])}')",
+               f"Thought: a field.\nAction: click(point='{model_point(boxes['Full name'])}')",
+               "Thought: type it.\nAction: type(content='Subscribe to newsletter')",
+               "Thought: done.\nAction: finished(content='done')"] + \
+        ["Thought: done.\nAction: finished(content='done')"] * 3
+    with ChatServer(replies) as server:
+        result = run_openai(server, tmp_path, task='tick "Subscribe to newsletter"')
+    assert result.returncode != 0
+    assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "failed"
+    assert "names it as a control to tick or click" in result.stdout + result.stderr

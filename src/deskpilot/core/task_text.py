@@ -28,6 +28,18 @@ def task_values(task: str) -> list[str]:
     return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]
 
 
+# A quoted name the task asks to tick, untick or click ('tick "Remember me"', 'click the "Save" button'): a
+# control's name, not a value to type (an option chosen, 'select "Blue"', may be typed into its combo box).
+ACTED_ON = re.compile(r"\b(?:tick|untick|check|uncheck|mark|unmark|click|tap|press|hit|enable|disable)\s+"
+                      r"(?:on\s+)?(?:the\s+)?(?:(?:box|checkbox|button|link|tab)\s+)?[\"“«]([^\"”»]{1,80})[\"”»]", re.I)
+
+
+def names_acted_on(task: str) -> list[str]:
+    """The quoted names of controls the task asks to tick, untick or click, less any it also gives to type."""
+    typed = {m.group(1).strip().lower() for m in QUOTED.finditer(ACTED_ON.sub(" ", task))}
+    return [name for m in ACTED_ON.finditer(task) if (name := m.group(1).strip()) and name.lower() not in typed]
+
+
 def literal_values(task: str) -> list[str]:
     """What the task gives to type or find without quoting it: numbers, dates, times and @handles outside its
     quoted strings, in order ('Enter 01/28/2011 as the date', 'For the user @ada, click Reply')."""

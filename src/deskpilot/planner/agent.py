@@ -285,6 +285,23 @@ class Agent:
                 return again
         return check
 
+    def _done_already(self, decision: Decision, elements: list[Element], history: list[Step]) -> Decision:
+        """A model planner that, after the run has acted, calls the user (unsure of its next step, or its answer
+        not the task's) or repeats its last action, while the screen shows the task done (the goal check passes on
+        it and holds what the run did), is done: "finished", which the final check then judges as it would the
+        model's own "done". Anything else, and the offline planner's decisions, as they are."""
+        action = decision.action
+        repeated = bool(history) and action.kind is not ActionKind.FINISHED and history[-1].action == action
+        if not (action.kind is ActionKind.CALL_USER or repeated) or not history or not self._goal.acted or \
+                self.planner.name == OfflinePlanner.name:
+            return decision
+        check = self._goal.check(elements, None if self._seen is None else blank_in(self._seen))
+        if not check.passed or not check.held:
+            return decision
+        return Decision(f"{decision.thought}; but the screen shows the task done ({'; '.join(check.held)})",
+                        Action(kind=ActionKind.FINISHED, text="done: the screen shows what the task asks"),
+                        decision.confidence)
+
     def _tell(self, feedback: str) -> bool:
         """Give a model planner `feedback` with its next decision, once per thing; False where it cannot take
         advice (the offline planner) or was told already."""
@@ -339,8 +356,9 @@ class Agent:
         mark = time.perf_counter()
         shown, shown_elements = self._masked(obs, elements), self._stored(elements)
         feedback, self._feedback = self._feedback, None
-        decision = _closing_press(self._decide(f"{task}\n\n{feedback}" if feedback else task, history, shown,
-                                               shown_elements), elements, history)
+        decision = _closing_press(self._done_already(
+            self._decide(f"{task}\n\n{feedback}" if feedback else task, history, shown, shown_elements),
+            elements, history), elements, history)
         timing["plan_ms"] = _ms(mark)
         action = decision.action
         thought = self._scrubbed_text(decision.thought)

@@ -51,7 +51,7 @@ from deskpilot.core.geometry import Box, Point
 from deskpilot.core.observation import TEXT_AREA_HEIGHT, Element
 from deskpilot.core.secrets import PLACEHOLDER
 from deskpilot.core.verdict import GoalCheck
-from deskpilot.core.task_text import QUOTED, WORD, look_alike, ranked_references, said_in
+from deskpilot.core.task_text import QUOTED, WORD, look_alike, names_acted_on, ranked_references, said_in
 from deskpilot.grounding.action_context import (FIELD_ROLES, TOGGLE_ROLES, KeyboardFocus, elements_at,
                                                 label_of_field)
 from deskpilot.grounding.task_echoes import echoes_task
@@ -832,6 +832,11 @@ class GoalTracker:
             (starts or ends) and fits_description(line, starts, ends))), None)
         if invented is not None:
             return GoalCheck(False, tuple(held), f"{_quote(invented)} was typed, but the task does not say it")
+        names = {text_key(name) for name in names_acted_on(self.task)}
+        misused = next((line for line in self.typed if text_key(line) in names), None)
+        if misused is not None:
+            return GoalCheck(False, tuple(held), f"{_quote(misused)} was typed, but the task names it as a control "
+                                                 "to tick or click, not a value")
         readings = [reading for reading in (field_reading(e.box, elements) for e in elements if e.role in FIELD_ROLES)
                     if reading and reading.strip()]
         if not self.wrote and not task_values(self.task) and asks_to_type(self.task) and not any(

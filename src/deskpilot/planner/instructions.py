@@ -61,6 +61,7 @@ _SAME_VERBS = [
 # what the verb before it acts on
 _UNKNOWN_VERB = re.compile(r"^(?!(?:both|all|each|every|either|neither|only|just|also|any|one|two)\b)[a-z][a-z'-]*"
                            r"\s+(?:the|a|an|my|your|our|its|their|this|that|these|those|«\d+»)(?:\s|$)")
+_SUBJECT = re.compile(r"^(?:i|i'd|i'm|i'll|we|we'd|we're|you|he|she|they|let's|let\s+me)\b", re.I)  # a sentence
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 # a clause that asks to open a group of collapsed parts to look in ("expand the sections below", "open each of the
@@ -159,12 +160,12 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             clause = words.sub(same, clause, count=1)
         if not _starts_with_verb(clause):
             if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause) \
-                    or _ANSWER.match(clause) or _UNKNOWN_VERB.match(clause):
+                    or _ANSWER.match(clause) or _UNKNOWN_VERB.match(clause) or _SUBJECT.match(clause):
                 # what a typing verb goes on to type must be quoted ("replace the Full name with ..." after "write
                 # ..." is an instruction the grammar does not know, not more text to type), and a clause that says
                 # what something should be ("then the full name should be ...") is no target of the verb before,
                 # nor is a yes or a no ("..., urgent, no": the state of the box before it), nor a clause that starts
-                # with a verb of its own
+                # with a verb of its own, or with a subject ("... and I want the medium size")
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)

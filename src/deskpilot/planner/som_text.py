@@ -35,8 +35,8 @@ from deskpilot.core.errors import ActionParseError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import Element
 from deskpilot.core.secrets import PLACEHOLDER, REDACTED
-from deskpilot.core.task_text import (WORD, counts, in_case, kind_named, letter_case, literal_values, normalised,
-                                      numbered_ordinals, ranked_references, said_in, task_values)
+from deskpilot.core.task_text import (WORD, counts, in_case, kind_named, letter_case, literal_values, names_acted_on,
+                                      normalised, numbered_ordinals, ranked_references, said_in, task_values)
 from deskpilot.grounding.action_context import TOGGLE_ROLES
 from deskpilot.grounding.task_echoes import task_echoes
 from deskpilot.grounding.widgets import field_for_label, toggle_for_label
@@ -283,6 +283,8 @@ class SomText:
         if action.kind is not ActionKind.TYPE or not action.text or PLACEHOLDER.fullmatch(action.text.strip()):
             return None
         text = action.text.strip()
+        if any(comparable(name) == comparable(text) for name in names_acted_on(self.task)):
+            return f"{_quoted(text)} is the name of what the task asks to tick or click: it is clicked, not typed"
         if any(comparable(value) == comparable(text) for value in self._given):
             return None
         words = WORD.findall(text.lower())
