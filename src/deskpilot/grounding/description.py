@@ -10,6 +10,8 @@ from typing import Callable, TypeVar
 from deskpilot.core.observation import ElementRole
 from deskpilot.core.rule_packs import active
 
+from .colours import colour_word
+
 
 T = TypeVar("T")
 
@@ -45,6 +47,9 @@ _QUOTED = re.compile(r"[\"“”']([^\"“”']+)[\"“”']")
 # "the location bar", "the URL field"; not "the Address field" or "the Location field" (form labels).
 _ADDRESS = re.compile(r"^(?:the\s+)?(?:(?:location|address|path|url|uri)\s+bar|(?:url|uri)\s+(?:field|box|entry))$",
                       re.I)
+# "olive colored", "red", "dark-blue coloured square": a thing named by its colour alone (colours.py)
+_COLOURED = re.compile(r"^(?P<colour>[a-z]+)(?:[\s-]+colou?red)?(?:\s+(?:square|swatch|block|one|shape|thing|tile|"
+                       r"cell|rectangle|area))?$", re.I)
 _ROW_OF = re.compile(r"^(?:row|line|entry|item)\s+(?:of|for|with|showing|that\s+says)\s+(?P<name>.+)$", re.I)
 _LOCATIVE = re.compile(r"\s+(?:in|on|inside|within|of)\s+(?:the|this|that)\s+[\w-]+"
                        r"(?:\s+(?:list|table|view|dialog|window|box|bar|panel|pane|menu|calendar))?$", re.I)
@@ -60,6 +65,7 @@ class TargetSpec:
     quoted: bool = False
     address: bool = False  # the field that shows the current path or URL ("the location bar")
     text_area: bool | None = None  # a field of several lines (True) or of one (False), where the words say
+    colour: str | None = None  # a colour the words may name the thing by ("the olive box"), where no text says them
 
 
 def parse_description(description: str) -> TargetSpec:
@@ -108,7 +114,9 @@ def parse_description(description: str) -> TargetSpec:
     text_area = True if word in AREA_WORDS else False if word in ONE_LINE_WORDS else None
     if quoted:
         return TargetSpec(quoted.group(1).strip(), role, ordinal, True, text_area=text_area)
-    return TargetSpec(rest.strip(" .,:"), role, ordinal, False, text_area=text_area)
+    coloured = _COLOURED.match(rest.strip(" .,:"))
+    return TargetSpec(rest.strip(" .,:"), role, ordinal, False, text_area=text_area,
+                      colour=colour_word(coloured.group("colour")) if coloured else None)
 
 
 def of_its_lines(items: list[T], spec: TargetSpec, is_text_area: Callable[[T], bool]) -> list[T]:
@@ -124,8 +132,8 @@ def _is_ordinal(text: str) -> bool:
     """Whether the leading "first"/"2nd" picks one of several ("the first text field", "the 2nd link", "the second
     Submit button") rather than being part of a label ("First name field", "first name")."""
     word, _, after = text.partition(" ")
-    if word[:1].isdigit():
-        return True
+    if word[:1].isdigit() or colour_word(after.split(" ", 1)[0]) is not None:
+        return True  # "the 2nd button", "the second olive box"
     if re.fullmatch(rf"(?:{_role_pattern(active().name)})s?", after.strip(), flags=re.I):
         return True
     return word.islower() and after[:1].isupper()

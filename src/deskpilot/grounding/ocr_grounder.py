@@ -18,6 +18,7 @@ from deskpilot.core.observation import Element, ElementRole, Observation
 
 from .calendar import month_arrows
 from .changes import changed_regions, merge_boxes
+from .colours import fill_colour, fits
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
 from .description import TargetSpec, nth, of_its_lines, parse_description
 from .detector import UiDetector
@@ -27,7 +28,7 @@ from .sibling_toggles import sibling_toggles
 from .sliders import VALUE_REACH, Slider, find_sliders
 from .spin_buttons import step_buttons
 from .ocr import OcrEngine, TextLine
-from .task_echoes import echoes_task, quoted_at
+from .task_echoes import echoes_task, part_of_task, quoted_at
 from .text_match import SQUASHED, match_text
 from .widgets import find_field, find_toggle, label_for_field, rectangles, toggle_checked, toggle_shaped
 
@@ -42,6 +43,7 @@ TITLE_BAR = 40  # screen pixels above a window's own area where a window manager
 OWN_COLOUR = 50  # text whose ink keeps this much colour of its own (RGB distance) apart from the background is a link
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
+COLOUR_IN_LINE = 2  # line heights beside a text line within which a swatch is part of that line
 UNNAMED_READS = 16  # unnamed buttons read alone per parse, at most (a few ms each)
 UNNAMED_READ_SCORE = 0.5  # a reading of an unnamed button's inside this sure or more names it
 UNNAMED_PAD = 4  # pixels around the marks inside an unnamed button given to the recogniser
@@ -320,7 +322,7 @@ class OcrGrounder:
             self._update(obs.image)
             label = self._best_text(spec, obs.image, _title_strip(obs))
         if label is None:
-            return self._icon_button(obs, spec)
+            return self._icon_button(obs, spec) or (self._coloured(obs, spec) if spec.colour else None)
         line, box = label
         if spec.role in ("input", "dropdown"):
             field = find_field(obs.image, box, [other.box for other in self._lines])
@@ -383,6 +385,27 @@ class OcrGrounder:
             if field is not None:
                 return self._element(obs, line, field, "input")
         return self._element(obs, shown[0], shown[0].box, "input") if shown else None
+
+    def _coloured(self, obs: Observation, spec: TargetSpec) -> Element | None:
+        """'the olive box', 'the red button': where no text says the words, the one control (of the kind the
+        words name, any kind for "box") whose fill is that colour, else the one whose fill is a shade of it (the
+        ordinal's, where there are several; none where the words leave two)."""
+        assert spec.colour is not None
+        kinds = None if spec.role in (None, "input") else (spec.role,)
+        echoes = [ln.box for ln in self._lines if self._task and part_of_task(ln.text, self._task)]
+        controls = [w for w in self._controls(obs.image) if (kinds is None or w.role in kinds)
+                    and not any(_in_line(w.box, echo) for echo in echoes)]  # a swatch in the task's own words
+        fills = [(w, fill_colour(obs.image, w.box)) for w in controls]
+        for exact in (True, False):
+            fitting = [w for w, name in fills if fits(spec.colour, name, exact)]
+            fitting = [w for w in fitting if not any(o is not w and o.box.contains(*w.box.center)
+                                                     and o.box.area < w.box.area for o in fitting)]
+            if len(fitting) == 1 or (fitting and spec.ordinal is not None):
+                chosen = nth(sorted(fitting, key=lambda w: reading_order(w.box)), spec.ordinal)
+                return None if chosen is None else self._widget_element(obs, chosen)
+            if fitting:
+                return None  # two of that colour, and nothing to choose between them
+        return None
 
     def _unnamed(self, obs: Observation, spec: TargetSpec) -> Element | None:
         """'the text field', 'the 2nd input', 'the button': the control of that kind (in reading order)."""
@@ -558,3 +581,11 @@ def colourful(image: np.ndarray, box: Box) -> bool:
     share = ink @ background / (background @ background)
     own = np.linalg.norm(ink - share[:, None] * background, axis=1)
     return bool(np.median(own) > OWN_COLOUR)
+
+
+def _in_line(box: Box, line: Box) -> bool:
+    """Whether `box` stands in a line of text: on its row, and beside it within COLOUR_IN_LINE line heights (a
+    colour swatch set in a sentence, "Click on the ■ colored box", is a picture of the colour, not the box)."""
+    overlap = min(box.y1, line.y1) - max(box.y0, line.y0)
+    gap = max(line.x0 - box.x1, box.x0 - line.x1, 0)
+    return overlap >= box.height / 2 and gap <= COLOUR_IN_LINE * line.height

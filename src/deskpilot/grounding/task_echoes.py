@@ -11,6 +11,8 @@ from deskpilot.core.observation import Element
 from deskpilot.core.task_text import look_alike
 
 ECHO_MIN_WORDS = 3
+PART_LETTERS = 8  # letters of the task in a row that make a line a piece of it
+ECHO_MIN_LETTERS = 16  # letters of the task in a row that a line read with no spaces repeats, at least
 NEXT_LINE_GAP = 0.6  # lines of one block of text stand at most this many line heights apart
 QUOTES = "\"'“”‘’«»"
 CONTROL_ROLES = ("checkbox", "radio", "input", "dropdown")  # what a label names
@@ -19,12 +21,21 @@ CONTROL_ROLES = ("checkbox", "radio", "input", "dropdown")  # what a label names
 def echoes_task(line_text: str, task: str, phrase: str) -> bool:
     """Whether a screen line merely repeats the task (a page that shows the request above it, a chat, a note):
     'Select Iceland from the list' on the screen is not the Iceland option. A line of two words that is the whole
-    task ("Select Billie>Lanette>Yovonnda") repeats it too."""
+    task ("Select Billie>Lanette>Yovonnda") repeats it too, and so does a long run of the task's letters that OCR
+    read with no spaces ("lickontheorangecoloredbox.")."""
     squashed = _folded(line_text)
     task_squashed = _folded(task)
     words = len(line_text.split())
-    return bool(task_squashed) and (words >= ECHO_MIN_WORDS or words >= 2 and squashed == task_squashed) \
+    return bool(task_squashed) and (words >= ECHO_MIN_WORDS or words >= 2 and squashed == task_squashed
+                                    or len(squashed) >= ECHO_MIN_LETTERS) \
         and squashed in task_squashed and squashed != _folded(phrase)
+
+
+def part_of_task(line_text: str, task: str) -> bool:
+    """Whether a line says a run of at least PART_LETTERS of the task's letters in a row ("coloredbox." of "Click
+    on the olive colored box."): a piece of the task the page shows, where a line may be only part of a sentence."""
+    squashed = _folded(line_text)
+    return len(squashed) >= PART_LETTERS and squashed in _folded(task)
 
 
 def task_echoes(elements: list[Element], task: str) -> list[Element]:
