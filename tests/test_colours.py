@@ -3,9 +3,15 @@ the words."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
+
+from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
 
 from deskpilot.core.geometry import Box, Monitor
 from deskpilot.core.observation import Observation
@@ -81,3 +87,31 @@ def test_a_swatch_set_in_the_tasks_own_words_on_the_page_is_not_the_box():
     grounder.set_task("Click on the olive colored box.")
     element = grounder.locate(obs, "the olive colored box")
     assert element is not None and element.box.contains(50, 90), element
+
+
+@pytest.fixture
+def palette(xdisplay, tmp_path):
+    processes = []
+
+    def start(toolkit: str) -> Path:
+        state = tmp_path / f"{toolkit}-palette.json"
+        processes.append(subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "palette.py"), toolkit,
+                                           "--state", str(state), "--at", "200,120"]))
+        wait_for_state(state)
+        return state
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("toolkit", ["qt", "tk"])
+def test_deskpilot_clicks_the_swatch_a_task_names_by_its_colour_on_a_real_window(palette, tmp_path, toolkit):
+    state = palette(toolkit)
+    result = deskpilot("run", "Click the teal swatch", "--planner", "offline", "--episodes-dir", str(tmp_path / "a"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(state)["clicked"] == ["teal"]
+    result = deskpilot("run", "click the green box", "--planner", "offline", "--episodes-dir", str(tmp_path / "b"))
+    assert result.returncode != 0  # two shades of green (teal, olive) and no green: not guessed
+    assert read_state(state)["clicked"] == ["teal"]

@@ -389,7 +389,8 @@ class OcrGrounder:
     def _coloured(self, obs: Observation, spec: TargetSpec) -> Element | None:
         """'the olive box', 'the red button': where no text says the words, the one control (of the kind the
         words name, any kind for "box") whose fill is that colour, else the one whose fill is a shade of it (the
-        ordinal's, where there are several; none where the words leave two)."""
+        ordinal's, where there are several; none where the words leave two). One with no text is named by its
+        fill's colour, as accessibility names a swatch: what the run clicked says what it was."""
         assert spec.colour is not None
         kinds = None if spec.role in (None, "input") else (spec.role,)
         echoes = [ln.box for ln in self._lines if self._task and part_of_task(ln.text, self._task)]
@@ -402,7 +403,8 @@ class OcrGrounder:
                                                      and o.box.area < w.box.area for o in fitting)]
             if len(fitting) == 1 or (fitting and spec.ordinal is not None):
                 chosen = nth(sorted(fitting, key=lambda w: reading_order(w.box)), spec.ordinal)
-                return None if chosen is None else self._widget_element(obs, chosen)
+                return None if chosen is None else self._widget_element(  # a swatch named by its colour, as
+                    obs, chosen, chosen.text or fill_colour(obs.image, chosen.box))  # accessibility names one
             if fitting:
                 return None  # two of that colour, and nothing to choose between them
         return None
