@@ -425,3 +425,27 @@ def test_a_date_pickers_month_arrows_are_found_and_named():
     assert set(arrows) == {"previous month", "next month"}
     assert arrows["previous month"].contains(160, 250) and arrows["next month"].contains(361, 250)
     assert grounder.locate(obs, "the next month button").box == arrows["next month"]
+
+
+def test_a_line_read_whole_in_one_crop_is_not_read_again_in_part_in_another(monkeypatch):
+    """Two changes close together (the end of a typed name, and the text cursor after it) are read in two crops
+    whose padding overlaps: "Alan Turing" whole in one, its "ng" in the other. The part was kept as a second line,
+    and a field holding two lines passed for a panel of text: the goal check found no field at all."""
+    import cv2
+
+    from deskpilot.grounding import ocr_grounder
+
+    blank = np.full((80, 400, 3), 255, np.uint8)
+    cv2.rectangle(blank, (20, 20), (380, 50), (120, 120, 120), 1)
+    typed = blank.copy()
+    cv2.putText(typed, "Alan Turing", (26, 42), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1, cv2.LINE_AA)
+    ys, xs = np.nonzero((typed != blank).any(axis=2))
+    monitor = Monitor(0, 0, 400, 80)
+    grounder = OcrGrounder()
+    grounder.parse(Observation(image=blank, monitor=monitor, cursor=None))
+    end = int(xs.max())
+    monkeypatch.setattr(ocr_grounder, "changed_regions", lambda before, after: [
+        Box(int(xs.min()), int(ys.min()), end - 12, int(ys.max()) + 1), Box(end - 6, int(ys.min()), end + 1,
+                                                                            int(ys.max()) + 1)])
+    elements = grounder.parse(Observation(image=typed, monitor=monitor, cursor=None))
+    assert [(e.role, e.text) for e in elements] == [("text", "Alan Turing"), ("input", "Alan Turing")], elements

@@ -43,6 +43,7 @@ TITLE_BAR = 40  # screen pixels above a window's own area where a window manager
 OWN_COLOUR = 50  # text whose ink keeps this much colour of its own (RGB distance) apart from the background is a link
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character of a line around a phrase found inside it
 CASE_COST = 0.03  # "eget" for "Eget": the same word, but another element when both are on the screen
+PART_OVERLAP = 0.3  # of a line's width, the overlap with a longer line holding its text that makes it a part read again
 COLOUR_IN_LINE = 2  # line heights beside a text line within which a swatch is part of that line
 UNNAMED_READS = 16  # unnamed buttons read alone per parse, at most (a few ms each)
 UNNAMED_READ_SCORE = 0.5  # a reading of an unnamed button's inside this sure or more names it
@@ -272,6 +273,9 @@ class OcrGrounder:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
             fresh_lines += [line for line in self._read(image, crop_box, toggles)
                             if not _mostly_inside_any(line.box, kept)]
+        # crops padded around two nearby changes overlap: a line read whole in one is not read again in part in
+        # the other ("Alan Turing" and its "ng", typed last: two lines in one field made it a panel of text)
+        fresh_lines = [line for line in fresh_lines if not any(_part_of(line, other) for other in fresh_lines)]
         started = time.perf_counter()
         fresh_lines += short_texts(image, regions, kept + fresh_lines, self._readings)
         self.timing["ocr_short_ms"] = self.timing.get("ocr_short_ms", 0.0) + (time.perf_counter() - started) * 1000
@@ -559,6 +563,17 @@ def _fullest(parts: list[TextLine]) -> list[TextLine]:
     return [part for n, part in enumerate(parts) if not any(
         part.box.share_in(other.box) >= 0.5 and (len(other.text), n) > (len(part.text), m)
         for m, other in enumerate(parts) if m != n)]
+
+
+def _part_of(line: TextLine, other: TextLine) -> bool:
+    """Whether `line` is a part of `other` read again: its text within the other's, its box over the other's on
+    the same row (half its height) and across a third of its width or more."""
+    text, whole = line.text.strip().lower(), other.text.strip().lower()
+    if line is other or not text or len(text) >= len(whole) or text not in whole:
+        return False
+    across = min(line.box.x1, other.box.x1) - max(line.box.x0, other.box.x0)
+    down = min(line.box.y1, other.box.y1) - max(line.box.y0, other.box.y0)
+    return across >= PART_OVERLAP * line.box.width and down >= line.box.height / 2
 
 
 def _mostly_inside_any(box: Box, lines: list[TextLine]) -> bool:
