@@ -102,7 +102,9 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
                                   "fill in the form and submit it", "complete all the fields",
                                   "Type the text below into the text field and press Submit.",
                                   # a clause with a subject of its own is a sentence, not another box to tick
-                                  'tick "Subscribe to newsletter" and I want the medium size'])
+                                  'tick "Subscribe to newsletter" and I want the medium size',
+                                  # nor is one that starts with a verb of choosing the grammar does not know
+                                  "Untick the First aid trained, and go with L for the T-shirt size"])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

@@ -62,6 +62,10 @@ _SAME_VERBS = [
 _UNKNOWN_VERB = re.compile(r"^(?!(?:both|all|each|every|either|neither|only|just|also|any|one|two)\b)[a-z][a-z'-]*"
                            r"\s+(?:the|a|an|my|your|our|its|their|this|that|these|those|«\d+»)(?:\s|$)")
 _SUBJECT = re.compile(r"^(?:i|i'd|i'm|i'll|we|we'd|we're|you|he|she|they|let's|let\s+me)\b", re.I)  # a sentence
+# everyday verbs of choosing the grammar does not know, with the word after them ("go with L for the size", "opt for
+# the annual plan", "make it three copies"): a clause of its own, never a target of the verb before
+_CHOOSING_VERB = re.compile(r"^(?:go|opt|settle|stick|make|keep|leave|have|want|need|get|give|switch|change|turn|"
+                            r"put|use|pick|take)\s+(?:with|for|on|it|me|us|to|out|in|up|over|down|as)\b", re.I)
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
 # a clause that asks to open a group of collapsed parts to look in ("expand the sections below", "open each of the
@@ -160,12 +164,12 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             clause = words.sub(same, clause, count=1)
         if not _starts_with_verb(clause):
             if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause) \
-                    or _ANSWER.match(clause) or _UNKNOWN_VERB.match(clause) or _SUBJECT.match(clause):
+                    or _ANSWER.match(clause) or any(p.match(clause) for p in (_UNKNOWN_VERB, _SUBJECT, _CHOOSING_VERB)):
                 # what a typing verb goes on to type must be quoted ("replace the Full name with ..." after "write
                 # ..." is an instruction the grammar does not know, not more text to type), and a clause that says
                 # what something should be ("then the full name should be ...") is no target of the verb before,
                 # nor is a yes or a no ("..., urgent, no": the state of the box before it), nor a clause that starts
-                # with a verb of its own, or with a subject ("... and I want the medium size")
+                # with a verb of its own ("... and go with L"), or with a subject ("... and I want the medium size")
                 raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
             clause = f"{verb} {clause}"
         verb = _leading_verb(clause)
