@@ -47,10 +47,10 @@ from deskpilot.grounding.base import Grounder
 from deskpilot.grounding.layout import ink_box
 
 from .base import Decision, Planner
+from .control_names import speaks_of_a_box, with_box_labels
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
 from .offline import OfflinePlanner
-from .control_names import speaks_of_a_box, with_box_labels
 from .screen_values import read_from_screen, takes_screen_values
 
 log = logging.getLogger(__name__)
