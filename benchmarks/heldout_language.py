@@ -4,13 +4,15 @@ used. Two held-out sets, written before the training data existed:
 - the bundled demo app driven by benchmarks/heldout/demo_app.json (30 instructions, each with the app state that
   must hold at the end: any other change is a stray action);
 - synthetic forms of the held-out themes (words no training form uses) in Qt, Tk, GTK and Chromium, the task said
-  in a paraphrase (`deskpilot eval forms --held-out --wording paraphrase`).
+  in a paraphrase (`deskpilot eval forms --held-out --wording paraphrase`);
+- with --desktop, the desktop-apps suite driven by benchmarks/heldout/desktop_suite.json (32 of its tasks in other
+  words; each task's checker reads the application's own output: no stray count there).
 
 Each planner runs the same instructions; per planner: done, stray, honest failure (failed / asked the user /
 refused), false success, with Wilson intervals, and paired comparisons (exact sign test on the discordant pairs).
 
     python benchmarks/heldout_language.py --planner offline --planner "auto:MODEL" --planner learned \
-        [--forms 10] [--out DIR]
+        [--forms 10] [--desktop] [--out DIR]
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from deskpilot.evaluation.stats import paired, wilson
 
 HERE = Path(__file__).parent
 INSTRUCTIONS = HERE / "heldout" / "demo_app.json"
+DESKTOP_INSTRUCTIONS = HERE / "heldout" / "desktop_suite.json"
 # The demo app as it opens: a change to any of these that an instruction did not ask for is a stray action.
 START = {"full_name": "", "email": "", "password": "", "colour": "Red", "remember_me": False, "newsletter": False,
          "size": None, "selected_file": None, "saved": 0, "opened": [], "status": "Ready", "files": 41}
@@ -84,6 +87,21 @@ def forms(spec: str, out: Path, count: int, seed: int) -> dict[str, Any]:
                     "--episodes", str(count), "--seed", str(seed), *planner_args(spec), "--episodes-dir",
                     str(folder), "--json", str(out / "forms.json")], check=False, timeout=7200,
                    env={**os.environ, "DESKPILOT_LANGUAGE_MODEL": "shipped"})
+    return scored_rows(folder)
+
+
+def desktop(spec: str, out: Path) -> dict[str, Any]:
+    folder = out / "desktop"
+    subprocess.run([sys.executable, "-m", "deskpilot.app", "eval", "desktop", "--instructions",
+                    str(DESKTOP_INSTRUCTIONS), *planner_args(spec), "--episodes-dir", str(folder), "--json",
+                    str(out / "desktop.json")], check=False, timeout=7200,
+                   env={**os.environ, "DESKPILOT_LANGUAGE_MODEL": "shipped"})
+    return scored_rows(folder)
+
+
+def scored_rows(folder: Path) -> dict[str, Any]:
+    """A row per episode an environment scored: its task, outcome and verdict (done by the environment's own
+    check; a success the environment did not see is a false success)."""
     rows = []
     for directory in list_episodes(folder):
         meta = read_episode(directory).meta
@@ -109,6 +127,7 @@ def main() -> None:
     parser.add_argument("--forms", type=int, default=10, help="held-out forms per toolkit (0: none)")
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--demo-limit", type=int, default=None, help="only the first N demo-app instructions")
+    parser.add_argument("--desktop", action="store_true", help="also the desktop suite in other words")
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="deskpilot-heldout-")))
     options = parser.parse_args()
     report: dict[str, Any] = {"planners": {}}
@@ -118,6 +137,8 @@ def main() -> None:
         found = {"demo_app": demo_app(spec, out, options.demo_limit)}
         if options.forms:
             found["forms"] = forms(spec, out, options.forms, options.seed)
+        if options.desktop:
+            found["desktop"] = desktop(spec, out)
         report["planners"][spec] = {name: {**part, "summary": summary(part["rows"])} for name, part in found.items()}
         (options.out / "heldout.json").write_text(json.dumps(report, indent=2))
     print(f"\n{'planner':<40} {'set':<9} {'done':>6} {'interval':>15} {'stray':>6} {'honest':>7} {'false+':>7}")

@@ -9,11 +9,11 @@ import shutil
 import subprocess
 
 import pytest
-from conftest import deskpilot
+from conftest import TESTS_DIR, deskpilot
 
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.errors import EvaluationError
-from deskpilot.evaluation.desktop import choose_tasks
+from deskpilot.evaluation.desktop import choose_tasks, instructed_tasks
 from deskpilot.evaluation.desktop_checks import TaskRun, all_of, document_text, file_text, is_gone, printed
 from deskpilot.evaluation.desktop_tasks import SMOKE_TASKS, TASKS
 
@@ -52,6 +52,22 @@ def test_every_task_is_well_formed_and_the_suite_spans_the_apps():
     assert {"menu", "file dialog", "list", "shortcut", "calendar", "slider", "dialog", "tool bar"} <= skills
     with pytest.raises(EvaluationError, match="unknown desktop task"):
         choose_tasks(["no-such-task"])
+
+
+def test_the_suite_driven_by_instructions_in_other_words_keeps_each_tasks_start_and_checker(tmp_path):
+    held_out = instructed_tasks(TESTS_DIR.parent / "benchmarks" / "heldout" / "desktop_suite.json")
+    known = {task.name: task for task in TASKS}
+    assert len(held_out) >= 30 and all(task.text != known[task.name].text for task in held_out)
+    assert all(task.check is known[task.name].check and task.launch == known[task.name].launch for task in held_out)
+    bad = tmp_path / "bad.json"
+    for text in ("not json", '{"instructions": [{"task": "zenity-list"}]}',
+                 '{"instructions": [{"task": "no-such-task", "text": "x"}]}'):
+        bad.write_text(text)
+        with pytest.raises(EvaluationError) as raised:
+            instructed_tasks(bad)
+        assert "\n" not in str(raised.value)
+    result = deskpilot("eval", "desktop", "--instructions", str(bad), "--list")
+    assert result.returncode == 2 and "unknown desktop task" in result.stderr
 
 
 def test_file_and_document_checkers_read_what_is_on_disk(tmp_path):

@@ -213,12 +213,19 @@ def eval_desktop(tasks: Annotated[Optional[str], typer.Option(help="comma-separa
                  json_file: JsonOption = None,
                  episodes_dir: Annotated[Optional[Path], typer.Option(help="where the scored episodes go "
                                                                       "(default: <episodes>/desktop)")] = None,
-                 list_tasks: ListTasksOption = False) -> None:
+                 list_tasks: ListTasksOption = False,
+                 instructions: Annotated[Optional[Path], typer.Option(
+                     help="a JSON file of the suite's tasks in other words ({\"instructions\": [{\"task\": NAME, "
+                          "\"text\": WORDS}, ...]}): each task run with those words")] = None) -> None:
     """The agent on real Debian applications (Mousepad, FeatherPad, Galculator, PCManFM, Zenity, xterm, Gnumeric,
     AbiWord) on its own virtual desktop with Openbox; each task's checker reads the app's own output."""
-    from deskpilot.evaluation.desktop import choose_tasks
+    from deskpilot.evaluation.desktop import choose_tasks, instructed_tasks
 
-    chosen = choose_tasks([t.strip() for t in tasks.split(",") if t.strip()] if tasks else None)
+    try:
+        chosen = instructed_tasks(instructions) if instructions is not None else \
+            choose_tasks([t.strip() for t in tasks.split(",") if t.strip()] if tasks else None)
+    except EvaluationError as exc:
+        raise UsageError(str(exc)) from None
     if list_tasks:
         for task in chosen:
             out.print(f"{task.name:<28} {task.app:<11} {task.text}", markup=False, highlight=False)

@@ -5,11 +5,12 @@ reward (the `env` verifier labels its steps), so these runs also feed training a
 
 from __future__ import annotations
 
+import json
 import statistics
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,20 @@ def choose_tasks(names: list[str] | None) -> list[DesktopTask]:
     if unknown:
         raise EvaluationError(f"unknown desktop task(s): {', '.join(unknown)}; see `deskpilot eval desktop --list`")
     return [known[name] for name in names]
+
+
+def instructed_tasks(path: Path) -> list[DesktopTask]:
+    """The tasks a file of instructions names, each with the file's words for it as its text: the suite driven by
+    instructions written in other words (`{"instructions": [{"task": NAME, "text": WORDS}, ...]}`); an
+    EvaluationError for a file that is not such a list, or that names a task the suite does not have."""
+    try:
+        entries = json.loads(path.read_text())["instructions"]
+        pairs = [(str(entry["task"]), str(entry["text"])) for entry in entries]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise EvaluationError(f"{path}: not a list of instructions ({type(exc).__name__}: {exc}); expected "
+                              '{"instructions": [{"task": NAME, "text": WORDS}, ...]}') from None
+    known = {task.name: task for task in choose_tasks([name for name, _ in pairs])}
+    return [replace(known[name], text=text) for name, text in pairs if text.strip()]
 
 
 def prepare(session: DesktopSession, task: DesktopTask) -> TaskRun:
