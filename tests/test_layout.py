@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from deskpilot.core.geometry import Box, Monitor
-from deskpilot.core.observation import Observation
+from deskpilot.core.observation import Observation, parted_field
 from deskpilot.grounding import OcrGrounder
 from deskpilot.grounding.layout import find_widgets, ink_box
 from deskpilot.grounding.ocr import TextLine
@@ -133,6 +133,17 @@ def test_a_focused_fields_inside_right_of_its_caret_is_the_field_not_a_control_i
     fields = [e for e in OcrGrounder().parse(obs) if e.role == "input"]
     assert [e.text[:11] for e in fields] == ["ada@example"], fields
     assert near(fields[0].box, (85, 16, 525, 41)), fields
+
+
+def test_a_time_fields_empty_parts_read_as_pieces_are_one_field():
+    """Chrome's time input shows "--:-- --"; OCR read it as three overlapping pieces on one row ("- - :", ": - -",
+    "--"), and a frame holding several lines passed for a panel of text: no field to type the time into."""
+    image = np.full((80, 400, 3), 255, np.uint8)
+    cv2.rectangle(image, (20, 15), (230, 63), FRAME, 1)
+    pieces = [text(image, "- - :", 28, 46), text(image, ": - -", 52, 46), text(image, "--", 130, 46)]
+    found = find_widgets(image, pieces)
+    assert [(w.role, w.text) for w in found] == [("input", "- - : : - - --")], found
+    assert parted_field(found[0].text)
 
 
 def test_a_drop_down_whose_one_letter_value_ocr_left_unread_is_still_a_drop_down():

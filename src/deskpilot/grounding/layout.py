@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from deskpilot.core.geometry import Box, reading_order, shared_areas
-from deskpilot.core.observation import ElementRole, ElementSource
+from deskpilot.core.observation import ElementRole, ElementSource, parted_field
 
 from .ocr import TextLine
 from .short_text import short_text_over
@@ -298,6 +298,10 @@ def _control(image: np.ndarray, box: Box, lines: list[TextLine]) -> Widget | Non
         return Widget(box, "input" if ink is None or ink[1] < box.x0 + 0.5 * box.width else "button")
     if _text_area(box, inside) and _bordered(image, box):
         return Widget(box, "input", text)
+    if len(inside) > 1 and parted_field(" ".join(ln.text for ln in inside)) and \
+            max(ln.box.y0 for ln in inside) < min(ln.box.y1 for ln in inside):
+        # a date or time field's empty parts ("--:-- --") read as pieces on one row: one field, not a panel
+        return Widget(box, "input", " ".join(ln.text for ln in sorted(inside, key=lambda ln: ln.box.x0)))
     left, right = min(ln.box.x0 for ln in inside), max(ln.box.x1 for ln in inside)
     top, bottom = min(ln.box.y0 for ln in inside), max(ln.box.y1 for ln in inside)
     if abs((top + bottom) / 2 - (box.y0 + box.y1) / 2) > CENTRED * box.height:
