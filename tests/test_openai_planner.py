@@ -183,3 +183,16 @@ def test_a_model_typing_the_name_of_the_box_the_task_asks_to_tick_is_no_success(
     assert result.returncode != 0
     assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "failed"
     assert "names it as a control to tick or click" in result.stdout + result.stderr
+
+
+def test_a_task_that_asks_to_confirm_is_no_success_until_a_step_presses_ok_or_enter(demo_app, tmp_path):
+    x0, y0, x1, y1 = read_state(demo_app.state_file)["boxes"]["Full name"]
+    replies = [f"Thought: the name.\nAction: click(point='{model_point([x0, y0, x1, y1])}')",
+               "Thought: type it.\nAction: type(content='Ada')",
+               "Thought: done.\nAction: finished(content='done')"] + \
+        ["Thought: done.\nAction: finished(content='done')"] * 3
+    with ChatServer(replies) as server:
+        result = run_openai(server, tmp_path, task="My name is Ada, enter it into Full name and confirm")
+    assert read_state(demo_app.state_file)["full_name"] == "Ada"
+    assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "failed"
+    assert "asks to confirm" in result.stdout + result.stderr

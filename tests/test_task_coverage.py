@@ -24,6 +24,14 @@ from deskpilot.planner.task_coverage import uncovered
     ("Scroll to the bottom, then press Submit", ["Submit"], ["Submit"], None),  # scrolling is a way, not an end
     ('Press the key "x"', [], [], 'Press the key "x"'),
     ('Press the key "x"', ["x"], [], None),
+    # a file the task names, whatever verb asks for it: what the run typed or touched must name it
+    ("Please save a file called qt.txt in Documents that says Qt notes", ['clicking "Save" had an effect'], ["Save"],
+     "Please save a file called qt.txt in Documents that says Qt notes"),
+    ("Enter 42 in the cell and save the spreadsheet as answer.gnumeric in Documents", ["42"], [],
+     "save the spreadsheet as answer.gnumeric in Documents"),
+    ("Save it as answer.gnumeric", ["~/Documents/answer.gnumeric"], [], None),
+    ("Drag todo.txt onto the Archive folder", ["todo.txt", "Archive"], [], None),
+    ("Type ada@example.com into Email", ["ada@example.com"], [], None),  # an address is no file
 ])
 def test_a_concrete_part_of_the_task_needs_a_word_of_evidence(task, evidence, shown, left):
     assert uncovered(task, evidence, shown) == left

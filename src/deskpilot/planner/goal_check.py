@@ -75,6 +75,10 @@ ERROR_TEXT = re.compile(
     r"inválido|inválida|falló|no se puede|no se pudo|denegado|no encontrado|no válido)\b"
     r"|错误|失败|无效|无法|拒绝|未找到|エラー|失敗|無効|できません|拒否|見つかりません", re.I)
 # Controls whose click must change the screen: they submit, save, confirm or close.
+# A task that asks to confirm what it did ("enter it and confirm", "..., then OK"), not a field it names ("Confirm
+# password"): some step must press OK, Save, Submit, Yes, ... (SUBMITS) or Enter.
+CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password|pass\s*word|e-?mail|pin|code))"
+                        r"|\b(?:then|and)\s+(?:ok|okay)\W*$", re.I)
 SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|done|close|continue|next|finish|"
                      r"sign in|log in|login|sign up|register|create|add|search|go|yes|accept|update|upload|"
                      r"speichern|senden|anwenden|enregistrer|envoyer|valider|guardar|enviar|aceptar|"
@@ -497,7 +501,12 @@ class GoalTracker:
                 self.submits[label] = changed
                 for choice in self.choices:
                     choice.moved_on = choice.moved_on or changed
-        elif action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
+        elif action.kind in (ActionKind.DRAG, ActionKind.RIGHT_CLICK) and action.point is not None:
+            # what was dragged and where to, or what a menu was opened on: touched, as a click touches
+            points = [action.point, *([action.end_point] if action.end_point is not None else [])]
+            self.effective += [e.text for point in points for e in elements_at(point, before)
+                               if e.text and not echoes_task(e.text, self.task, "")]
+        if action.kind in (ActionKind.KEY, ActionKind.HOTKEY) and CLOSING_KEYS & {k.lower() for k in action.keys}:
             self.opened = None  # chosen with the keyboard, or closed: the drop-down's reading says which
         combo = tuple(k.lower() for k in action.keys) if action.kind is ActionKind.HOTKEY else ()
         if combo in COPY_KEYS and focus.field is not None:  # a field's text (not a file, or a selection elsewhere)
@@ -908,6 +917,9 @@ class GoalTracker:
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
         held += [f"{_quote(e.text)} was pressed" for e in asked]
+        if CONFIRMING.search(self.task) and not self.submits and not self.entered:
+            return GoalCheck(False, tuple(held), "the task asks to confirm, and no step pressed OK (or the like) or "
+                                                 "Enter")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue

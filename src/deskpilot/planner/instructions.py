@@ -471,8 +471,8 @@ def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
 
 # what a typing verb acts on when it says no text ("fill in the form", "type the text below into the field"); a
 # value the agent reads off the screen before planning ("the value of Customer", screen_values.py) is not refused
-_NO_VALUE = re.compile(r"^(?!the\s+value\s+(?:of|for)\b)(?:the|this|that|these|those|my|your|our|all|every|each|out|in)"
-                       r"\b", re.I)
+_NO_VALUE = re.compile(r"^(?!the\s+value\s+(?:of|for)\b)(?:(?:the|this|that|these|those|my|your|our|all|every|each|out|"
+                       r"in)\b|(?:a|an|some)\s+\w)", re.I)  # "the text below", "a copy of todo.txt": a description
 MAX_REPEAT = 20  # "press Down 500 times" is not a plan
 # a scroll over the page or the window is one where the pointer is
 _PAGE = re.compile(r"^(?:the\s+|this\s+)?(?:(?:web\s*)?page|window|screen|document|site)$", re.I)

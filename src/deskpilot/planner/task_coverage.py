@@ -3,7 +3,9 @@ clause that asks to select, type, click, ... a value or a thing the screen shows
 "click the Edit tab") whose own words show up nowhere in what the run did (the texts it clicked, typed, ticked and
 chose, the keys it pressed) or in what the final screen's fields show is a part no evidence covers, and the run is
 no success. The goal check holds what it knows how to read (values, boxes, choices, presses); this holds the rest
-to at least a word of evidence, so a press of Submit after an unread slider is an honest failure, not a success.
+to at least a word of evidence, so a press of Submit after an unread slider is an honest failure, not a success. A
+file the task names ("save a file called qt.txt") must be named by what the run typed or touched, whatever verb
+asks for it.
 
 Clauses that only say how to get somewhere (scroll, find, look, open, switch) or that say no verb of asking are
 not held: they are means, or statements the field checks read ("the full name is ...")."""
@@ -35,6 +37,11 @@ PLAIN = frozenset("the a an and or then to into in on at as for of with by from 
 # screen shows.
 DESCRIBING = re.compile(r"\b(?:similar\s+to|like|such\s+as|related\s+to|synonyms?\s+(?:of|for)|opposite\s+of|"
                         r"meaning|that\s+means?)\b.*$", re.I)
+# A file's name ("qt.txt", "answer.gnumeric"), standing as a word of its own (not the end of an e-mail address or
+# a path): a task that names one asks for something done to that file, which the run must have typed or touched.
+FILE_NAME = re.compile(r"(?<![\w/~.@-])[\w-]+\.(?:txt|md|csv|tsv|pdf|docx?|odt|ods|odp|xlsx?|pptx?|rtf|abw|gnumeric|"
+                       r"png|jpe?g|gif|svg|bmp|zip|tar|gz|7z|py|js|html?|json|xml|ya?ml|ini|conf|cfg|log|sh|ics|vcf|"
+                       r"mp3|mp4|wav|ogg|bak)(?![\w.])", re.I)
 CLAUSE = re.compile(r"[,;.!?]|\b(?:and|then|but|also)\b", re.I)  # where one clause of a task ends
 DIGITS = {name: str(number) for number, name in enumerate(NUMBER_WORDS)}
 
@@ -78,6 +85,11 @@ def coverage(task: str, evidence: Iterable[str], shown: Iterable[str]) -> tuple[
         concretes += bool(wanted and concrete)
         if wanted and concrete and not any(_held(word, words, joined) for word in wanted):
             return " ".join(re.sub(r"\bq(\d+)\b", lambda m: quoted[int(m.group(1))], clause).split()), concretes
+    for name in FILE_NAME.finditer(task):  # whatever verb asks for it ("save a file called qt.txt")
+        concretes += 1
+        if _folded(name.group()).replace(" ", "") not in joined:
+            return next(c.strip() for c in re.split(r"[,;.!?](?:\s|$)|\b(?:and|then|but)\b", task, flags=re.I)
+                        if name.group() in c), concretes
     return None, concretes
 
 
