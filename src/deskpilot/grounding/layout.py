@@ -23,7 +23,6 @@ SAME_BOX_IOU = 0.7
 CENTRED = 0.18  # text whose centre is this share of the width from the frame's centre is centred
 INK_CONTRAST = 60  # grey levels from the frame's inside colour that count as a drawn mark
 SPLIT_GAP, SPLIT_INSET = 3, 4  # pixels: a text cursor's width, and a frame's border and padding
-LINE_WITHIN = 0.85  # of a text line's width, the share within a frame's sides that puts the line inside it
 LINE_START_SLACK = 2  # pixels a check box OCR read into its label's line may start after the line's left end
 ARROW_GLYPHS = "vV√▾▼⌄˅"  # what OCR reads a drop-down's arrow as
 ARROW_END = 6  # pixels from a frame's right side within which a line ending in an arrow glyph ends
@@ -85,6 +84,11 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
                                 and c.box.x0 - o.box.x0 <= SPLIT_INSET for o in controls)]
     controls = [c for c in controls if not any(o is c for o in outlines_of_text)]
     controls = [c for c in controls if not _after_caret(c.box, [o.box for o in controls], lines)]
+    # A frame drawn a few pixels inside another with text (a web select's own border within its margin or focus
+    # ring) holds no text of its own: OCR's line ran over its border. The outer frame, read with the text, is the
+    # control; the inner one is its border, not a control inside it.
+    controls = [c for c in controls if c.text or not any(
+        o is not c and o.text and _contains(o.box, c.box) and _inset(o.box, c.box) <= SPLIT_INSET for o in controls)]
     controls = [c for c in controls if not any(o is not c and _contains(c.box, o.box) for o in controls)]
     toggles = [t for t in toggles if not any(_contains(c.box, t.box) for c in controls)]
     return sorted(toggles + controls, key=lambda w: reading_order(w.box))
@@ -97,6 +101,11 @@ def _split_part(box: Box, boxes: list[Box]) -> bool:
     outers = [o for o in boxes if _contains(o, box) and box.y0 - o.y0 <= SPLIT_INSET and o.y1 - box.y1 <= SPLIT_INSET]
     return any(_contains(o, other) and other != box and abs(other.y0 - box.y0) <= 2 and abs(other.y1 - box.y1) <= 2
                and min(abs(other.x0 - box.x1), abs(box.x0 - other.x1)) <= SPLIT_GAP for o in outers for other in boxes)
+
+
+def _inset(outer: Box, inner: Box) -> int:
+    """How far `inner` stands inside `outer` at its farthest side, in pixels."""
+    return max(inner.x0 - outer.x0, inner.y0 - outer.y0, outer.x1 - inner.x1, outer.y1 - inner.y1)
 
 
 def _after_caret(box: Box, boxes: list[Box], lines: list[TextLine]) -> bool:
@@ -244,12 +253,8 @@ def _circle_drawn(edges: np.ndarray, box: Box) -> float:
 
 
 def _inside(line: TextLine, box: Box) -> bool:
-    """Whether the line's centre lies in `box`, the line not much wider than it: a few pixels wider, or most of it
-    within the box's sides (OCR's box of a small select's "EUR" runs on over the select's border and margin)."""
     cx, cy = (line.box.x0 + line.box.x1) / 2, (line.box.y0 + line.box.y1) / 2
-    within = min(line.box.x1, box.x1) - max(line.box.x0, box.x0)
-    return box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1 and \
-        (line.box.width <= box.width + 4 or within >= LINE_WITHIN * line.box.width)
+    return box.x0 <= cx <= box.x1 and box.y0 <= cy <= box.y1 and line.box.width <= box.width + 4
 
 
 def _toggle(image: np.ndarray, box: Box, lines: list[TextLine], round_: bool) -> Widget:
