@@ -260,6 +260,19 @@ def test_typed_secrets_stay_secret_in_both_fields():
       '{"kind": "hotkey", "keys": ["ctrl", "a"]}', '{"kind": "type", "text": "ideas.md"}']),
     ('click the Location field and type "Paris"',  # a form's field: typing there is left as it is
      ['{"kind": "click", "target": "the Location field"}', '{"kind": "type", "text": "Paris"}']),
+    # everyday words of round 14's desktop suite in other words
+    ("Tick milk and bread, then confirm",  # confirming is what Enter does: the dialog's default button
+     ['{"kind": "click", "target": "milk checkbox"}', '{"kind": "click", "target": "bread checkbox"}',
+      '{"kind": "hotkey", "keys": ["enter"]}']),
+    ("Copy all of the text to the clipboard",
+     ['{"kind": "hotkey", "keys": ["ctrl", "a"]}', '{"kind": "hotkey", "keys": ["ctrl", "c"]}']),
+    ("Create a folder named Projects here",
+     ['{"kind": "hotkey", "keys": ["ctrl", "shift", "n"]}', '{"kind": "hotkey", "keys": ["ctrl", "a"]}',
+      '{"kind": "type", "text": "Projects"}', '{"kind": "hotkey", "keys": ["enter"]}']),
+    ("Change the name of todo.txt to groceries.txt",
+     ['{"kind": "click", "target": "todo.txt"}', '{"kind": "hotkey", "keys": ["f2"]}',
+      '{"kind": "hotkey", "keys": ["ctrl", "a"]}', '{"kind": "type", "text": "groceries.txt"}',
+      '{"kind": "hotkey", "keys": ["enter"]}']),
 ])
 def test_desktop_phrasings(task, expected):
     assert plan(task) == expected

@@ -32,13 +32,14 @@ HELP = ('I understand: click/double-click/right-click X, type "text" into FIELD,
         'press KEYS [N times], select "X" from LIST, check/uncheck X, focus X, expand X, scroll up/down [N times], '
         'wait N seconds, hover over X, drag X to Y, save as "NAME" [in FOLDER], '
         'rename X to "NAME", set FIELD to VALUE, create a new folder named "NAME", run the command "CMD", '
-        'save/copy/paste/undo, DO X with KEYS, close the dialog, joined by "then", "and", commas or semicolons')
+        'save/copy/paste/undo, copy all the text, confirm, DO X with KEYS, close the dialog, joined by "then", "and", '
+        'commas or semicolons')
 _VERBS = ("double-click", "double click", "doubleclick", "right-click", "right click", "rightclick", "click", "tap",
           "hit", "push", "press", "select", "choose", "pick", "open", "type", "enter", "write", "input", "fill in",
           "fill", "put", "check", "tick", "uncheck", "untick", "scroll", "wait", "hover", "move", "drag", "go to",
           "switch to", "focus", "expand", "collapse", "close", "dismiss", "switch", "go through", "look through",
           "search", "save", "rename", "set", "change", "create", "make", "add", "run", "execute", "answer",
-          "copy", "paste", "cut", "undo", "redo", "submit", "send")
+          "copy", "paste", "cut", "undo", "redo", "submit", "send", "confirm")
 _PLACE_WORDS = re.compile(r"\s+(?:below|above|underneath|here|on the (?:left|right)|at the (?:top|bottom))$", re.I)
 _THANKS = re.compile(r"^(?:thanks?|thank\s+you|thx|cheers|ta)(?:\s+(?:a\s+lot|so\s+much|very\s+much))?!?$", re.I)
 _TYPING = ("type", "enter", "write", "input", "fill in", "fill", "put")
@@ -485,12 +486,20 @@ _RULES: list[Rule] = [
     (re.compile(rf"^save\s+(?:{_IT}\s+)?as\s+(?:a\s+file\s+(?:named|called)\s+)?(?P<name>«\d+»|\S+)"
                 r"(?:\s+(?:in|into|to|under|on)\s+(?P<folder>.+))?$", re.I), _save_as),
     (re.compile(rf"^(?P<verb>save|copy|paste|cut|undo|redo)(?:\s+{_IT})?$", re.I), _edit_command),
+    (re.compile(r"^copy\s+(?:all\s+(?:of\s+)?(?:the\s+)?(?:text|contents?|words)|everything)(?:\s+(?:to|onto|into)\s+"
+                r"the\s+clipboard)?$", re.I),  # in the window in focus: select all, copy
+     lambda m, q: [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), Action(kind=ActionKind.HOTKEY,
+                                                                              keys=("ctrl", "c"))]),
+    (re.compile(r"^confirm(?:\s+(?:it|this|that|them|the\s+(?:dialog|choice|choices|selection|form)))?$", re.I),
+     lambda m, q: [Action(kind=ActionKind.HOTKEY, keys=("enter",))]),  # what Enter does: the dialog's default button
     (re.compile(r"^copy\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:text|contents?|words|value)\s+(?:in|of|from|inside)\s+"
                 r"(?P<where>.+)$", re.I), _copy_from),
     (re.compile(r"^paste\s+(?:it|that|this|them|the\s+(?:copied\s+)?text)?\s*(?:in|into|to|inside|in\s+to)\s+"
                 r"(?P<where>.+)$", re.I), _paste_into),
     (re.compile(r"^(?:create|make|add)\s+(?:a\s+)?(?:new\s+)?(?:folder|directory)\s+(?:named|called)\s+"
-                r"(?P<name>«\d+»|\S+)$", re.I), _new_folder),
+                r"(?P<name>«\d+»|\S+)(?:\s+(?:here|in\s+(?:this|the\s+current)\s+folder))?$", re.I), _new_folder),
+    (re.compile(r"^change\s+the\s+name\s+of\s+(?:the\s+(?:file|folder)\s+)?(?P<what>.+?)\s+to\s+(?P<name>«\d+»|\S+)$",
+                re.I), _rename),
     (re.compile(r"^(?:run|execute)\s+(?:the\s+command\s+)?(?P<command>«\d+»)(?:\s+(?:in|on)\s+(?:the\s+|a\s+)?"
                 r"(?:terminal|shell|console|command line))?$", re.I), _run_command),
     (re.compile(r"^(?:set|change)\s+(?:the\s+)?(?P<field>.+?)\s+to\s+(?P<value>«\d+»|\S+)$", re.I), _set_field),
