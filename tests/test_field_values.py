@@ -60,6 +60,10 @@ OTHER_TEXTS = ["Has receipt", "First aid trained", "Submit claim", "Own money"]
     # a label OCR read with its spaces dropped (seed 59000 in Tk): the task's words run together say it
     ("Would you change the merchant to Metro Taxi, receipt number = 77341, thank you.",
      ["Receiptnumber", "Merchant", "Amount"], {"Merchant": "Metro Taxi", "Receiptnumber": "77341"}),
+    # clauses of a label and its value alone (round 14's desktop suite in other words)
+    ("First name Ada, last name Lovelace, city London, then OK", ["First name", "Last name", "City"],
+     {"First name": "Ada", "Last name": "Lovelace", "City": "London"}),
+    ("Merchant please", EXPENSES, {}),  # no value: politeness
 ])
 def test_the_value_a_task_gives_each_field_it_names(task, labels, expected):
     assert field_values(task, labels, OTHER_TEXTS) == expected

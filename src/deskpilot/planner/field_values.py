@@ -3,8 +3,9 @@ currency is "GBP"', 'insert Café Roma into the Merchant field', 'my full name i
 copies', 'make the Full name Li Wei', 'type "ng" in capitals into Surname' (NG), 'open the Category and choose
 Supplies'. The planner types a value into its own field with it, and the goal check holds each named field to its
 value. It reads English's ways of giving a thing a value — a label and a value in one clause, joined by a word that
-assigns (is, to, as, with, should read, into, for, ':') — and binds nothing it cannot tell apart (two values, two
-labels, a value run into instruction words): an unbound field is left to the model and the other checks."""
+assigns (is, to, as, with, should read, into, for, ':'), or a clause of a label and its value alone ("city London")
+— and binds nothing it cannot tell apart (two values, two labels, a value run into instruction words): an unbound
+field is left to the model and the other checks."""
 
 from __future__ import annotations
 
@@ -180,6 +181,9 @@ def _joined(clause: list[_Token], start: int, end: int) -> str | None:
         return count  # "three copies", "5 hours per week": a count said right before what it counts
     if before >= 0 and clause[before].key in NAMING and after < len(clause):
         return _run(clause[after:])  # "make the Full name Li Wei": the label, then its value
+    if start == 0 and end < len(clause) and (value := _run(clause[end:])) is not None and \
+            len(value.split()) == len(clause) - end:
+        return value  # "..., last name Lovelace, city London": a clause of the label and its value alone
     return None
 
 
