@@ -393,3 +393,22 @@ def test_a_menu_item_not_in_sight_is_looked_for_in_the_open_menus_submenus():
 def test_the_place_a_value_goes_names_the_field_where_it_names_one(task, target):
     click, typed = parse_instructions(task)
     assert click.action.target == target and typed.action.kind is ActionKind.TYPE
+
+
+def test_a_confirming_clicks_the_one_ok_like_button_the_screen_shows_else_presses_enter():
+    """Zenity's check list in round 14's desktop suite in other words: "Tick milk and bread, then confirm" pressed
+    Enter, which a GTK list takes for its row, and the dialog stayed open. The screen's one OK-like button (read
+    twice: from the accessibility tree and from pixels) is clicked; two different ones leave Enter."""
+    import numpy as np
+
+    from deskpilot.core.geometry import Box, Monitor
+    from deskpilot.core.observation import Element, Observation
+    from deskpilot.planner.offline import OfflinePlanner
+
+    obs = Observation(image=np.full((200, 300, 3), 235, np.uint8), monitor=Monitor(0, 0, 300, 200))
+    ok = [Element(Box(200, 150, 260, 180), "button", "OK", source="accessibility"),
+          Element(Box(201, 151, 259, 179), "button", "OK"), Element(Box(120, 150, 190, 180), "button", "Cancel")]
+    decision = OfflinePlanner().decide("confirm", [], obs, ok)
+    assert decision.action.kind is ActionKind.CLICK and decision.action.point == ok[0].center
+    both = [*ok, Element(Box(20, 150, 90, 180), "button", "Apply")]
+    assert OfflinePlanner().decide("confirm", [], obs, both).action.keys == ("enter",)

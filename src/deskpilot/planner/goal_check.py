@@ -412,6 +412,7 @@ class GoalTracker:
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
     # screen: a list's row, a calendar's day, a menu's item
     entered: bool = False  # whether Enter was pressed (it presses a form's default button), not into an open list
+    confirmed: bool = False  # whether a press of OK (or the like) or Enter changed the screen
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
     acted: bool = False  # whether any action changed the screen (or typed): the run did something to check
     unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
@@ -520,6 +521,7 @@ class GoalTracker:
         self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or combo in PASTE_KEYS
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
+        self.confirmed = self.confirmed or changed and (bool(keys & ENTER_KEYS) or any(self.submits.values()))
         self._last = action
 
     def _note_number_controls(self, elements: list[Element]) -> None:
@@ -917,9 +919,9 @@ class GoalTracker:
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
         held += [f"{_quote(e.text)} was pressed" for e in asked]
-        if CONFIRMING.search(self.task) and not self.submits and not self.entered:
-            return GoalCheck(False, tuple(held), "the task asks to confirm, and no step pressed OK (or the like) or "
-                                                 "Enter")
+        if CONFIRMING.search(self.task) and not self.confirmed:
+            return GoalCheck(False, tuple(held), "the task asks to confirm, and no press of OK (or the like) or "
+                                                 "Enter changed the screen")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue

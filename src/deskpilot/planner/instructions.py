@@ -107,13 +107,15 @@ class PlannedAction(NamedTuple):
     the target is not in sight.
     `or_type` is text to type, then press Enter, when the target is not in sight (an option further down a long
     dropdown list). `unless_seen` skips the action when no element it names is found but that target is in sight
-    (a list box that shows its options: nothing to open)."""
+    (a list box that shows its options: nothing to open). `confirms`: the action (Enter) is a confirming, made a
+    click on the one button the screen shows to confirm with (OK, Confirm, Yes, ...) where it shows one."""
 
     action: Action
     ensure_checked: bool | None = None
     look_in: str | None = None
     or_type: str | None = None
     unless_seen: str | None = None
+    confirms: bool = False
 
 
 # "Close the dialog by clicking the "x"": the "by clicking X" part is the action.
@@ -491,7 +493,7 @@ _RULES: list[Rule] = [
      lambda m, q: [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), Action(kind=ActionKind.HOTKEY,
                                                                               keys=("ctrl", "c"))]),
     (re.compile(r"^confirm(?:\s+(?:it|this|that|them|the\s+(?:dialog|choice|choices|selection|form)))?$", re.I),
-     lambda m, q: [Action(kind=ActionKind.HOTKEY, keys=("enter",))]),  # what Enter does: the dialog's default button
+     lambda m, q: [PlannedAction(Action(kind=ActionKind.HOTKEY, keys=("enter",)), confirms=True)]),
     (re.compile(r"^copy\s+(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:text|contents?|words|value)\s+(?:in|of|from|inside)\s+"
                 r"(?P<where>.+)$", re.I), _copy_from),
     (re.compile(r"^paste\s+(?:it|that|this|them|the\s+(?:copied\s+)?text)?\s*(?:in|into|to|inside|in\s+to)\s+"

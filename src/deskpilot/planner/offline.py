@@ -4,7 +4,7 @@ target that is not in sight is searched for through the tabs when the task says 
 menu, always), and an option missing from an open list is typed instead (after one short wait where the click that
 opens it was the last step: a list a busy machine draws late is not typed into), and a field whose click opened a
 list showing the value to type (a combo box set like a text field: "change the colour to green") has the option
-clicked instead of typed."""
+clicked instead of typed; a confirming is a click on the screen's one OK-like button, else Enter."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from .instructions import PlannedAction, parse_instructions
 from .number_controls import all_set, names_a_control, number_step
 from .task_phrases import comparable
 
+CONFIRM_BUTTON = re.compile(r"^\W*(?:ok|okay|confirm|yes|done|apply|accept|continue|submit)\W*$", re.I)
 LIST_WAIT_SECONDS = 0.5  # one wait for a list the last click opened, before its option is typed instead
 
 
@@ -113,11 +114,22 @@ class OfflinePlanner:
                 note += f"the screen shows {joined!r} as one item; "
                 planned = plan[self._next]
             self._next += 1
-            return Decision(f"{note}step {self._next} of {len(plan)}: {planned.action.redacted().describe()}",
-                            planned.action)
+            action = self._confirming(planned, elements)
+            return Decision(f"{note}step {self._next} of {len(plan)}: {action.redacted().describe()}", action)
         note = "; ".join(skipped) + (": " if skipped else "")
         return Decision(f"{note}every instruction has been carried out",
                         Action(kind=ActionKind.FINISHED, text=f"done: {len(plan)} step(s)"))
+
+    def _confirming(self, planned: PlannedAction, elements: list[Element]) -> Action:
+        """A confirming ("..., then confirm") is a click on the one button the screen shows to confirm with (OK,
+        Confirm, Yes, Done, ...), else Enter (a dialog's default button; in a list Enter acts on the row instead)."""
+        if not planned.confirms:
+            return planned.action
+        buttons = [e for e in elements if e.role == "button" and CONFIRM_BUTTON.match(e.text or "")]
+        names = {" ".join(e.text.lower().split()) for e in buttons}  # one button read twice (its tree, its pixels)
+        if len(names) != 1 or any(not a.box.intersects(b.box) for a in buttons for b in buttons):
+            return planned.action
+        return Action(kind=ActionKind.CLICK, point=buttons[0].center, target=buttons[0].text.strip())
 
     def _typing_end(self) -> int:
         """The index of the typing that the plan step now due begins (a select-all, then the typing), or -1."""
