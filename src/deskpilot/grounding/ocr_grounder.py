@@ -395,20 +395,22 @@ class OcrGrounder:
         words name, any kind for "box") whose fill is that colour, else the one whose fill is a shade of it (the
         ordinal's, where there are several; none where the words leave two). One with no text is named by its
         fill's colour, as accessibility names a swatch: what the run clicked says what it was."""
-        assert spec.colour is not None
+        colour = spec.colour
+        if colour is None:
+            return None
         kinds = None if spec.role in (None, "input") else (spec.role,)
         echoes = [ln.box for ln in self._lines if self._task and part_of_task(ln.text, self._task)]
         controls = [w for w in self._controls(obs.image) if (kinds is None or w.role in kinds)
                     and not any(_in_line(w.box, echo) for echo in echoes)]  # a swatch in the task's own words
         fills = [(w, fill_colour(obs.image, w.box)) for w in controls]
         for exact in (True, False):
-            fitting = [w for w, name in fills if fits(spec.colour, name, exact)]
-            fitting = [w for w in fitting if not any(o is not w and o.box.contains(*w.box.center)
-                                                     and o.box.area < w.box.area for o in fitting)]
+            fitting = [(w, name) for w, name in fills if fits(colour, name, exact)]
+            fitting = [(w, name) for w, name in fitting if not any(
+                o is not w and o.box.contains(*w.box.center) and o.box.area < w.box.area for o, _ in fitting)]
             if len(fitting) == 1 or (fitting and spec.ordinal is not None):
-                chosen = nth(sorted(fitting, key=lambda w: reading_order(w.box)), spec.ordinal)
+                chosen = nth(sorted(fitting, key=lambda found: reading_order(found[0].box)), spec.ordinal)
                 return None if chosen is None else self._widget_element(  # a swatch named by its colour, as
-                    obs, chosen, chosen.text or fill_colour(obs.image, chosen.box))  # accessibility names one
+                    obs, chosen[0], chosen[0].text or chosen[1])  # accessibility names one
             if fitting:
                 return None  # two of that colour, and nothing to choose between them
         return None
