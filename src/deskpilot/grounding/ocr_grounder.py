@@ -273,9 +273,7 @@ class OcrGrounder:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
             fresh_lines += [line for line in self._read(image, crop_box, toggles)
                             if not _mostly_inside_any(line.box, kept)]
-        # crops padded around two nearby changes overlap: a line read whole in one is not read again in part in
-        # the other ("Alan Turing" and its "ng", typed last: two lines in one field made it a panel of text)
-        fresh_lines = [line for line in fresh_lines if not any(_part_of(line, other) for other in fresh_lines)]
+        fresh_lines = _fullest(fresh_lines)  # two lines in one field made it a panel of text
         started = time.perf_counter()
         fresh_lines += short_texts(image, regions, kept + fresh_lines, self._readings)
         self.timing["ocr_short_ms"] = self.timing.get("ocr_short_ms", 0.0) + (time.perf_counter() - started) * 1000
@@ -559,11 +557,12 @@ def _parts_across_border(image: np.ndarray, line: Box, frame: Box) -> list[Box] 
 
 
 def _fullest(parts: list[TextLine]) -> list[TextLine]:
-    """`parts` less each that half lies on another with a longer reading (or as long, read before it): lines OCR
-    joined across radio buttons overlap ("MorningOAfternoon", "fternoonOEvening"), and each gives "Afternoon" in
-    part."""
+    """`parts` less each that half lies on another with a longer reading (or as long, read before it), or that is
+    a part of another read again: lines OCR joined across radio buttons overlap ("MorningOAfternoon",
+    "fternoonOEvening"), and each gives "Afternoon" in part; crops padded around two nearby changes overlap, and a
+    line read whole in one ("Alan Turing") is read again in part in the other ("ng")."""
     return [part for n, part in enumerate(parts) if not any(
-        part.box.share_in(other.box) >= 0.5 and (len(other.text), n) > (len(part.text), m)
+        (part.box.share_in(other.box) >= 0.5 or _part_of(part, other)) and (len(other.text), n) > (len(part.text), m)
         for m, other in enumerate(parts) if m != n)]
 
 
@@ -571,7 +570,7 @@ def _part_of(line: TextLine, other: TextLine) -> bool:
     """Whether `line` is a part of `other` read again: its text within the other's, its box over the other's on
     the same row (half its height) and across a third of its width or more."""
     text, whole = line.text.strip().lower(), other.text.strip().lower()
-    if line is other or not text or len(text) >= len(whole) or text not in whole:
+    if not text or len(text) >= len(whole) or text not in whole:
         return False
     across = min(line.box.x1, other.box.x1) - max(line.box.x0, other.box.x0)
     down = min(line.box.y1, other.box.y1) - max(line.box.y0, other.box.y0)
