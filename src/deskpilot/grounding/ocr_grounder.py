@@ -273,7 +273,8 @@ class OcrGrounder:
             crop_box = region.padded(READ_PAD, frame) if region != frame else frame
             fresh_lines += [line for line in self._read(image, crop_box, toggles)
                             if not _mostly_inside_any(line.box, kept)]
-        fresh_lines = _fullest(fresh_lines)  # two lines in one field made it a panel of text
+        if len(regions) > 1:  # crops that overlap may read one line twice: two lines in one field made a panel
+            fresh_lines = _fullest(fresh_lines)
         started = time.perf_counter()
         fresh_lines += short_texts(image, regions, kept + fresh_lines, self._readings)
         self.timing["ocr_short_ms"] = self.timing.get("ocr_short_ms", 0.0) + (time.perf_counter() - started) * 1000
