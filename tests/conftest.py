@@ -141,6 +141,26 @@ def unseen_form(xdisplay: VirtualDisplay, tmp_path: Path) -> Iterator[UnseenForm
     forms.close()
 
 
+@pytest.fixture
+def test_apps(xdisplay: VirtualDisplay, tmp_path: Path) -> Iterator:
+    """Starts scripts of tests/apps/ on the test display: `start(script, *args, python=...)` runs
+    `tests/apps/SCRIPT.py ARGS --state FILE` and returns the state file once the app has written it; every app
+    started is ended after the test."""
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(script: str, *args: str, python: str = sys.executable) -> Path:
+        state = tmp_path / f"{script}-{len(processes)}-state.json"
+        processes.append(subprocess.Popen([python, str(TESTS_DIR / "apps" / f"{script}.py"), *args,
+                                           "--state", str(state)]))
+        wait_for_state(state)
+        return state
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def deskpilot(*args: str, env: dict[str, str] | None = None, timeout: float = 180,
               **popen: object) -> subprocess.CompletedProcess[str]:
     """Run the real `deskpilot` command (as `python -m deskpilot.app`). `--planner auto` sends no task to the

@@ -3,15 +3,11 @@ the words."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
 
-from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
+from conftest import deskpilot, read_state
 
 from deskpilot.core.geometry import Box, Monitor
 from deskpilot.core.observation import Observation
@@ -90,20 +86,8 @@ def test_a_swatch_set_in_the_tasks_own_words_on_the_page_is_not_the_box():
 
 
 @pytest.fixture
-def palette(xdisplay, tmp_path):
-    processes = []
-
-    def start(toolkit: str) -> Path:
-        state = tmp_path / f"{toolkit}-palette.json"
-        processes.append(subprocess.Popen([sys.executable, str(TESTS_DIR / "apps" / "palette.py"), toolkit,
-                                           "--state", str(state), "--at", "200,120"]))
-        wait_for_state(state)
-        return state
-
-    yield start
-    for process in processes:
-        process.terminate()
-        process.wait(timeout=10)
+def palette(test_apps):
+    return lambda toolkit: test_apps("palette", toolkit, "--at", "200,120")
 
 
 @pytest.mark.parametrize("toolkit", ["qt", "tk"])

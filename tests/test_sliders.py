@@ -5,16 +5,14 @@ control, and set by drags and arrow keys read back on the screen (planner/slider
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from conftest import TESTS_DIR, deskpilot, read_state, wait_for_state
+from conftest import deskpilot, read_state
 
 from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.episode import Step, list_episodes, read_episode
@@ -34,20 +32,9 @@ PYTHONS = {"qt": sys.executable, "tk": sys.executable, "gtk": "/usr/bin/python3"
 
 
 @pytest.fixture
-def slider_app(xdisplay, tmp_path):
-    processes = []
-
-    def start(toolkit: str, start: int = 20) -> Path:
-        state = tmp_path / f"{toolkit}-state.json"
-        processes.append(subprocess.Popen([PYTHONS[toolkit], str(TESTS_DIR / "apps" / "sliders.py"), toolkit,
-                                           "--state", str(state), "--at", "200,120", "--start", str(start)]))
-        wait_for_state(state)
-        return state
-
-    yield start
-    for process in processes:
-        process.terminate()
-        process.wait(timeout=10)
+def slider_app(test_apps):
+    return lambda toolkit, start=20: test_apps("sliders", toolkit, "--at", "200,120", "--start", str(start),
+                                               python=PYTHONS[toolkit])
 
 
 def _parsed(found) -> list[Element]:
