@@ -21,6 +21,7 @@ from deskpilot.core.actions import Action, ActionKind
 from deskpilot.core.coords import CoordinateSpace
 from deskpilot.core.episode import list_episodes, read_episode
 from deskpilot.core.geometry import Box, Monitor, Point
+from deskpilot.core.observation import Element
 
 MONITOR = Monitor(0, 0, 1280, 800)
 FINISHED = "Thought: all done.\nAction: finished(content='done')"
@@ -1276,3 +1277,21 @@ def test_a_key_clicked_by_the_name_it_was_located_as_speaks_for_the_task():
     wrong.follow(Action(kind=ActionKind.CLICK, point=echo.center, target="Billie>Lanette>Yovonnda"), KeyboardFocus(),
                  menu, menu, False)
     assert wrong.effective == [] and not wrong.check(menu).passed
+
+
+def test_a_box_the_task_names_is_held_to_the_last_screen_that_showed_it():
+    """A Tk form of seed 113001: "leave has a car unchecked, finish with Join" left Has a car ticked, and a list
+    the run opened again covered it at the end: the check, which read boxes on the final screen only, passed."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    form = [Element(Box(20, 20, 34, 34), "checkbox", "Has a car", checked=True, source="layout"),
+            Element(Box(40, 20, 110, 34), "text", "Has a car"),
+            Element(Box(20, 60, 90, 84), "button", "Join", source="layout")]
+    covered = [Element(Box(20, 60, 90, 84), "button", "Join", source="layout"),
+               Element(Box(10, 10, 200, 50), "list_item", "Reception")]
+    goal = GoalTracker("Leave has a car unchecked, then click Join")
+    goal.start(form)
+    goal.follow(Action(kind=ActionKind.CLICK, point=Point(55, 72)), KeyboardFocus(), form, covered, True)
+    check = goal.check(covered)
+    assert not check.passed and '"Has a car"' in check.failed

@@ -426,6 +426,8 @@ class GoalTracker:
     # checkbox"), as the first screen showed them
     number_screen: list[Element] = field(default_factory=list)  # the last screen that showed a slider or a spin
     # box (a page that moves on at Submit shows none at the end)
+    box_screen: list[Element] = field(default_factory=list)  # the last screen that showed a box the task names
+    # (a list left open over it, or a dialog closed at OK, shows none at the end)
     _last: Action | None = None
     # the texts before the last click, and where the texts it brought stand, where it brought some (a list it opened)
     _opened_by_last: tuple[set[str], Box] | None = None
@@ -527,6 +529,13 @@ class GoalTracker:
     def _note_number_controls(self, elements: list[Element]) -> None:
         if _number_controls(elements):
             self.number_screen = elements
+        if named_toggles(self.task, elements):
+            self.box_screen = elements
+
+    def _boxes_on(self, elements: list[Element]) -> list[Element]:
+        """The screen the boxes the task names are held on: the final one where it shows one of them, else the
+        last that did."""
+        return elements if named_toggles(self.task, elements) or not self.box_screen else self.box_screen
 
     def _radio_click(self, point: Point, before: list[Element], changed: bool) -> None:
         """A click that chose a radio option (on its button, or on its label beside it) the task says no word of."""
@@ -878,7 +887,7 @@ class GoalTracker:
         misplaced = self._misplaced(elements)
         if misplaced is not None:
             return GoalCheck(False, tuple(held), misplaced)
-        untouched = self._untouched_box(elements)
+        untouched = self._untouched_box(self._boxes_on(elements))
         if untouched is not None:
             return GoalCheck(False, tuple(held), f"the task names {_quote(untouched)}, which no step ticked or "
                                                  "unticked")
@@ -967,7 +976,7 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"{_quote(name or 'the box')} is not {what}")
             if seen:
                 held.append(f"{_quote(name or 'the box')} is {'ticked' if state else 'unticked'}")
-        wrong = self._toggle_not_as_asked(elements)
+        wrong = self._toggle_not_as_asked(self._boxes_on(elements))
         if wrong is not None:
             return GoalCheck(False, tuple(held), wrong)
         if self.unasked:  # the demo app's "Use yellow as the colour" also chose the size Small
