@@ -504,8 +504,10 @@ class GoalTracker:
                 self.submits[label] = changed
                 for choice in self.choices:
                     choice.moved_on = choice.moved_on or changed
-        elif action.kind in (ActionKind.DRAG, ActionKind.RIGHT_CLICK) and action.point is not None:
-            # what was dragged and where to, or what a menu was opened on: touched, as a click touches
+        elif action.kind in (ActionKind.DRAG, ActionKind.RIGHT_CLICK, ActionKind.SCROLL, ActionKind.MOVE) and \
+                action.point is not None:
+            # what was dragged and where to, what a menu was opened on, scrolled over or hovered: touched, as a
+            # click touches
             points = [action.point, *([action.end_point] if action.end_point is not None else [])]
             self.effective += [e.text for point in points for e in elements_at(point, before)
                                if e.text and not echoes_task(e.text, self.task, "")]

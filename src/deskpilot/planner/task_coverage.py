@@ -4,8 +4,8 @@ clause that asks to select, type, click, ... a value or a thing the screen shows
 chose, the keys it pressed) or in what the final screen's fields show is a part no evidence covers, and the run is
 no success. The goal check holds what it knows how to read (values, boxes, choices, presses); this holds the rest
 to at least a word of evidence, so a press of Submit after an unread slider is an honest failure, not a success. A
-file the task names ("save a file called qt.txt") must be named by what the run typed or touched, whatever verb
-asks for it.
+file the task names ("save a file called qt.txt") must be named by what the run typed or touched (clicked, dragged,
+scrolled over), whatever verb asks for it.
 
 Clauses that only say how to get somewhere (scroll, find, look, open, switch) or that say no verb of asking are
 not held: they are means, or statements the field checks read ("the full name is ...")."""
