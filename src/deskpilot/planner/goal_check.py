@@ -758,11 +758,13 @@ class GoalTracker:
             return f"the task gives {_quote(value)} for {_quote(label.text)}, and that option is not chosen"
         return f"the task gives {_quote(value)} for {_quote(label.text)}, which nothing beside it shows"
 
-    def _toggle_not_as_asked(self, elements: list[Element]) -> str | None:
+    def _toggle_not_as_asked(self, elements: list[Element], earlier: bool = False) -> str | None:
         """A check box or radio button the task names by a word of its own that shows the other state than the
-        task asks: ticked, unless the clause naming it says no ("untick", "don't", "no", "without", ...)."""
+        task asks: ticked, unless the clause naming it says no ("untick", "don't", "no", "without", ...). On an
+        `earlier` screen than the final one, only boxes no step touched: a click's own record holds the others (a
+        GTK list's selected row hides its box's state from the pixels)."""
         for toggle, name in named_toggles(self.task, elements):
-            if toggle.checked is None:
+            if toggle.checked is None or earlier and self._touched(toggle, name, elements):
                 continue
             wanted = asked_state(self.task, toggle, name)
             if toggle.checked is not wanted:
@@ -776,17 +778,20 @@ class GoalTracker:
         an honest failure; one that shows the state asked needed nothing, as "check Remember me" of a box already
         ticked). A click on the box or its label touched it, where grounding missed the box at the time of the
         click."""
-        labels = toggle_labels(elements)
         for box, name in named_toggles(self.task, elements):
             if box.checked is not None and box.checked is asked_state(self.task, box, name):
                 continue
-            areas = [box.box, labels[id(box)], *(e.box for e in elements if e.text and text_key(e.text) ==
-                                                 text_key(name))]  # its label read apart says the same
-            if box.role == "checkbox" and box.text and not any(toggle.iou(box.box) > 0.5 for _, toggle, _ in
-                                                               self.toggles) and \
-                    not any(area.contains(*point) for area in areas for point, _ in self.clicked):
+            if box.role == "checkbox" and box.text and not self._touched(box, name, elements):
                 return name
         return None
+
+    def _touched(self, toggle: Element, name: str, elements: list[Element]) -> bool:
+        """Whether a step ticked or unticked `toggle`, or clicked it or its label (grounding may have missed the box
+        at the time of the click)."""
+        areas = [toggle.box, toggle_labels(elements).get(id(toggle), toggle.box),
+                 *(e.box for e in elements if e.text and text_key(e.text) == text_key(name))]  # its label read apart
+        return any(box.iou(toggle.box) > 0.5 for _, box, _ in self.toggles) or \
+            any(area.contains(*point) for area in areas for point, _ in self.clicked)
 
     def _paste_problem(self, elements: list[Element]) -> str | None:
         """A text copied from one field and pasted into another: the field copied from showed text, the paste went
@@ -978,7 +983,8 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"{_quote(name or 'the box')} is not {what}")
             if seen:
                 held.append(f"{_quote(name or 'the box')} is {'ticked' if state else 'unticked'}")
-        wrong = self._toggle_not_as_asked(self._boxes_on(elements))
+        boxes = self._boxes_on(elements)
+        wrong = self._toggle_not_as_asked(boxes, earlier=boxes is not elements)
         if wrong is not None:
             return GoalCheck(False, tuple(held), wrong)
         if self.unasked:  # the demo app's "Use yellow as the colour" also chose the size Small
