@@ -432,6 +432,15 @@ def test_any_other_text_typed_into_a_field_the_task_gives_a_value_becomes_that_v
     assert "the task gives 'mia@home.net' for 'Email'" in typed.thought, typed.thought
 
 
+def test_a_value_typed_with_its_sign_dropped_becomes_the_value_the_task_gives():
+    """Seed 115000 in Qt, Tk and a web page: "Mobile: +44 20 7946" had the model type "44 20 7946"; compared as
+    names are (marks dropped) it passed for the value, and the run failed on the missing "+"."""
+    planner = TextPlanner(Replies("Action: click(target='field 2')", "Action: type(content='44 20 7946')"))
+    clicked, typed = decide_in_turn(planner, "Email: +44 20 7946", 2)
+    assert DEMO_FORM[3].box.contains(*clicked.action.point), clicked
+    assert typed.action.text == "+44 20 7946", typed
+
+
 def test_an_option_chosen_is_not_chosen_again_where_a_list_row_was_taken_for_its_field():
     """Seed 65004 in Tk (the run's screens as grounding read them): Meals was chosen from the open Category list,
     whose rows grounding had taken for fields; the next answer was sent to "the list is open and shows 'Meals'" (the

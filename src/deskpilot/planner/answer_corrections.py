@@ -233,10 +233,10 @@ class AnswerCorrections:
         if action.kind is ActionKind.TYPE and action.text and (box := episode.field_in_focus) is not None:
             label = next((name for field, name in labelled.items() if field.iou(box) > 0.5), None)
             text = comparable(action.text)
-            if label is not None and comparable(given.get(label, "")) == text:
-                return None
+            if label is not None and " ".join(given.get(label, "").split()) == " ".join(action.text.split()):
+                return None  # the value itself (a sign or a mark dropped, "44 20 7946" for "+44 20 7946", is not)
             owner = next((name for name, value in given.items() if comparable(value) == text), None)
-            if owner is not None and owner in fields:
+            if owner is not None and owner in fields and owner != label:
                 instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
                 why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
             elif label in given:  # anything else typed there is not what the task gives it ("1" for a mobile)
