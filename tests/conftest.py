@@ -105,12 +105,15 @@ def read_state(path: Path) -> dict:
 
 
 def wait_for_state(path: Path, timeout: float = 20.0) -> dict:
+    """The state an app has written, once it is whole: a file that exists may still be being written."""
     deadline = time.monotonic() + timeout
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{path} never appeared")
-        time.sleep(0.05)
-    return read_state(path)
+    while True:
+        try:
+            return read_state(path)
+        except (OSError, ValueError):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{path} never appeared whole") from None
+            time.sleep(0.05)
 
 
 class UnseenForms:
