@@ -127,7 +127,7 @@ class Agent:
         watch: Periodic | None = None
         try:
             from_screen, names_boxes = takes_screen_values(task), speaks_of_a_box(task)
-            if refusal is not None and not read_on_the_first_screen(task):
+            if refusal is not None and not (from_screen or names_boxes):  # read on the first screen first
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,

@@ -894,7 +894,8 @@ class GoalTracker:
         misplaced = self._misplaced(elements)
         if misplaced is not None:
             return GoalCheck(False, tuple(held), misplaced)
-        untouched = self._untouched_box(self._boxes_on(elements))
+        boxes = self._boxes_on(elements)  # the screen the task's boxes are held on
+        untouched = self._untouched_box(boxes)
         if untouched is not None:
             return GoalCheck(False, tuple(held), f"the task names {_quote(untouched)}, which no step ticked or "
                                                  "unticked")
@@ -983,7 +984,6 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"{_quote(name or 'the box')} is not {what}")
             if seen:
                 held.append(f"{_quote(name or 'the box')} is {'ticked' if state else 'unticked'}")
-        boxes = self._boxes_on(elements)
         wrong = self._toggle_not_as_asked(boxes, earlier=boxes is not elements)
         if wrong is not None:
             return GoalCheck(False, tuple(held), wrong)
