@@ -6,13 +6,14 @@ used. Two held-out sets, written before the training data existed:
 - synthetic forms of the held-out themes (words no training form uses) in Qt, Tk, GTK and Chromium, the task said
   in a paraphrase (`deskpilot eval forms --held-out --wording paraphrase`);
 - with --desktop, the desktop-apps suite driven by benchmarks/heldout/desktop_suite.json (32 of its tasks in other
-  words; each task's checker reads the application's own output: no stray count there).
+  words; each task's checker reads the application's own output: no stray count there);
+  `--desktop-instructions benchmarks/heldout/desktop_suite_2.json` runs the second set (38, written for round 15).
 
 Each planner runs the same instructions; per planner: done, stray, honest failure (failed / asked the user /
 refused), false success, with Wilson intervals, and paired comparisons (exact sign test on the discordant pairs).
 
     python benchmarks/heldout_language.py --planner offline --planner "auto:MODEL" --planner learned \
-        [--forms 10] [--desktop] [--out DIR]
+        [--forms 10] [--desktop [--desktop-instructions FILE]] [--out DIR]
 """
 
 from __future__ import annotations
@@ -90,10 +91,10 @@ def forms(spec: str, out: Path, count: int, seed: int) -> dict[str, Any]:
     return scored_rows(folder)
 
 
-def desktop(spec: str, out: Path) -> dict[str, Any]:
+def desktop(spec: str, out: Path, instructions: Path) -> dict[str, Any]:
     folder = out / "desktop"
     subprocess.run([sys.executable, "-m", "deskpilot.app", "eval", "desktop", "--instructions",
-                    str(DESKTOP_INSTRUCTIONS), *planner_args(spec), "--episodes-dir", str(folder), "--json",
+                    str(instructions), *planner_args(spec), "--episodes-dir", str(folder), "--json",
                     str(out / "desktop.json")], check=False, timeout=7200,
                    env={**os.environ, "DESKPILOT_LANGUAGE_MODEL": "shipped"})
     return scored_rows(folder)
@@ -128,6 +129,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--demo-limit", type=int, default=None, help="only the first N demo-app instructions")
     parser.add_argument("--desktop", action="store_true", help="also the desktop suite in other words")
+    parser.add_argument("--desktop-instructions", type=Path, default=DESKTOP_INSTRUCTIONS,
+                        help="the file of instructions --desktop runs (benchmarks/heldout/desktop_suite_2.json: the "
+                        "second set)")
     parser.add_argument("--out", type=Path, default=Path(tempfile.mkdtemp(prefix="deskpilot-heldout-")))
     options = parser.parse_args()
     report: dict[str, Any] = {"planners": {}}
@@ -138,7 +142,7 @@ def main() -> None:
         if options.forms:
             found["forms"] = forms(spec, out, options.forms, options.seed)
         if options.desktop:
-            found["desktop"] = desktop(spec, out)
+            found["desktop"] = desktop(spec, out, options.desktop_instructions)
         report["planners"][spec] = {name: {**part, "summary": summary(part["rows"])} for name, part in found.items()}
         (options.out / "heldout.json").write_text(json.dumps(report, indent=2))
     print(f"\n{'planner':<40} {'set':<9} {'done':>6} {'interval':>15} {'stray':>6} {'honest':>7} {'false+':>7}")
