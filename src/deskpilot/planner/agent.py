@@ -48,6 +48,7 @@ from deskpilot.grounding.layout import ink_box
 
 from .base import Decision, Planner
 from .control_names import speaks_of_a_box, with_box_labels
+from .everyday import grammar_takes, may_read_everyday, read_everyday
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
 from .offline import OfflinePlanner
@@ -65,9 +66,9 @@ PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while
 
 def read_on_the_first_screen(task: str) -> bool:
     """Whether the task is read against the first screen before it is planned: a value it takes from the screen
-    (screen_values.py), a box it asks for by what it does (control_names.py). Until then, a planner's refusal of
-    the task as written waits."""
-    return takes_screen_values(task) or speaks_of_a_box(task)
+    (screen_values.py), a box it asks for by what it does (control_names.py), a request in everyday words the
+    grammar refuses as written (everyday.py). Until then, a planner's refusal of the task as written waits."""
+    return takes_screen_values(task) or speaks_of_a_box(task) or may_read_everyday(task)
 
 
 @dataclass
@@ -127,7 +128,8 @@ class Agent:
         watch: Periodic | None = None
         try:
             from_screen, names_boxes = takes_screen_values(task), speaks_of_a_box(task)
-            if refusal is not None and not (from_screen or names_boxes):  # read on the first screen first
+            everyday = may_read_everyday(task)
+            if refusal is not None and not (from_screen or names_boxes or everyday):  # read on the first screen
                 raise refusal
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
@@ -138,6 +140,8 @@ class Agent:
                 task, refusal = self._with_box_labels(task, initial, refusal)
             if from_screen:
                 task, refusal = self._with_screen_values(task, initial)
+            if everyday and not grammar_takes(task):
+                task, refusal = self._in_everyday_words(task, initial, refusal)
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:
                 raise refusal
@@ -208,6 +212,19 @@ class Agent:
         self._read_notes = "; ".join(filter(None, (self._read_notes, *notes)))
         log.info("the task read with the screen's box labels: %s", written)
         return written, self._restarted(written)
+
+    def _in_everyday_words(self, task: str, elements: list[Element],
+                           refusal: DeskpilotError | None) -> tuple[str, DeskpilotError | None]:
+        """The task, which the grammar refuses as written, read as the steps its everyday words ask for on the
+        first screen (`elements`; everyday.py), and the planner's refusal of that; the task and `refusal` as they
+        were where nothing reads differently."""
+        reading = read_everyday(task, elements)
+        if reading is None:
+            return task, refusal
+        self._read_notes = "; ".join(filter(None, (self._read_notes, *reading.notes)))
+        refusal = self._restarted(reading.task)
+        log.info("the task read in everyday words: %s", scrub(reading.task, [s.value for s in self._secrets]))
+        return reading.task, refusal
 
     def _restarted(self, task: str) -> DeskpilotError | None:
         """Secrets, goal check and grounding set up again for the task as read against the first screen; the

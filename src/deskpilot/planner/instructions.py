@@ -84,7 +84,7 @@ _TRAILING_FILLER = re.compile(r"\s+(?:please|now|thanks|thank\s+you|for\s+me|whe
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”]*)”|'([^']+)'(?=\W|$)")
 
 
-class _Quoted:
+class Quoted:
     """Keeps quoted strings out of the way of splitting: each becomes a placeholder like «0»."""
 
     def __init__(self, text: str):
@@ -129,7 +129,7 @@ SELECT_FROM_LIST = re.compile(r"\b(?P<verb>select|choose|pick)\s+(?P<option>[^\"
 
 def parse_instructions(task: str) -> list[PlannedAction]:
     """Every action the task asks for, in order. Raises PlannerError naming the clause it does not understand."""
-    quoted = _Quoted(SELECT_FROM_LIST.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
+    quoted = Quoted(SELECT_FROM_LIST.sub(lambda m: f'{m.group("verb")} "{m.group("option")}" {m.group("rest")}',
                                       task.strip()))
     # each clause with what ended the one before it: a sentence's end ("." or a line break) ends its verb too
     pieces = re.split(r"\s*(;|,|\.(?:\s+|$)|\n|\bthen\b|\band\b)\s*", quoted.text, flags=re.I)
@@ -238,20 +238,20 @@ def _leading_verb(clause: str) -> str:
     return ""
 
 
-def _target(text: str, quoted: _Quoted) -> str:
+def _target(text: str, quoted: Quoted) -> str:
     target = quoted.restore(text.strip()).strip()
     if not target:
         raise PlannerError(f"missing what to act on. {HELP}")
     return target
 
 
-def _field_target(field: str, quoted: _Quoted) -> str:
+def _field_target(field: str, quoted: Quoted) -> str:
     target = _target(re.sub(r"^(the|your|a|an)\s+", "", field.strip(), flags=re.I), quoted)
     has_role = any(re.search(rf"\b{re.escape(word)}s?$", target, re.I) for word in role_words())
     return target if has_role else f"{target} field"
 
 
-def _value(text: str, quoted: _Quoted) -> str:
+def _value(text: str, quoted: Quoted) -> str:
     return quoted.restore(text.strip(), keep_quotes=False)
 
 
@@ -259,7 +259,7 @@ def _click(kind: ActionKind, target: str) -> Action:
     return Action(kind=kind, target=target)
 
 
-def _type_into(field: str, text: str, quoted: _Quoted, where: str | None = None) -> list[Action]:
+def _type_into(field: str, text: str, quoted: Quoted, where: str | None = None) -> list[Action]:
     """Click the field, then type. `where` may name two fields of a kind ("both password fields"): the value goes
     into the first and the second."""
     _given_text(text, quoted)
@@ -278,7 +278,7 @@ _PLACE_WORDS_ONLY = re.compile(r"^(?:(?:the|a|an|this|that|its|your|my|empty|bla
                                r"textbox(?:es)?|areas?|entry|entries|form|one|here|below|above)\s*)+$", re.I)
 
 
-def _type_named(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _type_named(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """'enter the username "ada" into the text field': the words before the value name the field, unless the place
     after it names one itself ('enter the number "18" into the 2nd textbox', 'type the code "X1" in the Voucher
     field'): then those words only say what the value is."""
@@ -288,14 +288,14 @@ def _type_named(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return _type_into(field, match.group("text"), quoted, where)
 
 
-Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Quoted], list[Action] | list[PlannedAction]]]
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], Quoted], list[Action] | list[PlannedAction]]]
 
 
 _REPEAT = re.compile(r"\s+(?:(?P<word>once|twice|thrice)|(?P<n>\d+)\s*(?:times|x))$", re.I)
 _REPEAT_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 
 
-def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _press(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Press keys ("press Down twice", "press Tab 3 times", "press 9", "press *"), or click the button the words
     name."""
     what = _value(match.group("what"), quoted)
@@ -311,12 +311,12 @@ def _press(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, _target(match.group("what"), quoted))]
 
 
-def _by_keys(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _by_keys(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """"Select all the text with ctrl+a", "save it using ctrl+s": the keys say how, and are the action."""
     return [Action(kind=ActionKind.HOTKEY, keys=split_combo(_value(match.group("keys"), quoted)))]
 
 
-def _save_as(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _save_as(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Save as NAME [in FOLDER]: the Save As shortcut (ctrl+shift+s in GTK, Qt, LibreOffice and AbiWord alike), then
     the name, with the folder as a path from home (file dialogs of both toolkits read "~/Documents/notes.txt"),
     into the dialog's name field, which has the focus with its old name selected; Enter saves."""
@@ -343,14 +343,14 @@ _NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its
 _SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b", re.I)
 
 
-def _given_text(text: str, quoted: _Quoted, said: str | None = None) -> None:
+def _given_text(text: str, quoted: Quoted, said: str | None = None) -> None:
     """Refuse a text to type that only describes what to type ("the text below", "the form"), quoting `said` (the
     words that asked for it) or the text."""
     if _NO_VALUE.match(text):
         raise PlannerError(f"{quoted.restore(said or text)!r} says what to type, not the text itself")
 
 
-def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _type_at_focus(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Type into whatever has the keyboard focus — only where the phrase is all value. One that also names a field
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
@@ -362,27 +362,27 @@ def _type_at_focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [Action(kind=ActionKind.TYPE, text=_value(text, quoted))]
 
 
-def _set_field(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _set_field(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Set FIELD to VALUE: click the field, select what it holds, type the value in its place (a spin box, a
     prefilled entry). Typing alone would add to the old value."""
     click, typed = _type_into(match.group("field"), match.group("value"), quoted)
     return [click, Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), typed]
 
 
-def _new_folder(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _new_folder(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Create a new folder named X, in a file manager: ctrl+shift+n (PCManFM, Nautilus, Thunar, Nemo, Dolphin,
     Windows Explorer), then the name in place of the suggested one."""
     return [Action(kind=ActionKind.HOTKEY, keys=("ctrl", "shift", "n")),
             *_replace_field_text(_value(match.group("name"), quoted))]
 
 
-def _run_command(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _run_command(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Run the command "X" (in a terminal that has the focus): type it, press Enter."""
     return [Action(kind=ActionKind.TYPE, text=_value(match.group("command"), quoted)),
             Action(kind=ActionKind.HOTKEY, keys=("enter",))]
 
 
-def _rename(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _rename(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Rename X to Y, in a file manager: select X, F2 (the rename key of every desktop's file manager), the new
     name in place of the old."""
     return [_click(ActionKind.CLICK, _target(match.group("what"), quoted)),
@@ -393,25 +393,25 @@ _EDIT_KEYS = {"save": ("ctrl", "s"), "copy": ("ctrl", "c"), "paste": ("ctrl", "v
               "undo": ("ctrl", "z"), "redo": ("ctrl", "shift", "z")}
 
 
-def _edit_command(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _edit_command(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """"Save the file", "copy it", "paste": the standard shortcut of the command."""
     return [Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS[match.group("verb").lower()])]
 
 
-def _copy_from(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _copy_from(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """"Copy the text in the Notes box": click into it, select all it holds, copy (the clipboard carries the text
     as it is, where reading and typing it again could change a letter)."""
     return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("where")), quoted)),
             Action(kind=ActionKind.HOTKEY, keys=("ctrl", "a")), Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS["copy"])]
 
 
-def _paste_into(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _paste_into(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """"Paste it into the Reference field": click into it, paste."""
     return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("where")), quoted)),
             Action(kind=ActionKind.HOTKEY, keys=_EDIT_KEYS["paste"])]
 
 
-def _select(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
+def _select(match: re.Match[str], quoted: Quoted) -> list[PlannedAction]:
     # "pick the Supplies option from the category": the option is what the words around it name
     named = _OPTION_NAMED.fullmatch(match.group("option").strip())
     option_text = named.group("name") if named else match.group("option")
@@ -430,14 +430,14 @@ _OPTION_NAMED = re.compile(r"(?:the|an?)\s+(?P<name>.+?)\s+(?:option|item|choice
 _CONTAINERS = re.compile(r"(?:calendar|table|grid|tree|window|dialog|dialogue|panel|page|screen|form)", re.I)
 
 
-def _toggle(match: re.Match[str], quoted: _Quoted) -> list[PlannedAction]:
+def _toggle(match: re.Match[str], quoted: Quoted) -> list[PlannedAction]:
     target = _target(match.group("what"), quoted)
     has_role = any(re.search(rf"\b{re.escape(w)}s?$", target, re.I) for w in role_words())
     click = _click(ActionKind.CLICK, target if has_role else f"{target} checkbox")
     return [PlannedAction(click, ensure_checked=not match.group("un"))]
 
 
-def _scroll(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _scroll(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """"Scroll down 3 times in the list", "scroll the list down": ticks of the wheel over the part named, else where
     the pointer is (the page, the window)."""
     direction = match.group("dir").lower()
@@ -448,7 +448,7 @@ def _scroll(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [Action(kind=ActionKind.SCROLL, dx=dx, dy=dy, target=target)]
 
 
-def _scroll_to_end(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _scroll_to_end(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """"Scroll to the bottom of the agreement": as far as a plan scrolls, down (bottom, end) or up (top, start),
     over the part named, else where the pointer is."""
     ticks = MAX_REPEAT if match.group("end").lower() in ("bottom", "end") else -MAX_REPEAT
@@ -457,17 +457,17 @@ def _scroll_to_end(match: re.Match[str], quoted: _Quoted) -> list[Action]:
     return [Action(kind=ActionKind.SCROLL, dy=ticks, target=target)]
 
 
-def _open(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _open(match: re.Match[str], quoted: Quoted) -> list[Action]:
     target = _target(match.group("what"), quoted)
     is_menu = re.search(r"\b(menu|tab)$", target, re.I)
     return [_click(ActionKind.CLICK if is_menu else ActionKind.DOUBLE_CLICK, target)]
 
 
-def _focus(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _focus(match: re.Match[str], quoted: Quoted) -> list[Action]:
     return [_click(ActionKind.CLICK, _field_target(match.group("what"), quoted))]
 
 
-def _expand(match: re.Match[str], quoted: _Quoted) -> list[Action]:
+def _expand(match: re.Match[str], quoted: Quoted) -> list[Action]:
     """Expand / collapse / close X: click X (its header, its close button), wherever the sentence says it is."""
     return [_click(ActionKind.CLICK, _target(_PLACE_WORDS.sub("", match.group("what")), quoted))]
 
@@ -553,7 +553,7 @@ _RULES: list[Rule] = [
 ]
 
 
-def _parse_clause(clause: str, quoted: _Quoted, rules: list[Rule] | None = None) -> list[PlannedAction]:
+def _parse_clause(clause: str, quoted: Quoted, rules: list[Rule] | None = None) -> list[PlannedAction]:
     for pattern, build in _RULES if rules is None else rules:
         match = pattern.match(clause)
         if match:
@@ -561,6 +561,6 @@ def _parse_clause(clause: str, quoted: _Quoted, rules: list[Rule] | None = None)
     raise PlannerError(f"I don't understand {quoted.restore(clause)!r}. {HELP}")
 
 
-def _parse_rest(clause: str, quoted: _Quoted) -> list[PlannedAction]:
+def _parse_rest(clause: str, quoted: Quoted) -> list[PlannedAction]:
     """The clause read by the rules after the first (the "with KEYS" rule, when its last word names no keys)."""
     return _parse_clause(clause, quoted, _RULES[1:])

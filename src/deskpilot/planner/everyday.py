@@ -1,0 +1,599 @@
+"""Everyday requests to desktop applications read as the grammar's steps, done the way people do them there:
+
+    "Go to the very end of the file, add ' and eggs' and save"  ->  press ctrl+End, type " and eggs", press ctrl+s
+    "Wipe the text, write all done instead"                      ->  press ctrl+a, press Delete, type "all done"
+    "Save a file called qt.txt in Documents that says Qt notes"  ->  type "Qt notes", save the file as "qt.txt" in
+                                                                     Documents
+    "What is 12 times 12? Copy the result" (a calculator's keys in sight)  ->  type "12*12=", press ctrl+c
+    "Make a directory called reports from the terminal"          ->  run the command "mkdir reports"
+    "My name is Ada, enter it and confirm"                       ->  type "Ada" into the name field, confirm
+    "Move todo.txt into Archive" (both in sight)                 ->  drag "todo.txt" onto "Archive"
+
+Each clause is read by the first convention below that takes it whole; a clause none takes stays as written, for
+the grammar (instructions.py). The first screen decides where words alone do not: a calculator's keys, a file
+dialog's name field, a spreadsheet's cells, a calendar's days, a slider, the files a file manager shows. The agent
+reads a task this way only where the grammar refuses it as written and takes it as read; the reading is named in the
+episode, and the goal check follows it. Values come from the task, quoted or not; a name typed into a shell is
+quoted for it, so a task's words are never run as more than the one command it names."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from deskpilot.core.errors import PlannerError
+from deskpilot.core.observation import Element
+from deskpilot.core.task_text import NUMBER_WORDS
+
+from .instructions import Quoted, parse_instructions
+
+# a file's name: a word with an extension ("qt.txt", "answer.gnumeric", "done.flag")
+FILE_NAME = r"[\w][\w.-]*\.[A-Za-z0-9]{1,9}"
+_WHOLE_DOC = r"(?:the\s+)?(?:very\s+)?(?P<end>end|bottom|start|beginning|top)(?:\s+of\s+(?:the\s+|this\s+|my\s+)?" \
+             r"(?:file|text|document|doc|note|notes|page|memo|line|letter|sheet|spreadsheet))?"
+_AT_PLACE = re.compile(rf"^(?:at|to)\s+{_WHOLE_DOC}\s*,?\s*", re.I)  # "at the end of the text, ..."
+_PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to)\s+{_WHOLE_DOC}|after\s+the\s+last\s+(?:word|line|letter|character))$",
+                          re.I)
+_GO_TO_PLACE = re.compile(rf"^(?:go|jump|move|skip|scroll|head)\s+(?:right\s+|all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
+                          rf"to\s+{_WHOLE_DOC}$", re.I)
+_WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
+                      r"append)\s+(?P<value>.+?)(?:\s+instead)?$", re.I)
+_PLACE_WORDS = re.compile(r"\s(?:in|into|to|on|onto|under|as|for|inside)\s", re.I)  # a value that names a place
+# "the words X", "the word X", "the text X": what to type is X
+_DESCRIBED = re.compile(r"^(?:the\s+)?(?:words?|text|phrase|line|sentence|letters?)\s+(?P<value>.+)$", re.I)
+# what names a value rather than being one ("your name", "the details", "all of it", "it")
+_DESCRIPTION = re.compile(r"^(?:(?:the|a|an|this|that|these|those|my|your|our|his|her|its|their|some|every|each|any)\s|"
+                          r"all\s+(?:the|of|my|your)\b|(?:it|them|something|anything)$)", re.I)
+_MARKS = {"exclamation mark": "!", "exclamation point": "!", "full stop": ".", "period": ".", "dot": ".",
+          "comma": ",", "question mark": "?", "colon": ":", "semicolon": ";", "hyphen": "-", "dash": "-",
+          "space": " ", "hash": "#", "hash sign": "#", "at sign": "@", "plus sign": "+"}
+_MARK = re.compile(r"^(?:an?\s+|one\s+)?(?P<name>" + "|".join(sorted(_MARKS, key=len, reverse=True)) +
+                   r")(?:\s*\(\s*(?P<shown>«\d+»|\S)\s*\))?$", re.I)
+_ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|everything|the\s+(?:whole\s+|entire\s+)?" \
+            r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
+            r"memo|editor|window))?"
+_REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+with\s+(?P<value>.+)$|"
+                          rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
+_CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+of)\s+(?:out\s+)?{_ALL_TEXT}$", re.I)
+_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+{_ALL_TEXT}$", re.I)
+_SAVE_VERB = re.compile(r"^(?:save|store|keep|write)\b", re.I)
+_SAVED_THING = re.compile(r"^(?:(?:it|this|that|them|your\s+(?:changes|work|edits)|the\s+changes|my\s+(?:changes|work)|"
+                          r"(?:the\s+|this\s+|a\s+|a\s+new\s+)?(?:file|document|doc|text|note|sheet|spreadsheet|"
+                          r"workbook|memo|letter))\b\s*)", re.I)
+_CONTENT = re.compile(r"\s+(?:that\s+says|saying|containing|which\s+says|with\s+the\s+(?:text|words?)|reading)\s+"
+                      r"(?P<value>.+)$", re.I)
+_NAMING = r"(?:as|under\s+the\s+name|with\s+the\s+name|named|called|to)"
+_IN_FOLDER = re.compile(r"(?:^|\s+)(?:in|inside|into|under|to|within)\s+(?:my\s+|the\s+|your\s+)?(?P<folder>[~/]"
+                        r"[\w~/.-]*|[A-Z][\w-]*)(?:\s+(?:folder|directory))?(?=\s|$)")
+_CALL_IT = re.compile(rf"^(?:call|name)\s+(?:it|this|the\s+file|the\s+document)\s+(?P<name>«\d+»|{FILE_NAME}|\S+)$|"
+                      rf"^use\s+(?:file\s*>\s*)?save\s+as\s+to\s+(?:call|name)\s+it\s+(?P<name2>«\d+»|{FILE_NAME})$",
+                      re.I)
+_SAVE_PLAIN = re.compile(r"^(?:save|store|keep)(?:\s+(?:it|this|that|your\s+(?:changes|work|edits)|the\s+changes|"
+                         r"(?:the\s+)?(?:file|document|doc|text|sheet|spreadsheet|workbook|memo|letter|note)))?"
+                         r"(?:\s+(?:again|now))?$", re.I)
+_ANSWER = re.compile(r"^(?:reply|respond|say|answer)\s+(?:with\s+)?(?:a\s+)?(?P<answer>yes|no)"
+                     r"(?:\s+to\s+(?:it|the\s+question|the\s+dialog))?$", re.I)
+_STATEMENT = re.compile(r"^(?:my|the|our|your)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|will\s+be|should\s+be)\s+"
+                        r"(?P<value>«\d+»|[^\s,]+(?:\s+[^\s,]+){0,3})$|"
+                        r"^i(?:'d|\s+would)?\s+(?:want|like|need|choose|prefer|take|pick)\s+(?P<wanted>«\d+»|[A-Za-z0-9]"
+                        r"[\w-]*)$", re.I)
+_ENTER_IT = re.compile(r"^(?:enter|type|write|put|fill|input|give)\s+it(?:\s+in)?$", re.I)
+_PICK_IT = re.compile(r"^(?:pick|choose|select|click|take|tick)\s+(?:it|that|that\s+one)$", re.I)
+_SUBMIT_IT = re.compile(r"^(?:submit|send|confirm)\s+it$", re.I)
+# a calculation: the clause's verb, then its sum in words or signs
+_CALC_VERB = re.compile(r"^(?:(?:please\s+)?(?:work\s+out|calculate|compute|evaluate|figure\s+out|find|do|solve|get)|"
+                        r"what(?:'s|\s+is|\s+are|\s+does)|how\s+much\s+is|type|enter)\s+", re.I)
+_NUMBER = r"(?:\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")"
+_OPERATOR_WORDS = {"plus": "+", "and": "+", "+": "+", "minus": "-", "less": "-", "-": "-", "−": "-", "times": "*",
+                   "multiplied by": "*", "x": "*", "*": "*", "×": "*", "divided by": "/", "over": "/", "/": "/",
+                   "÷": "/"}
+_OPERATOR = "(?:" + "|".join(re.escape(w) for w in sorted(_OPERATOR_WORDS, key=len, reverse=True)) + ")"
+_SUM = re.compile(rf"^(?P<a>{_NUMBER})\s*(?P<op>{_OPERATOR})\s*(?P<b>{_NUMBER})(?:\s*=)?"
+                  r"(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$", re.I)
+_VERB_SUM = re.compile(
+    rf"^(?:(?P<add>add(?:\s+up)?|sum)\s+(?P<a1>{_NUMBER})\s+(?:and|to|plus)\s+(?P<b1>{_NUMBER})|"
+    rf"(?P<mul>multiply)\s+(?P<a2>{_NUMBER})\s+(?:by|and|with|times)\s+(?P<b2>{_NUMBER})|"
+    rf"(?P<div>divide)\s+(?P<a3>{_NUMBER})\s+(?:by|over)\s+(?P<b3>{_NUMBER})|"
+    rf"(?P<sub>subtract|take(?:\s+away)?)\s+(?P<b4>{_NUMBER})\s+(?:away\s+)?from\s+(?P<a4>{_NUMBER})|"
+    rf"the\s+(?P<of>sum|product|difference)\s+of\s+(?P<a5>{_NUMBER})\s+and\s+(?P<b5>{_NUMBER}))$", re.I)
+_BY_BUTTONS = re.compile(r"(?:^|,?\s*)(?:(?:by\s+)?using\s+(?:the\s+)?(?:calculator'?s?\s+)?(?:buttons|keypad|keys)|"
+                         r"(?:with|on)\s+the\s+(?:calculator'?s?\s+)?(?:buttons|keypad)|by\s+clicking\s+(?:the\s+)?"
+                         r"(?:buttons|keys)|click\s+the\s+buttons\s+to)(?:\s*,\s*|\s+|$)", re.I)
+_COPY_RESULT = re.compile(r"^copy\s+(?:the\s+|that\s+|this\s+)?(?:answer|result|total|sum|product|value|number|it|"
+                          r"what\s+it\s+(?:shows|says)|what(?:'s|\s+is)\s+(?:shown|on\s+the\s+display)|display)"
+                          r"(?:\s+(?:to|onto|into)\s+the\s+clipboard)?$", re.I)
+_CLEAR_CALC = re.compile(r"^(?:clear|reset)(?:\s+(?:it|the\s+(?:display|calculator|screen|entry|number)))?$", re.I)
+_MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+the\s+(?P<menu>[A-Z]?\w+)\s+menu$|"
+                   r"^use\s+the\s+(?P<menu2>[A-Z]?\w+)\s+menu\s+to\s+", re.I)
+_MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
+_TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|a\s+)?"
+                       r"(?:terminal|shell|command\s+line|console)|use\s+the\s+(?:terminal|shell|command\s+line|console)"
+                       r"\s+to)(?:\s*,\s*|\s+|$)", re.I)
+_PROMPT = re.compile(r"\S+@\S+.*[$#]\s*$|^\s*[$#]\s*$")  # a shell's prompt, as a terminal shows it
+_MAKE = r"(?:make|create|add|set\s+up)\s+(?:a\s+|an\s+)?(?:new\s+)?"
+_NAMED = r"(?:\s+(?:called|named))?\s+"
+_MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$", re.I)
+_TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?file{_NAMED}(?P<name>«\d+»|{FILE_NAME})$", re.I)
+_ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|into|to)\s+(?:a\s+|the\s+)?(?:new\s+)?"
+                   rf"(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})$|"
+                   rf"^(?:{_MAKE}(?:file{_NAMED})?)?(?P<name2>«\d+»|{FILE_NAME})\s+(?:containing|that\s+says|saying|"
+                   r"with\s+the\s+(?:text|words?)|which\s+says)\s+(?P<text2>.+)$", re.I)
+_CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
+                 r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
+# a file manager's moves, between files and folders the first screen shows
+_COPY_INTO = re.compile(rf"^(?:copy|put\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
+                        r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
+_MOVE_INTO = re.compile(rf"^(?:move|drag(?:\s+and\s+drop)?|put)\s+(?P<what>«\d+»|{FILE_NAME})\s+(?:in|into|to|onto|"
+                        r"inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
+                        r"mouse|\s+by\s+dragging(?:\s+it)?)?$", re.I)
+_CELL = re.compile(r"^(?P<column>[A-Z]{1,2})(?P<row>\d{1,4})$")
+_CELL_VALUE = re.compile(r"^(?:enter|type|put|write|input)\s+(?P<value>«\d+»|\S+)\s+(?:in|into)\s+(?:the\s+)?"
+                         r"(?:(?P<first>first|top[\s-]left)\s+cell|cell\s+(?P<cell>[A-Z]{1,2}\d{1,4})|"
+                         r"(?P<ref>[A-Z]{1,2}\d{1,4})|(?P<current>(?:current|selected|active)\s+)?cell)$|"
+                         r"^(?:change|set)\s+(?:the\s+value\s+(?:in|of)\s+|cell\s+)?(?P<cell2>[A-Z]{1,2}\d{1,4})\s+to\s+"
+                         r"(?P<value2>«\d+»|\S+)$", re.I)
+_DAY = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|set\s+the\s+(?:date|day)\s+to|make\s+it)\s+(?:the\s+)?"
+                  r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:\s+(?:in|on|from)\s+the\s+calendar)?$", re.I)
+_SLIDER_END = re.compile(r"^(?:turn|set|move|slide|push|put|drag|crank)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
+                         r"(?:all\s+the\s+way|right)?\s*(?P<way>up|down|to\s+(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|top|bottom|full|"
+                         r"zero|100\s*%))$", re.I)
+SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
+_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after\s+that|afterwards|so)\b\s*", re.I)
+_TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
+
+
+@dataclass
+class Screen:
+    """What the first screen shows that decides between conventions (None elements: any screen, for a task read
+    before there is one)."""
+
+    texts: set[str]
+    buttons: set[str]
+    roles: set[str]
+    any_screen: bool = False
+
+    @classmethod
+    def of(cls, elements: list[Element] | None) -> Screen:
+        if elements is None:
+            return cls(set(), set(), set(), any_screen=True)
+        return cls({e.text.strip().lower() for e in elements if e.text.strip()},
+                   {e.text.strip() for e in elements if e.role == "button" and e.text.strip()},
+                   {e.role for e in elements})
+
+    def shows(self, text: str) -> bool:
+        return self.any_screen or text.strip().lower() in self.texts
+
+    @property
+    def calculator(self) -> bool:
+        """A keypad: the ten digits and an equals key."""
+        return self.any_screen or (sum(str(d) in self.texts for d in range(10)) >= 10 and "=" in self.texts)
+
+    @property
+    def calendar(self) -> bool:
+        return self.any_screen or all(str(day) in self.texts for day in range(1, 29))
+
+    @property
+    def spreadsheet(self) -> bool:
+        """Column letters and row numbers."""
+        return self.any_screen or (all(c in self.texts for c in "abcd") and all(str(r) in self.texts for r in
+                                                                                 range(1, 6)))
+
+    @property
+    def save_dialog(self) -> bool:
+        """A file dialog that names a file: a Name field and a Save button (no editor behind it to press ctrl+s)."""
+        return not self.any_screen and "save" in {b.lower() for b in self.buttons} and \
+            any(t.rstrip(":") == "name" for t in self.texts)
+
+    @property
+    def terminal(self) -> bool:
+        return not self.any_screen and any(_PROMPT.search(t) for t in self.texts)
+
+    def button(self, *names: str) -> str | None:
+        """The first of `names` the screen shows as a button's text (any of them with no screen)."""
+        if self.any_screen:
+            return names[0]
+        return next((n for n in names if n in self.buttons), None)
+
+
+@dataclass
+class _Context:
+    """What earlier clauses said that later ones refer to."""
+
+    screen: Screen
+    quoted: Quoted
+    terminal: bool = False
+    by_buttons: bool = False
+    referent: tuple[str | None, str] | None = None  # (the field it names, its value) of "my name is Ada"
+    referent_used: bool = False
+    saved_as: bool = False  # a save as was read: a later plain "save it" is the dialog's own (done)
+    menu: str | None = None  # the menu the task says to do its commands from ("use the Edit menu to ...")
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A task as the grammar takes it, and what was read differently from its words."""
+
+    task: str
+    notes: tuple[str, ...]
+
+
+def grammar_takes(task: str) -> bool:
+    """Whether the grammar parses the task as written."""
+    try:
+        parse_instructions(task)
+    except PlannerError:
+        return False
+    return True
+
+
+def may_read_everyday(task: str) -> bool:
+    """Whether some screen could have the task, which the grammar refuses as written, read in everyday words: it
+    is then read against the first screen before it is refused."""
+    return not grammar_takes(task) and read_everyday(task, None) is not None
+
+
+def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
+    """The task with each clause said in everyday words written as the grammar's steps, against the first screen
+    (`elements`; None: before there is one, any screen's conventions). None where no clause is read differently,
+    or the grammar still does not take the whole as read."""
+    quoted = Quoted(task.strip())
+    context = _Context(Screen.of(elements), quoted)
+    text = quoted.text
+    if _TERMINAL.search(text) or context.screen.terminal:
+        context.terminal, text = True, _TERMINAL.sub(" ", text).strip(" ,")
+    if _BY_BUTTONS.search(text):
+        context.by_buttons, text = True, _BY_BUTTONS.sub(" ", text).strip(" ,")
+    pieces = SEPARATORS.split(text)
+    clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
+    read: list[str] = []
+    changed = False
+    for clause, separator in zip(clauses, separators, strict=True):
+        words = _bare(clause)
+        if not words:
+            continue
+        steps = _read_clause(words, context)
+        if steps is None:
+            read.append(f"{_joint(separator)}{words}")
+            continue
+        changed = True
+        if steps:
+            context.notes.append(f"{quoted.restore(words)!r} read as {'; '.join(quoted.restore(s) for s in steps)}")
+            read.append(_joint(separator) + ", ".join(steps))
+    if not changed or (context.referent is not None and not context.referent_used):
+        return None  # a value stated and never acted on would be dropped from the task
+    written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
+    return Reading(written, tuple(context.notes)) if grammar_takes(written) else None
+
+
+def _joint(separator: str) -> str:
+    """How a clause joins the one before it: a sentence's end stays one (it ends the verb before it)."""
+    if not separator:
+        return ""
+    return ". " if separator.strip() in (".", "?", "!", "") else ", "
+
+
+def _joined_sums(clauses: list[str], separators: list[str]) -> tuple[list[str], list[str]]:
+    """The clauses with a sum's "and" put back ("add 42" + "8" -> "add 42 and 8")."""
+    kept: list[str] = []
+    joints: list[str] = []
+    for clause, separator in zip(clauses, separators, strict=True):
+        if kept and separator.lower() == "and" and re.fullmatch(_NUMBER, clause.strip(), re.I) and \
+                re.search(rf"\b(?:add|sum\s+of|product\s+of|difference\s+between|difference\s+of|multiply)\s+"
+                          rf"{_NUMBER}$", kept[-1], re.I):
+            kept[-1] = f"{kept[-1]} and {clause.strip()}"
+            continue
+        kept.append(clause)
+        joints.append(separator)
+    return kept, joints
+
+
+def _bare(clause: str) -> str:
+    words = clause.strip().rstrip(".!?").strip()
+    while (trimmed := _FILLER.sub("", words).strip()) != words:
+        words = trimmed
+    while (trimmed := _TRAILING.sub("", words).strip()) != words and trimmed:
+        words = trimmed
+    return words
+
+
+Reader = Callable[[str, _Context], list[str] | None]
+
+
+def _read_clause(words: str, context: _Context) -> list[str] | None:
+    """The steps one clause asks for (an empty list: a clause that only says something later ones refer to), or
+    None where no convention takes it."""
+    menu = _MENU.search(words)
+    if menu:
+        words = (words[:menu.start()] + " " + words[menu.end():]).strip()
+        if menu.group("menu2"):
+            context.menu = menu.group("menu2")  # "use the Edit menu to select everything and copy it"
+    chosen = menu.group("menu") if menu and menu.group("menu") else context.menu
+    if chosen:
+        return _through_menu(words, chosen)
+    for reader in READERS:
+        steps = reader(words, context)
+        if steps is not None:
+            return steps
+    return None
+
+
+def _through_menu(words: str, menu: str) -> list[str] | None:
+    """"Copy the result from the Edit menu", "use the Edit menu to select everything": the menu's own items."""
+    lower = words.lower()
+    if _SELECT_ALL.match(words) or lower in ("select all", "select everything"):
+        items = ["Select All"]
+    elif re.fullmatch(rf"copy\s+{_ALL_TEXT}(?:\s+(?:to|onto|into)\s+the\s+clipboard)?", words, re.I):
+        items = ["Select All", "Copy"]
+    elif _COPY_RESULT.match(words) or lower == "copy":
+        items = ["Copy"]
+    elif lower.split(" ", 1)[0] in _MENU_COMMANDS and re.fullmatch(r"\w+(?:\s+(?:it|this|that|the\s+file))?", lower):
+        items = [_MENU_COMMANDS[lower.split(" ", 1)[0]]]
+    else:
+        return None
+    return [step for item in items for step in (f"open the {menu.capitalize()} menu", f'choose "{item}"')]
+
+
+def _value(text: str, context: _Context) -> str | None:
+    """What a phrase says to type: a quoted value, "the word done", "an exclamation mark ("!")"; None for a
+    phrase that says where as well ("Ada into the name field")."""
+    text = text.strip()
+    described = _DESCRIBED.match(text)
+    if described:
+        text = described.group("value").strip()
+    mark = _MARK.match(text)
+    if mark:
+        shown = mark.group("shown")
+        return context.quoted.restore(shown, keep_quotes=False) if shown else _MARKS[mark.group("name").lower()]
+    if re.fullmatch(r"«\d+»", text):
+        return context.quoted.restore(text, keep_quotes=False)
+    if "«" in text or _PLACE_WORDS.search(f" {text} ") or _DESCRIPTION.match(text) or not text:
+        return None
+    return text
+
+
+def _typed(value: str) -> str:
+    """The grammar's typing of `value`, quoted with marks it does not hold."""
+    for left, right in (('"', '"'), ("“", "”")):
+        if left not in value and right not in value:
+            return f"type {left}{value}{right}"
+    raise PlannerError("a value holds both kinds of quotes")
+
+
+def _editing(words: str, context: _Context) -> list[str] | None:
+    """Typing at a place in a document, replacing or clearing all its text, going to its end."""
+    go = _GO_TO_PLACE.match(words)
+    if go:
+        return [_place_key(go.group("end"))]
+    if _SELECT_ALL.match(words):
+        return ["press ctrl+a"]
+    if _CLEAR_ALL.match(words):
+        return ["press ctrl+a", "press Delete"]
+    replace = _REPLACE_ALL.match(words)
+    if replace:
+        value = _value(replace.group("value") or replace.group("value2"), context)
+        return None if value is None else ["press ctrl+a", _typed(value)]
+    place = _AT_PLACE.match(words)
+    keys = []
+    if place:
+        keys, words = [_place_key(place.group("end"))], words[place.end():]
+    after = _PLACE_AFTER.search(words)
+    if after:
+        keys, words = [_place_key(after.group("end") or "end")], words[:after.start()]
+    writing = _WRITING.match(words)
+    if writing is None:
+        return None
+    value = _value(writing.group("value"), context)
+    return None if value is None else [*keys, _typed(value)]
+
+
+def _place_key(end: str) -> str:
+    return "press ctrl+End" if end.lower() in ("end", "bottom") else "press ctrl+Home"
+
+
+def _saving(words: str, context: _Context) -> list[str] | None:
+    """Save as a name (in a folder), with the text the file should hold; a plain save; naming a file in a save
+    dialog."""
+    call = _CALL_IT.match(words)
+    if call:
+        return _saved_as(call.group("name") or call.group("name2"), None, context)
+    if _SAVE_PLAIN.match(words):
+        if context.saved_as:
+            return []  # the save as before saved it
+        return ["press Enter"] if context.screen.save_dialog else ["press ctrl+s"]
+    if not _SAVE_VERB.match(words):
+        return None
+    rest = words.split(None, 1)[1] if " " in words else ""
+    content = _CONTENT.search(" " + rest)
+    typed: list[str] = []
+    if content:
+        value = _value(content.group("value"), context)
+        if value is None:
+            return None
+        typed, rest = [_typed(value)], (" " + rest)[:content.start()].strip()
+    folder = _IN_FOLDER.search(rest)
+    folder_name = None
+    if folder:
+        folder_name, rest = folder.group("folder"), (rest[:folder.start()] + " " + rest[folder.end():]).strip()
+    rest = _SAVED_THING.sub("", rest).strip()
+    name = re.fullmatch(rf"(?:{_NAMING}\s+)?(?:a\s+file\s+(?:called|named)\s+)?(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    if name is None:
+        name = re.fullmatch(rf"(?:a\s+)?(?:new\s+)?file\s+(?:called|named)\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    if name is None:
+        return None
+    return [*typed, *_saved_as(name.group("name"), folder_name, context)]
+
+
+def _saved_as(name: str, folder: str | None, context: _Context) -> list[str]:
+    context.saved_as = True
+    shown = context.quoted.restore(name) if name.startswith("«") else f'"{name}"'
+    if context.screen.save_dialog:  # the dialog is open: its name field takes the name (a path too)
+        path = shown if folder is None else f'"~/{folder}/{shown.strip(chr(34))}"'
+        return [f"set the Name field to {path}", "press Enter"]
+    return [f"save the file as {shown}" + (f" in {folder}" if folder else "")]
+
+
+def _referring(words: str, context: _Context) -> list[str] | None:
+    """"My name is Ada, enter it", "I want Cherry, pick it", "The password is X, submit it": the value a clause
+    states, then the steps that act on "it"."""
+    statement = _STATEMENT.match(words)
+    if statement:
+        noun = statement.group("noun")
+        value = statement.group("value") or statement.group("wanted")
+        if noun and noun.lower() in ("answer", "reply", "response"):
+            return None  # "the answer is no": the grammar's
+        context.referent = (noun, context.quoted.restore(value, keep_quotes=False))
+        context.referent_used = False
+        return []
+    if context.referent is None:
+        return None
+    noun, value = context.referent
+    if _ENTER_IT.match(words):
+        context.referent_used = True
+        return [_typed(value) + (f" into the {noun} field" if noun else "")]
+    if _PICK_IT.match(words):
+        context.referent_used = True
+        verb = "tick" if words.lower().startswith("tick") else "click"
+        return [f'{verb} "{value}"']
+    if _SUBMIT_IT.match(words):
+        done = context.referent_used
+        context.referent_used = True
+        if done or not noun:
+            return ["confirm"]
+        return [_typed(value) + f" into the {noun} field", "press Enter"]
+    return None
+
+
+def _calculating(words: str, context: _Context) -> list[str] | None:
+    """A sum worked out on a calculator the screen shows: typed with "=" (or its keys clicked, where the task says
+    to use the buttons), the result copied, the display cleared."""
+    if not context.screen.calculator:
+        return None
+    if _COPY_RESULT.match(words):
+        return ["press ctrl+c"]
+    if _CLEAR_CALC.match(words):
+        key = context.screen.button("C", "AC", "CE", "Clear", "CA")
+        return None if key is None else [f'click "{key}"']
+    expression = _expression(_CALC_VERB.sub("", words, count=1).strip())
+    if expression is None:
+        return None
+    if not context.by_buttons:
+        return [_typed(expression + "=")]
+    steps = []
+    for key in expression + "=":
+        shown = context.screen.button(*{"*": ("*", "×", "x", "X"), "/": ("/", "÷"), "-": ("-", "−", "–")}.get(
+            key, (key,)))
+        steps.append(f'click "{shown}"' if shown else f'press "{key}"')
+    return steps
+
+
+def _expression(words: str) -> str | None:
+    """"12 times 12" -> "12*12", "add 42 and 8" -> "42+8", "subtract 3 from 10" -> "10-3"; None for anything
+    else."""
+    plain = _SUM.match(words)
+    if plain:
+        return f"{_number(plain.group('a'))}{_OPERATOR_WORDS[plain.group('op').lower()]}{_number(plain.group('b'))}"
+    said = _VERB_SUM.match(words)
+    if said is None:
+        return None
+    groups = said.groupdict()
+    for index, op in ((1, "+"), (2, "*"), (3, "/"), (4, "-"), (5, None)):
+        a, b = groups.get(f"a{index}"), groups.get(f"b{index}")
+        if a and b:
+            if op is None:
+                op = {"sum": "+", "product": "*", "difference": "-"}[groups["of"].lower()]
+            return f"{_number(a)}{op}{_number(b)}"
+    return None
+
+
+def _number(word: str) -> str:
+    return str(NUMBER_WORDS.index(word.lower())) if word.lower() in NUMBER_WORDS else word
+
+
+def _in_a_terminal(words: str, context: _Context) -> list[str] | None:
+    """A few commands every shell has, said in words, where the task says a terminal or the screen shows one."""
+    if not context.terminal:
+        return None
+
+    def name(text: str) -> str:
+        return shlex.quote(context.quoted.restore(text, keep_quotes=False))
+
+    made = _MKDIR.match(words)
+    if made:
+        return [f'run the command "mkdir {name(made.group("name"))}"']
+    touched = _TOUCH.match(words)
+    if touched:
+        return [f'run the command "touch {name(touched.group("name"))}"']
+    echoed = _ECHO.match(words)
+    if echoed:
+        text = _value(echoed.group("text") or echoed.group("text2"), context)
+        if text is None:
+            return None
+        target = echoed.group("name") or echoed.group("name2")
+        return [f'run the command "echo {shlex.quote(text)} > {name(target)}"']
+    went = _CD.match(words)
+    if went:
+        return [f'run the command "cd {name(went.group("name"))}"']
+    return None
+
+
+def _in_a_file_manager(words: str, context: _Context) -> list[str] | None:
+    """Copying or moving a file into a folder, both shown: the clipboard keys, or a drag."""
+    for pattern, copy in ((_COPY_INTO, True), (_MOVE_INTO, False)):
+        match = pattern.match(words)
+        if match is None:
+            continue
+        what, where = (context.quoted.restore(match.group(g), keep_quotes=False) for g in ("what", "where"))
+        if not (context.screen.shows(what) and context.screen.shows(where)) or '"' in what + where:
+            return None
+        if copy:
+            return [f'click "{what}"', "press ctrl+c", f'double-click "{where}"', "press ctrl+v"]
+        return [f'drag "{what}" onto "{where}"']
+    return None
+
+
+def _on_screen_controls(words: str, context: _Context) -> list[str] | None:
+    """A calendar's day ("pick the 15th"), a yes or a no ("reply no"), a slider to its end ("turn it all the way
+    up"), a spreadsheet's cell ("put 42 in the first cell", "change B3 to 300")."""
+    day = _DAY.match(words)
+    if day and context.screen.calendar and 1 <= int(day.group("day")) <= 31:
+        return [f'click "{int(day.group("day"))}"']
+    answer = _ANSWER.match(words)
+    if answer:
+        return [f"answer {answer.group('answer').capitalize()}"]
+    slider = _SLIDER_END.match(words)
+    if slider and (context.screen.any_screen or "slider" in context.screen.roles):
+        up = re.search(r"up|max|top|full|100", slider.group("way"), re.I)
+        return ["click the slider", f"press {'End' if up else 'Home'}"]
+    cell = _CELL_VALUE.match(words)
+    if cell and context.screen.spreadsheet:
+        value = context.quoted.restore(cell.group("value") or cell.group("value2"), keep_quotes=False)
+        where = cell.group("cell") or cell.group("ref") or cell.group("cell2")
+        steps = ["press ctrl+Home"] if cell.group("first") else _to_cell(where.upper()) if where else []
+        return None if steps is None else [*steps, _typed(value), "press Enter"]
+    return None
+
+
+def _to_cell(reference: str) -> list[str] | None:
+    """The keys from the sheet's first cell to `reference` ("B3": ctrl+Home, Down twice, Right)."""
+    match = _CELL.match(reference)
+    if match is None:
+        return None
+    column = 0
+    for letter in match.group("column"):
+        column = column * 26 + ord(letter) - ord("A") + 1
+    row = int(match.group("row"))
+    if row > 20 or column > 20:
+        return None  # further than a plan presses arrow keys
+    steps = ["press ctrl+Home"]
+    if row > 1:
+        steps.append(f"press Down {row - 1} times")
+    if column > 1:
+        steps.append(f"press Right {column - 1} times")
+    return steps
+
+
+READERS: tuple[Reader, ...] = (_in_a_terminal, _calculating, _referring, _saving, _in_a_file_manager,
+                               _on_screen_controls, _editing)
