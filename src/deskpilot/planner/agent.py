@@ -48,10 +48,12 @@ from deskpilot.grounding.layout import ink_box
 
 from .base import Decision, Planner
 from .control_names import speaks_of_a_box, with_box_labels
-from .everyday import grammar_takes, may_read_everyday, read_everyday
+from .everyday import may_read_everyday, read_everyday
+from .instructions import parse_instructions
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
 from .offline import OfflinePlanner
+from .routing import RoutingPlanner
 from .screen_values import read_from_screen, takes_screen_values
 
 log = logging.getLogger(__name__)
@@ -140,7 +142,8 @@ class Agent:
                 task, refusal = self._with_box_labels(task, initial, refusal)
             if from_screen:
                 task, refusal = self._with_screen_values(task, initial)
-            if everyday and not grammar_takes(task):
+            if everyday and isinstance(self.planner, (OfflinePlanner, RoutingPlanner)) and \
+                    self._grammar_misreads(task, obs):  # a model chosen by name reads the task's own words
                 task, refusal = self._in_everyday_words(task, initial, refusal)
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:
@@ -213,10 +216,19 @@ class Agent:
         log.info("the task read with the screen's box labels: %s", written)
         return written, self._restarted(written)
 
+    def _grammar_misreads(self, task: str, obs: Observation) -> bool:
+        """Whether the grammar refuses the task as written, or reads it with a first target the first screen does
+        not show ("pick the 15th" read as a thing called "the 15th")."""
+        try:
+            first = parse_instructions(task)[0].action
+        except PlannerError:
+            return True
+        return first.target is not None and first.point is None and self.grounder.locate(obs, first.target) is None
+
     def _in_everyday_words(self, task: str, elements: list[Element],
                            refusal: DeskpilotError | None) -> tuple[str, DeskpilotError | None]:
-        """The task, which the grammar refuses as written, read as the steps its everyday words ask for on the
-        first screen (`elements`; everyday.py), and the planner's refusal of that; the task and `refusal` as they
+        """The task, which the grammar refuses or misreads as written, read as the steps its everyday words ask for
+        on the first screen (`elements`; everyday.py), and the planner's refusal of that; the task and `refusal` as they
         were where nothing reads differently."""
         reading = read_everyday(task, elements)
         if reading is None:
@@ -228,10 +240,18 @@ class Agent:
 
     def _restarted(self, task: str) -> DeskpilotError | None:
         """Secrets, goal check and grounding set up again for the task as read against the first screen; the
-        planner's refusal of it (None where it takes it)."""
+        planner's refusal of it (None where it takes it). A secret of the task as written stays one: a reading never
+        lets a value out that the words before it kept."""
         refusal = None
         try:
-            self._secrets = run_secrets(task, self.planner.secrets(task))
+            found = run_secrets(task, self.planner.secrets(task))
+            names = {s.name for s in found}
+            for kept in self._secrets:
+                if all(s.value != kept.value for s in found):
+                    name = kept.name if kept.name not in names else f"secret_{len(found) + 1}"
+                    found.append(TaskSecret(name, kept.value))
+                    names.add(name)
+            self._secrets = found
         except DeskpilotError as exc:
             refusal = exc
         self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))

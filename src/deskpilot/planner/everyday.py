@@ -25,9 +25,12 @@ from dataclasses import dataclass, field
 
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.observation import Element
-from deskpilot.core.task_text import NUMBER_WORDS
+from deskpilot.core.task_text import NUMBER_WORDS, normalised
+from deskpilot.grounding.action_context import FIELD_ROLES
 
-from .instructions import Quoted, parse_instructions
+from .field_values import field_values
+from .goal_check import field_labels
+from .instructions import Quoted, parse_instructions, starts_with_verb
 
 # a file's name: a word with an extension ("qt.txt", "answer.gnumeric", "done.flag")
 FILE_NAME = r"[\w][\w.-]*\.[A-Za-z0-9]{1,9}"
@@ -140,7 +143,8 @@ _SLIDER_END = re.compile(r"^(?:turn|set|move|slide|push|put|drag|crank)\s+(?:the
                          r"(?:all\s+the\s+way|right)?\s*(?P<way>up|down|to\s+(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|top|bottom|full|"
                          r"zero|100\s*%))$", re.I)
 SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
-_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after\s+that|afterwards|so)\b\s*", re.I)
+_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
+                     r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so)\b\s*", re.I)
 _TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
 
 
@@ -152,15 +156,22 @@ class Screen:
     texts: set[str]
     buttons: set[str]
     roles: set[str]
+    field_labels: tuple[str, ...] = ()  # the labels of the text fields shown
+    other_texts: tuple[str, ...] = ()  # texts that label no field
     any_screen: bool = False
 
     @classmethod
     def of(cls, elements: list[Element] | None) -> Screen:
         if elements is None:
             return cls(set(), set(), set(), any_screen=True)
+        labelled = field_labels(elements)
+        inputs = tuple(label for box, label in labelled.items()  # not a drop-down's: its options are chosen
+                       if any(e.box == box and e.role == "input" for e in elements))
         return cls({e.text.strip().lower() for e in elements if e.text.strip()},
                    {e.text.strip() for e in elements if e.role == "button" and e.text.strip()},
-                   {e.role for e in elements})
+                   {e.role for e in elements}, inputs,
+                   tuple(e.text for e in elements if e.text and e.role not in FIELD_ROLES
+                         and e.text not in labelled.values()))
 
     def shows(self, text: str) -> bool:
         return self.any_screen or text.strip().lower() in self.texts
@@ -172,7 +183,9 @@ class Screen:
 
     @property
     def calendar(self) -> bool:
-        return self.any_screen or all(str(day) in self.texts for day in range(1, 29))
+        """A month's days: 1 to 28 each shown, alone or in a row of numbers as OCR reads a week."""
+        numbers = {word for text in self.texts if re.fullmatch(r"[\d\s]+", text) for word in text.split()}
+        return self.any_screen or all(str(day) in numbers for day in range(1, 29))
 
     @property
     def spreadsheet(self) -> bool:
@@ -230,9 +243,9 @@ def grammar_takes(task: str) -> bool:
 
 
 def may_read_everyday(task: str) -> bool:
-    """Whether some screen could have the task, which the grammar refuses as written, read in everyday words: it
-    is then read against the first screen before it is refused."""
-    return not grammar_takes(task) and read_everyday(task, None) is not None
+    """Whether some screen could have the task read in everyday words: where the grammar refuses it, it is then
+    read against the first screen before it is refused."""
+    return read_everyday(task, None) is not None
 
 
 def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
@@ -249,16 +262,19 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
     pieces = SEPARATORS.split(text)
     clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
     read: list[str] = []
-    changed = False
+    changed = after_reading = False
     for clause, separator in zip(clauses, separators, strict=True):
         words = _bare(clause)
         if not words:
             continue
         steps = _read_clause(words, context)
         if steps is None:
+            if after_reading and not starts_with_verb(words):
+                return None  # the grammar would give it the verb of the steps read before it
             read.append(f"{_joint(separator)}{words}")
+            after_reading = False
             continue
-        changed = True
+        changed = after_reading = True
         if steps:
             context.notes.append(f"{quoted.restore(words)!r} read as {'; '.join(quoted.restore(s) for s in steps)}")
             read.append(_joint(separator) + ", ".join(steps))
@@ -466,6 +482,39 @@ def _referring(words: str, context: _Context) -> list[str] | None:
     return None
 
 
+def _button_alone(words: str, context: _Context) -> list[str] | None:
+    """"..., then OK": a dialog's button said alone, as the screen shows it."""
+    if not _BUTTON_WORD.fullmatch(words):
+        return None
+    shown = next((b for b in context.screen.buttons if b.lower() == words.lower().replace("okay", "ok")), None)
+    return [f'click "{shown or words}"'] if shown or context.screen.any_screen else None
+
+
+_BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|close", re.I)
+
+
+def _filling(words: str, context: _Context) -> list[str] | None:
+    """"First name Ada", "City: London": a clause of a text field's label, as the screen shows it, and its value
+    alone (field_values.py reads the pair), typed into that field."""
+    if starts_with_verb(words) or len(words.split()) < 2:
+        return None
+    if context.screen.any_screen:  # some screen may label a field with the first words
+        return [_typed(words.split()[-1]) + " into the field"]
+    given = field_values(context.quoted.restore(words), context.screen.field_labels, context.screen.other_texts)
+    if len(given) != 1:
+        return None
+    label, value = next(iter(given.items()))
+    said = normalised(context.quoted.restore(words, keep_quotes=False))
+    if not _PLAIN_LABEL.fullmatch(label) or not re.fullmatch(
+            rf"(?:(?:the|my|your|our)\s+)?{re.escape(normalised(label))}\s*(?:(?::|=|is|-)\s*)?{re.escape(normalised(value))}",
+            said):
+        return None  # only "LABEL VALUE" itself; a label is screen text, written into the task where the clause says it
+    return [_typed(value) + f" into the {label} field"]
+
+
+_PLAIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 '-]{0,39}")
+
+
 def _calculating(words: str, context: _Context) -> list[str] | None:
     """A sum worked out on a calculator the screen shows: typed with "=" (or its keys clicked, where the task says
     to use the buttons), the result copied, the display cleared."""
@@ -596,4 +645,4 @@ def _to_cell(reference: str) -> list[str] | None:
 
 
 READERS: tuple[Reader, ...] = (_in_a_terminal, _calculating, _referring, _saving, _in_a_file_manager,
-                               _on_screen_controls, _editing)
+                               _on_screen_controls, _button_alone, _filling, _editing)

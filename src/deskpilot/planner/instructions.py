@@ -165,7 +165,7 @@ def parse_instructions(task: str) -> list[PlannedAction]:
             clause = f"untick {without.group('what')}"
         for words, same in _SAME_VERBS:
             clause = words.sub(same, clause, count=1)
-        if not _starts_with_verb(clause):
+        if not starts_with_verb(clause):
             if not verb or (verb in _TYPING and not _QUOTED_VALUE.search(clause)) or _STATEMENT.search(clause) \
                     or _ANSWER.match(clause) or any(p.match(clause) for p in (_UNKNOWN_VERB, _SUBJECT, _CHOOSING_VERB)):
                 # what a typing verb goes on to type must be quoted ("replace the Full name with ..." after "write
@@ -226,7 +226,7 @@ def _in_case(action: Action, case: str) -> Action:
     return action.model_copy(update={"text": in_case(action.text, case)})
 
 
-def _starts_with_verb(clause: str) -> bool:
+def starts_with_verb(clause: str) -> bool:
     return bool(_leading_verb(clause))
 
 

@@ -1,0 +1,181 @@
+"""Everyday requests to desktop apps read as the grammar's steps (planner/everyday.py): the readings against
+screens of each kind, the requests left alone, and real applications driven by the offline planner from words its
+grammar refuses as written."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import deskpilot, read_state
+
+from deskpilot.core.episode import list_episodes, read_episode
+from deskpilot.core.geometry import Box
+from deskpilot.core.observation import Element
+from deskpilot.planner.everyday import grammar_takes, may_read_everyday, read_everyday
+from deskpilot.planner.instructions import parse_instructions
+
+
+def _element(text: str, role: str = "text") -> Element:
+    return Element(Box(0, 0, 10, 10), role, text)  # type: ignore[arg-type]
+
+
+EDITOR = [_element("File"), _element("Edit"), _element("buy milk", "input")]
+CALCULATOR = [_element(str(d), "button") for d in range(10)] + [_element(k, "button") for k in ("+", "-", "×", "÷",
+                                                                                                 "=", "C")]
+CALENDAR = [_element("March"), *(_element(" ".join(str(d) for d in range(start, min(start + 7, 32))))
+                                  for start in range(1, 32, 7)), _element("OK", "button")]  # a week a line
+SAVE_DIALOG = [_element("Name:"), _element("", "input"), _element("Save", "button"), _element("Cancel", "button")]
+FILES = [_element("todo.txt"), _element("Archive"), _element("notes.txt")]
+SHEET = [*(_element(c) for c in "ABCDEF"), *(_element(str(r)) for r in range(1, 9))]
+SLIDER = [_element("Volume"), _element("", "slider"), _element("OK", "button")]
+
+
+def _read(task: str, screen: list[Element]) -> str | None:
+    reading = read_everyday(task, screen)
+    return reading.task if reading else None
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("Go to the very end of the file, add ' and eggs' and save", 'press ctrl+End, type " and eggs", press ctrl+s'),
+    ("Add an exclamation mark at the very end and save the file", 'press ctrl+End, type "!", press ctrl+s'),
+    ("Put a full stop after the last word", 'press ctrl+End, type "."'),
+    ("At the end of the text add the words ' see you'", 'press ctrl+End, type " see you"'),
+    ("Replace everything in the document with the word finished", 'press ctrl+a, type "finished"'),
+    ("Overwrite the file with hello world and save your changes", 'press ctrl+a, type "hello world", press ctrl+s'),
+    ("Clear all of the text, then write draft instead", 'press ctrl+a, press Delete, type "draft"'),
+    ("Type out Minutes of Monday, then store it as minutes.txt in the Documents folder",
+     'type "Minutes of Monday", save the file as "minutes.txt" in Documents'),
+    ("Save a file called plan.md in Desktop that says step one",
+     'type "step one", save the file as "plan.md" in Desktop'),
+    ("Keep the document under the name report.odt", 'save the file as "report.odt"'),
+    ("Use the Edit menu to select everything and copy it",
+     'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
+])
+def test_editing_requests_become_the_keys_editors_share(task, expected):
+    assert not grammar_takes(task) and may_read_everyday(task)
+    assert _read(task, EDITOR) == expected
+    parse_instructions(expected)  # the grammar takes each reading
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("What is 12 times 12? Copy the result", 'type "12*12=". press ctrl+c'),
+    ("Calculate seven times six and copy the answer", 'type "7*6=", press ctrl+c'),
+    ("Subtract 3 from 10", 'type "10-3="'),
+    ("Divide 100 by 8, then copy what it shows to the clipboard", 'type "100/8=", press ctrl+c'),
+    ("Work out the sum of 4 and 9", 'type "4+9="'),
+    ("Using the calculator's buttons, add 42 and 8, then copy the total",
+     'click "4", click "2", click "+", click "8", click "=", press ctrl+c'),
+    ("Multiply 6 by 7 with the buttons", 'click "6", click "×", click "7", click "="'),
+    ("Type 999, clear it, then work out 7 minus 2", 'type "999", click "C", type "7-2="'),
+])
+def test_sums_are_worked_out_on_the_calculator_the_screen_shows(task, expected):
+    assert _read(task, CALCULATOR) == expected
+
+
+def test_a_sum_is_no_calculation_where_no_calculator_is_in_sight():
+    assert _read("What is 12 times 12? Copy the result", EDITOR) is None
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("Make a directory called reports from the terminal", 'run the command "mkdir reports"'),
+    ("In the terminal, write hello into a file named greeting.txt", 'run the command "echo hello > greeting.txt"'),
+    ("Use the shell to make notes.txt containing buy milk", "run the command \"echo 'buy milk' > notes.txt\""),
+    ("In a terminal, go into Documents and create an empty file done.flag",
+     'run the command "cd Documents", run the command "touch done.flag"'),
+])
+def test_shell_commands_said_in_words_are_typed_with_their_values_quoted(task, expected):
+    assert _read(task, EDITOR) == expected
+
+
+def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
+    reading = _read("In the terminal, write 'x; rm -rf ~' into a file named a.txt", EDITOR)
+    assert reading == "run the command \"echo 'x; rm -rf ~' > a.txt\""
+    assert _read("Make a directory called reports", EDITOR) is None  # no terminal said or shown: a folder, elsewhere
+
+
+@pytest.mark.parametrize("task, screen, expected", [
+    ("My name is Ada, enter it and confirm", [], 'type "Ada" into the name field, confirm'),
+    ("The password is hunter2, submit it", [], 'type "hunter2" into the password field, press Enter'),
+    ("I want Cherry, pick it and confirm", [], 'click "Cherry", confirm'),
+    ("Pick the 15th and confirm", CALENDAR, 'click "15", confirm'),
+    ("Set the date to the 3rd, then press OK", CALENDAR, 'click "3", press OK'),
+    ("Reply no", [], "answer No"),
+    ("Turn the volume all the way up and confirm", SLIDER, "click the slider, press End, confirm"),
+    ("Call the file results.csv and save it", SAVE_DIALOG, 'set the Name field to "results.csv", press Enter'),
+    ("Put a copy of todo.txt into the Archive folder", FILES,
+     'click "todo.txt", press ctrl+c, double-click "Archive", press ctrl+v'),
+    ("Move todo.txt into Archive with the mouse", FILES, 'drag "todo.txt" onto "Archive"'),
+    ("Put 42 in the first cell", SHEET, 'press ctrl+Home, type "42", press Enter'),
+    ("Change the value in B3 to 300 and save", SHEET,
+     'press ctrl+Home, press Down 2 times, press Right 1 times, type "300", press Enter, press ctrl+s'),
+])
+def test_dialogs_files_and_cells_are_read_against_the_screen(task, screen, expected):
+    assert _read(task, screen) == expected
+
+
+def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
+    form = [_element("Contact"), _element("First name"), _element("", "input"), _element("Last name"),
+            _element("", "input"), _element("City"), _element("", "input"), _element("Cancel", "button"),
+            _element("OK", "button")]
+    for index, element in enumerate(form):  # each label left of its field, a row each
+        row = (index - 1) // 2
+        x0 = 20 if element.role == "text" else 120
+        form[index] = Element(Box(x0, 60 + 40 * row, x0 + 90, 84 + 40 * row), element.role, element.text)
+    assert _read("First name Ada, last name Lovelace, city London, then OK", form) == \
+        'type "Ada" into the First name field, type "Lovelace" into the Last name field, ' \
+        'type "London" into the City field, click "OK"'
+    assert _read("First name Ada, shoe size 9, then OK", form) is None  # no field is labelled "shoe size"
+
+
+@pytest.mark.parametrize("task, screen", [
+    ("My name is Ada, then click OK", []),  # a value stated and never acted on is not dropped
+    ("Move todo.txt into Archive", EDITOR),  # neither shown: no file manager in sight
+    ("Type your name and save", EDITOR),  # a description, not a text to type
+    ("Add Ada to the guest list", EDITOR),  # a place, not a text at the document's end
+    ("Pick the 15th and confirm", EDITOR),  # no calendar: the grammar's own refusal stands
+    ("Call the file results.csv and email it to Bob", SAVE_DIALOG),  # a clause no convention takes
+])
+def test_requests_no_convention_takes_whole_are_left_as_written(task, screen):
+    assert _read(task, screen) is None
+
+
+def test_a_task_in_the_grammars_own_words_reads_no_differently():
+    assert grammar_takes('Type "Ada" into the name field and click OK')
+    assert not may_read_everyday('Type "Ada" into the name field and click OK')
+
+
+APPS = ("openbox", "mousepad", "galculator", "zenity", "xclip", "dbus-daemon")
+
+
+@pytest.mark.display
+@pytest.mark.skipif(any(shutil.which(a) is None for a in APPS),
+                    reason="the desktop suite's applications are installed by installers/setup.sh --bench")
+def test_the_offline_planner_does_everyday_requests_on_real_apps(tmp_path):
+    words = tmp_path / "words.json"
+    words.write_text(json.dumps({"instructions": [
+        {"task": "galculator-multiply", "text": "What is 12 times 12? Copy the result"},
+        {"task": "mousepad-append", "text": "Go to the very end of the file, add ' and eggs' and save"},
+        {"task": "zenity-entry", "text": "My name is Ada, enter it and confirm"},
+    ]}))
+    report_file = tmp_path / "report.json"
+    result = deskpilot("eval", "desktop", "--instructions", str(words), "--planner", "offline", "--json",
+                       str(report_file), "--episodes-dir", str(tmp_path / "episodes"), timeout=400)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(report_file.read_text())
+    assert report["mean_success_rate"] == 1.0, result.stderr[-3000:]
+
+
+@pytest.mark.display
+def test_a_password_stated_in_words_stays_a_secret_once_the_task_is_read(unseen_form, tmp_path):
+    state = unseen_form("reveal")
+    result = deskpilot("run", "My password is Kx7qWv2z, enter it and tick Show password", "--planner", "offline",
+                       "--episodes-dir", str(tmp_path / "ep"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert read_state(state)["fields"]["password"] == "Kx7qWv2z" and read_state(state)["shown"]
+    assert "Kx7qWv2z" not in result.stdout + result.stderr
+    episode = list_episodes(tmp_path / "ep")[0]
+    assert "read as" in read_episode(episode).steps[0].thought  # the reading is named in the episode
+    for path in episode.rglob("*.json*"):
+        assert "Kx7qWv2z" not in path.read_text()
