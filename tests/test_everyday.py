@@ -50,6 +50,8 @@ def _read(task: str, screen: list[Element]) -> str | None:
     ("Save a file called plan.md in Desktop that says step one",
      'type "step one", save the file as "plan.md" in Desktop'),
     ("Keep the document under the name report.odt", 'save the file as "report.odt"'),
+    ("At the end of the memo add ' Important' in bold and save it",
+     'press ctrl+End, press ctrl+b, type " Important", press ctrl+s'),
     ("Use the Edit menu to select everything and copy it",
      'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
 ])
@@ -102,6 +104,10 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
     ("Pick the 15th and confirm", CALENDAR, 'click "15", confirm'),
     ("Set the date to the 3rd, then press OK", CALENDAR, 'click "3", press OK'),
     ("Reply no", [], "answer No"),
+    ("I need milk and bread; tick both and confirm", [], 'tick "milk", tick "bread", confirm'),
+    ("todo.txt should be called shopping.txt, rename it", FILES, 'rename "todo.txt" to "shopping.txt"'),
+    ("Drag and drop todo.txt into the Archive folder", FILES, 'drag "todo.txt" onto "Archive"'),
+    ("Open Banana from the list with a double click", [], 'double-click "Banana"'),
     ("Turn the volume all the way up and confirm", SLIDER, "click the slider, press End, confirm"),
     ("Call the file results.csv and save it", SAVE_DIALOG, 'set the Name field to "results.csv", press Enter'),
     ("Put a copy of todo.txt into the Archive folder", FILES,
@@ -126,11 +132,16 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
     assert _read("First name Ada, last name Lovelace, city London, then OK", form) == \
         'type "Ada" into the First name field, type "Lovelace" into the Last name field, ' \
         'type "London" into the City field, click "OK"'
+    assert _read("Fill the form with Ada as first name, Lovelace as last name and London as the city, then OK",
+                 form) == 'type "Ada" into the First name field, type "Lovelace" into the Last name field, ' \
+        'type "London" into the City field, click "OK"'
     assert _read("First name Ada, shoe size 9, then OK", form) is None  # no field is labelled "shoe size"
 
 
 @pytest.mark.parametrize("task, screen", [
     ("My name is Ada, then click OK", []),  # a value stated and never acted on is not dropped
+    ("I need milk and bread; pick it", []),  # "it" for two values
+    ("todo.txt should be called shopping.txt", FILES),  # said, never asked for
     ("Move todo.txt into Archive", EDITOR),  # neither shown: no file manager in sight
     ("Type your name and save", EDITOR),  # a description, not a text to type
     ("Add Ada to the guest list", EDITOR),  # a place, not a text at the document's end

@@ -196,3 +196,19 @@ def test_a_task_that_asks_to_confirm_is_no_success_until_a_step_presses_ok_or_en
     assert read_state(demo_app.state_file)["full_name"] == "Ada"
     assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "failed"
     assert "asks to confirm" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("saves", [False, True])
+def test_a_task_that_asks_to_save_is_no_success_until_a_step_saves(demo_app, tmp_path, saves):
+    x0, y0, x1, y1 = read_state(demo_app.state_file)["boxes"]["Full name"]
+    replies = [f"Thought: the name.\nAction: click(point='{model_point([x0, y0, x1, y1])}')",
+               "Thought: type it.\nAction: type(content='Ada')",
+               *(["Thought: save.\nAction: hotkey(key='ctrl s')"] if saves else []),
+               "Thought: done.\nAction: finished(content='done')"] + \
+        ["Thought: done.\nAction: finished(content='done')"] * 3
+    with ChatServer(replies) as server:
+        result = run_openai(server, tmp_path, task="Put Ada in as the full name and save it")
+    assert read_state(demo_app.state_file)["full_name"] == "Ada"
+    outcome = read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome
+    assert outcome == ("success" if saves else "failed"), result.stdout + result.stderr
+    assert saves or "asks to save" in result.stdout + result.stderr

@@ -41,6 +41,8 @@ _PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to)\s+{_WHOLE_DOC}|after\s+the\s+last\s
                           re.I)
 _GO_TO_PLACE = re.compile(rf"^(?:go|jump|move|skip|scroll|head)\s+(?:right\s+|all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
                           rf"to\s+{_WHOLE_DOC}$", re.I)
+_STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
+_STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
 _WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
                       r"append)\s+(?P<value>.+?)(?:\s+instead)?$", re.I)
 _PLACE_WORDS = re.compile(r"\s(?:in|into|to|on|onto|under|as|for|inside)\s", re.I)  # a value that names a place
@@ -83,7 +85,11 @@ _STATEMENT = re.compile(r"^(?:my|the|our|your)\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)\
                         r"^i(?:'d|\s+would)?\s+(?:want|like|need|choose|prefer|take|pick)\s+(?P<wanted>«\d+»|[A-Za-z0-9]"
                         r"[\w-]*)$", re.I)
 _ENTER_IT = re.compile(r"^(?:enter|type|write|put|fill|input|give)\s+it(?:\s+in)?$", re.I)
-_PICK_IT = re.compile(r"^(?:pick|choose|select|click|take|tick)\s+(?:it|that|that\s+one)$", re.I)
+_PICK_IT = re.compile(r"^(?:pick|choose|select|click|take|tick|check)\s+(?:it|that|that\s+one|both|them|them\s+both|"
+                      r"all|all\s+of\s+them|each|each\s+of\s+them|those)$", re.I)
+_RENAMED = re.compile(rf"^(?P<old>«\d+»|{FILE_NAME})\s+(?:should|must|needs?\s+to|has\s+to|ought\s+to)\s+be\s+"
+                      rf"(?:called|named|renamed(?:\s+to)?)\s+(?P<new>«\d+»|{FILE_NAME})$", re.I)
+_RENAME_IT = re.compile(r"^(?:rename|change|do)\s+(?:it|that|this|the\s+name)$|^make\s+it\s+so$", re.I)
 _SUBMIT_IT = re.compile(r"^(?:submit|send|confirm)\s+it$", re.I)
 # a calculation: the clause's verb, then its sum in words or signs
 _CALC_VERB = re.compile(r"^(?:(?:please\s+)?(?:work\s+out|calculate|compute|evaluate|figure\s+out|find|do|solve|get)|"
@@ -142,6 +148,9 @@ _DAY = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|set\s+the\s+(?:date|d
 _SLIDER_END = re.compile(r"^(?:turn|set|move|slide|push|put|drag|crank)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
                          r"(?:all\s+the\s+way|right)?\s*(?P<way>up|down|to\s+(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|top|bottom|full|"
                          r"zero|100\s*%))$", re.I)
+_COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
+                   (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
+                   (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
 SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
                      r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so)\b\s*", re.I)
@@ -211,6 +220,17 @@ class Screen:
 
 
 @dataclass
+class _Referent:
+    """What a statement said ("my name is Ada": the name field, "Ada"; "I need milk and bread": two values; "x.txt
+    should be called y.txt": a rename), and whether a later clause acted on it."""
+
+    noun: str | None
+    values: list[str]
+    renames: bool = False
+    used: bool = False
+
+
+@dataclass
 class _Context:
     """What earlier clauses said that later ones refer to."""
 
@@ -218,8 +238,8 @@ class _Context:
     quoted: Quoted
     terminal: bool = False
     by_buttons: bool = False
-    referent: tuple[str | None, str] | None = None  # (the field it names, its value) of "my name is Ada"
-    referent_used: bool = False
+    referent: _Referent | None = None
+    joined_by: str = ""  # what joined the clause being read to the one before ("and", ",", ...)
     saved_as: bool = False  # a save as was read: a later plain "save it" is the dialog's own (done)
     menu: str | None = None  # the menu the task says to do its commands from ("use the Edit menu to ...")
     notes: list[str] = field(default_factory=list)
@@ -259,6 +279,8 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.terminal, text = True, _TERMINAL.sub(" ", text).strip(" ,")
     if _BY_BUTTONS.search(text):
         context.by_buttons, text = True, _BY_BUTTONS.sub(" ", text).strip(" ,")
+    for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
+        text = compound.sub(verb, text)
     pieces = SEPARATORS.split(text)
     clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
     read: list[str] = []
@@ -267,6 +289,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         words = _bare(clause)
         if not words:
             continue
+        context.joined_by = separator.strip()
         steps = _read_clause(words, context)
         if steps is None:
             if after_reading and not starts_with_verb(words):
@@ -278,7 +301,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         if steps:
             context.notes.append(f"{quoted.restore(words)!r} read as {'; '.join(quoted.restore(s) for s in steps)}")
             read.append(_joint(separator) + ", ".join(steps))
-    if not changed or (context.referent is not None and not context.referent_used):
+    if not changed or (context.referent is not None and not context.referent.used):
         return None  # a value stated and never acted on would be dropped from the task
     written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
     return Reading(written, tuple(context.notes)) if grammar_takes(written) else None
@@ -398,6 +421,9 @@ def _editing(words: str, context: _Context) -> list[str] | None:
     after = _PLACE_AFTER.search(words)
     if after:
         keys, words = [_place_key(after.group("end") or "end")], words[:after.start()]
+    style = _STYLED.search(words)
+    if style:
+        keys, words = [*keys, f"press {_STYLE_KEYS[style.group('style').lower()]}"], words[:style.start()]
     writing = _WRITING.match(words)
     if writing is None:
         return None
@@ -452,33 +478,48 @@ def _saved_as(name: str, folder: str | None, context: _Context) -> list[str]:
 
 
 def _referring(words: str, context: _Context) -> list[str] | None:
-    """"My name is Ada, enter it", "I want Cherry, pick it", "The password is X, submit it": the value a clause
-    states, then the steps that act on "it"."""
+    """"My name is Ada, enter it", "I need milk and bread; tick both", "The password is X, submit it", "todo.txt
+    should be called shopping.txt, rename it": what a clause states, then the steps that act on "it"."""
+    renamed = _RENAMED.match(words)
+    if renamed:
+        context.referent = _Referent(None, [renamed.group("old"), renamed.group("new")], renames=True)
+        return []
     statement = _STATEMENT.match(words)
     if statement:
         noun = statement.group("noun")
         value = statement.group("value") or statement.group("wanted")
         if noun and noun.lower() in ("answer", "reply", "response"):
             return None  # "the answer is no": the grammar's
-        context.referent = (noun, context.quoted.restore(value, keep_quotes=False))
-        context.referent_used = False
+        context.referent = _Referent(noun, [value])
         return []
-    if context.referent is None:
+    referent = context.referent
+    if referent is None:
         return None
-    noun, value = context.referent
-    if _ENTER_IT.match(words):
-        context.referent_used = True
-        return [_typed(value) + (f" into the {noun} field" if noun else "")]
-    if _PICK_IT.match(words):
-        context.referent_used = True
-        verb = "tick" if words.lower().startswith("tick") else "click"
-        return [f'{verb} "{value}"']
-    if _SUBMIT_IT.match(words):
-        done = context.referent_used
-        context.referent_used = True
-        if done or not noun:
+    if context.joined_by.lower() == "and" and not referent.used and not referent.renames and \
+            re.fullmatch(r"«\d+»|[A-Za-z0-9][\w-]*", words) and not starts_with_verb(words):
+        referent.values.append(words)  # "I need milk and bread": a second value of the same statement
+        return []
+    values = [context.quoted.restore(v, keep_quotes=False) for v in referent.values]
+    steps = _acting_on(words, referent, values)
+    if steps is not None:
+        referent.used = True
+    return steps
+
+
+def _acting_on(words: str, referent: _Referent, values: list[str]) -> list[str] | None:
+    if referent.renames:
+        old, new = values
+        return [f'rename "{old}" to "{new}"'] if _RENAME_IT.match(words) else None
+    field_words = f" into the {referent.noun} field" if referent.noun else ""
+    if _ENTER_IT.match(words) and len(values) == 1:
+        return [_typed(values[0]) + field_words]
+    if _PICK_IT.match(words) and (len(values) == 1) == bool(re.search(r"\b(?:it|that)\b", words, re.I)):
+        verb = "tick" if words.lower().startswith(("tick", "check")) else "click"
+        return [f'{verb} "{value}"' for value in values]
+    if _SUBMIT_IT.match(words) and len(values) == 1:
+        if referent.used or not referent.noun:
             return ["confirm"]
-        return [_typed(value) + f" into the {noun} field", "press Enter"]
+        return [_typed(values[0]) + field_words, "press Enter"]
     return None
 
 
@@ -494,8 +535,9 @@ _BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|cl
 
 
 def _filling(words: str, context: _Context) -> list[str] | None:
-    """"First name Ada", "City: London": a clause of a text field's label, as the screen shows it, and its value
-    alone (field_values.py reads the pair), typed into that field."""
+    """"First name Ada", "City: London", "(fill the form with) Ada as first name": a clause of a text field's label,
+    as the screen shows it, and its value alone (field_values.py reads the pair), typed into that field."""
+    words = _FILL_FORM.sub("", words)
     if starts_with_verb(words) or len(words.split()) < 2:
         return None
     if context.screen.any_screen:  # some screen may label a field with the first words
@@ -505,13 +547,17 @@ def _filling(words: str, context: _Context) -> list[str] | None:
         return None
     label, value = next(iter(given.items()))
     said = normalised(context.quoted.restore(words, keep_quotes=False))
-    if not _PLAIN_LABEL.fullmatch(label) or not re.fullmatch(
-            rf"(?:(?:the|my|your|our)\s+)?{re.escape(normalised(label))}\s*(?:(?::|=|is|-)\s*)?{re.escape(normalised(value))}",
-            said):
-        return None  # only "LABEL VALUE" itself; a label is screen text, written into the task where the clause says it
+    named, given_value = re.escape(normalised(label)), re.escape(normalised(value))
+    if not _PLAIN_LABEL.fullmatch(label) or not (
+            re.fullmatch(rf"(?:(?:the|my|your|our)\s+)?{named}\s*(?:(?::|=|is|-)\s*)?{given_value}", said) or
+            re.fullmatch(rf"{given_value}\s+(?:as|for|in|into)\s+(?:(?:the|my|your|our)\s+)?{named}(?:\s+(?:field|box))?",
+                         said)):
+        return None  # only the label and its value; a label is screen text, written in where the clause says it
     return [_typed(value) + f" into the {label} field"]
 
 
+_FILL_FORM = re.compile(r"^(?:fill\s+(?:in\s+|out\s+)?(?:the|this)\s+(?:form|fields|dialog)\s+with|"
+                        r"complete\s+(?:the|this)\s+form\s+with)\s+", re.I)
 _PLAIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 '-]{0,39}")
 
 
@@ -603,6 +649,21 @@ def _in_a_file_manager(words: str, context: _Context) -> list[str] | None:
     return None
 
 
+def _double_clicking(words: str, context: _Context) -> list[str] | None:
+    """"Open Banana from the list with a double click": the way of clicking said after the thing."""
+    match = _BY_DOUBLE_CLICK.match(words)
+    if match is None:
+        return None
+    what = context.quoted.restore(match.group("what"), keep_quotes=False)
+    return None if '"' in what else [f'double-click "{what}"']
+
+
+_BY_DOUBLE_CLICK = re.compile(r"^(?:open|choose|select|pick|activate|launch|start|click(?:\s+on)?)\s+(?:the\s+)?"
+                              r"(?P<what>«\d+»|[\w.-]+(?:\s+[\w.-]+)?)(?:\s+(?:item|entry|row|file|icon))?"
+                              r"(?:\s+(?:from|in|on)\s+the\s+(?:list|table|folder|window))?\s+(?:with|using|by)\s+"
+                              r"(?:a\s+)?double[- ]?click(?:ing)?(?:\s+(?:on\s+)?it)?$", re.I)
+
+
 def _on_screen_controls(words: str, context: _Context) -> list[str] | None:
     """A calendar's day ("pick the 15th"), a yes or a no ("reply no"), a slider to its end ("turn it all the way
     up"), a spreadsheet's cell ("put 42 in the first cell", "change B3 to 300")."""
@@ -645,4 +706,4 @@ def _to_cell(reference: str) -> list[str] | None:
 
 
 READERS: tuple[Reader, ...] = (_in_a_terminal, _calculating, _referring, _saving, _in_a_file_manager,
-                               _on_screen_controls, _button_alone, _filling, _editing)
+                               _on_screen_controls, _double_clicking, _button_alone, _filling, _editing)

@@ -79,6 +79,11 @@ ERROR_TEXT = re.compile(
 # password"): some step must press OK, Save, Submit, Yes, ... (SUBMITS) or Enter.
 CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password|pass\s*word|e-?mail|pin|code))"
                         r"|\b(?:then|and)\s+(?:ok|okay)\W*$", re.I)
+# A task that asks to save its work ("... and save", "store it as x.txt", "hit the save icon"): some step must save
+# (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
+SAVING = re.compile(r"\b(?:save|store)\b", re.I)
+SAVE_KEYS = (("ctrl", "s"), ("ctrl", "shift", "s"))
+SAVE_LABEL = re.compile(r"^\W*(?:save|speichern|enregistrer|guardar|保存)\b", re.I)  # "Save", "Save As...", "Save changes"
 SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|done|close|continue|next|finish|"
                      r"sign in|log in|login|sign up|register|create|add|search|go|yes|accept|update|upload|"
                      r"speichern|senden|anwenden|enregistrer|envoyer|valider|guardar|enviar|aceptar|"
@@ -413,6 +418,7 @@ class GoalTracker:
     # screen: a list's row, a calendar's day, a menu's item
     entered: bool = False  # whether Enter was pressed (it presses a form's default button), not into an open list
     confirmed: bool = False  # whether a press of OK (or the like) or Enter changed the screen
+    saved: bool = False  # whether a step saved: the save keys, a click on Save, Enter while a Save button showed
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
     acted: bool = False  # whether any action changed the screen (or typed): the run did something to check
     unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
@@ -502,6 +508,7 @@ class GoalTracker:
                 self.missed.append(label)  # its words, read off a heading or a title: the button stands elsewhere
             elif label is not None:
                 self.submits[label] = changed
+                self.saved = self.saved or bool(SAVE_LABEL.match(label))
                 for choice in self.choices:
                     choice.moved_on = choice.moved_on or changed
         elif action.kind in (ActionKind.DRAG, ActionKind.RIGHT_CLICK, ActionKind.SCROLL, ActionKind.MOVE) and \
@@ -526,6 +533,8 @@ class GoalTracker:
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self.confirmed = self.confirmed or changed and (bool(keys & ENTER_KEYS) or any(self.submits.values()))
+        self.saved = self.saved or combo in SAVE_KEYS or bool(keys & ENTER_KEYS) and any(
+            e.role in PRESSABLE and SAVE_LABEL.match(e.text) for e in before)
         self._last = action
 
     def _note_number_controls(self, elements: list[Element]) -> None:
@@ -939,6 +948,9 @@ class GoalTracker:
         if CONFIRMING.search(self.task) and not self.confirmed:
             return GoalCheck(False, tuple(held), "the task asks to confirm, and no press of OK (or the like) or "
                                                  "Enter changed the screen")
+        if SAVING.search(QUOTED.sub(" ", self.task)) and not self.saved:
+            return GoalCheck(False, tuple(held), "the task asks to save, and no step saved (the save keys, Save or "
+                                                 "Save As, or Enter in a file dialog)")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue
