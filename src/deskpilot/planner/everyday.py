@@ -36,11 +36,13 @@ from .instructions import Quoted, parse_instructions, starts_with_verb
 FILE_NAME = r"[\w][\w.-]*\.[A-Za-z0-9]{1,9}"
 _WHOLE_DOC = r"(?:the\s+)?(?:very\s+)?(?P<end>end|bottom|start|beginning|top)(?:\s+of\s+(?:the\s+|this\s+|my\s+)?" \
              r"(?:file|text|document|doc|note|notes|page|memo|line|letter|sheet|spreadsheet))?"
-_AT_PLACE = re.compile(rf"^(?:at|to)\s+{_WHOLE_DOC}\s*,?\s*", re.I)  # "at the end of the text, ..."
-_PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to)\s+{_WHOLE_DOC}|after\s+the\s+last\s+(?:word|line|letter|character))$",
-                          re.I)
+_AT_PLACE = re.compile(rf"^(?:at|to|on)\s+{_WHOLE_DOC}\s*,?\s*", re.I)  # "at the end of the text, ..."
+_PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to|on(?:to)?)\s+{_WHOLE_DOC}|"
+                          r"after\s+the\s+last\s+(?:word|line|letter|character))$", re.I)
 _GO_TO_PLACE = re.compile(rf"^(?:go|jump|move|skip|scroll|head)\s+(?:right\s+|all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
                           rf"to\s+{_WHOLE_DOC}$", re.I)
+_APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|this\s+)?(?:file|text|document|note|"
+                     r"memo|line))?$", re.I)
 _STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
 _STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
 _WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
@@ -62,7 +64,9 @@ _ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|ever
 _REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+with\s+(?P<value>.+)$|"
                           rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
 _CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+of)\s+(?:out\s+)?{_ALL_TEXT}$", re.I)
-_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+{_ALL_TEXT}$", re.I)
+_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all)$", re.I)
+_DELETE_SELECTED = re.compile(r"^(?:delete|remove|erase|clear)\s+(?:it|them|that|the\s+selection|"
+                              r"the\s+selected\s+text)$", re.I)  # after a selection: the Delete key
 _SAVE_VERB = re.compile(r"^(?:save|store|keep|write)\b", re.I)
 _SAVED_THING = re.compile(r"^(?:(?:it|this|that|them|your\s+(?:changes|work|edits)|the\s+changes|my\s+(?:changes|work)|"
                           r"(?:the\s+|this\s+|a\s+|a\s+new\s+)?(?:file|document|doc|text|note|sheet|spreadsheet|"
@@ -70,7 +74,7 @@ _SAVED_THING = re.compile(r"^(?:(?:it|this|that|them|your\s+(?:changes|work|edit
 _CONTENT = re.compile(r"\s+(?:that\s+says|saying|containing|which\s+says|with\s+the\s+(?:text|words?)|reading)\s+"
                       r"(?P<value>.+)$", re.I)
 _NAMING = r"(?:as|under\s+the\s+name|with\s+the\s+name|named|called|to)"
-_IN_FOLDER = re.compile(r"(?:^|\s+)(?:in|inside|into|under|to|within)\s+(?:my\s+|the\s+|your\s+)?(?P<folder>[~/]"
+_IN_FOLDER = re.compile(r"(?:^|\s+)(?:in|inside|into|under|to|within|on)\s+(?:my\s+|the\s+|your\s+)?(?P<folder>[~/]"
                         r"[\w~/.-]*|[A-Z][\w-]*)(?:\s+(?:folder|directory))?(?=\s|$)")
 _CALL_IT = re.compile(rf"^(?:call|name)\s+(?:it|this|the\s+file|the\s+document)\s+(?P<name>«\d+»|{FILE_NAME}|\S+)$|"
                       rf"^use\s+(?:file\s*>\s*)?save\s+as\s+to\s+(?:call|name)\s+it\s+(?P<name2>«\d+»|{FILE_NAME})$",
@@ -99,8 +103,9 @@ _OPERATOR_WORDS = {"plus": "+", "and": "+", "+": "+", "minus": "-", "less": "-",
                    "multiplied by": "*", "x": "*", "*": "*", "×": "*", "divided by": "/", "over": "/", "/": "/",
                    "÷": "/"}
 _OPERATOR = "(?:" + "|".join(re.escape(w) for w in sorted(_OPERATOR_WORDS, key=len, reverse=True)) + ")"
-_SUM = re.compile(rf"^(?P<a>{_NUMBER})\s*(?P<op>{_OPERATOR})\s*(?P<b>{_NUMBER})(?:\s*=)?"
-                  r"(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$", re.I)
+_SUM = re.compile(rf"^{_NUMBER}(?:\s*{_OPERATOR}\s*{_NUMBER}){{1,5}}(?:\s*=)?(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$",
+                  re.I)
+_SUM_PART = re.compile(rf"\s*(?P<op>{_OPERATOR})?\s*(?P<number>{_NUMBER})", re.I)
 _VERB_SUM = re.compile(
     rf"^(?:(?P<add>add(?:\s+up)?|sum)\s+(?P<a1>{_NUMBER})\s+(?:and|to|plus)\s+(?P<b1>{_NUMBER})|"
     rf"(?P<mul>multiply)\s+(?P<a2>{_NUMBER})\s+(?:by|and|with|times)\s+(?P<b2>{_NUMBER})|"
@@ -129,6 +134,8 @@ _ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|int
                    rf"(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})$|"
                    rf"^(?:{_MAKE}(?:file{_NAMED})?)?(?P<name2>«\d+»|{FILE_NAME})\s+(?:containing|that\s+says|saying|"
                    r"with\s+the\s+(?:text|words?)|which\s+says)\s+(?P<text2>.+)$", re.I)
+_RUN = re.compile(r"^(?:run|execute|type|enter)\s+(?:the\s+command\s+)?(?P<command>(?!the\b)[\w.~/-]+(?:\s+\S+){0,8}?)"
+                  r"(?:\s+and\s+press\s+enter)?$", re.I)
 _CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
                  r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
 # a file manager's moves, between files and folders the first screen shows
@@ -240,6 +247,7 @@ class _Context:
     by_buttons: bool = False
     referent: _Referent | None = None
     joined_by: str = ""  # what joined the clause being read to the one before ("and", ",", ...)
+    selected: bool = False  # a clause selected all the text: "delete it" is the Delete key
     saved_as: bool = False  # a save as was read: a later plain "save it" is the dialog's own (done)
     menu: str | None = None  # the menu the task says to do its commands from ("use the Edit menu to ...")
     notes: list[str] = field(default_factory=list)
@@ -407,7 +415,10 @@ def _editing(words: str, context: _Context) -> list[str] | None:
     if go:
         return [_place_key(go.group("end"))]
     if _SELECT_ALL.match(words):
+        context.selected = True
         return ["press ctrl+a"]
+    if context.selected and _DELETE_SELECTED.match(words):
+        return ["press Delete"]
     if _CLEAR_ALL.match(words):
         return ["press ctrl+a", "press Delete"]
     replace = _REPLACE_ALL.match(words)
@@ -424,6 +435,9 @@ def _editing(words: str, context: _Context) -> list[str] | None:
     style = _STYLED.search(words)
     if style:
         keys, words = [*keys, f"press {_STYLE_KEYS[style.group('style').lower()]}"], words[:style.start()]
+    appended = _APPEND.match(words)
+    if appended and not keys:  # appending is at the end
+        keys, words = ["press ctrl+End"], f"append {appended.group('value')}"
     writing = _WRITING.match(words)
     if writing is None:
         return None
@@ -587,9 +601,9 @@ def _calculating(words: str, context: _Context) -> list[str] | None:
 def _expression(words: str) -> str | None:
     """"12 times 12" -> "12*12", "add 42 and 8" -> "42+8", "subtract 3 from 10" -> "10-3"; None for anything
     else."""
-    plain = _SUM.match(words)
-    if plain:
-        return f"{_number(plain.group('a'))}{_OPERATOR_WORDS[plain.group('op').lower()]}{_number(plain.group('b'))}"
+    if _SUM.match(words):  # "78 plus 5", "3 + 4 + 5", "twelve times twelve"
+        parts = _SUM_PART.findall(re.sub(r"(?:\s*=)?(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$", "", words, flags=re.I))
+        return "".join((_OPERATOR_WORDS[op.lower()] if op else "") + _number(number) for op, number in parts)
     said = _VERB_SUM.match(words)
     if said is None:
         return None
@@ -631,11 +645,18 @@ def _in_a_terminal(words: str, context: _Context) -> list[str] | None:
     went = _CD.match(words)
     if went:
         return [f'run the command "cd {name(went.group("name"))}"']
+    command = _RUN.match(words)
+    if command and '"' not in command.group("command"):  # the task's own command, as its words give it
+        return [f'run the command "{context.quoted.restore(command.group("command"), keep_quotes=False)}"']
     return None
 
 
 def _in_a_file_manager(words: str, context: _Context) -> list[str] | None:
-    """Copying or moving a file into a folder, both shown: the clipboard keys, or a drag."""
+    """Copying or moving a file into a folder, both shown: the clipboard keys, or a drag; a new folder named
+    right after the word ("add a new folder Projects")."""
+    folder = _MKDIR.match(words)
+    if folder:
+        return [f'create a new folder named "{context.quoted.restore(folder.group("name"), keep_quotes=False)}"']
     for pattern, copy in ((_COPY_INTO, True), (_MOVE_INTO, False)):
         match = pattern.match(words)
         if match is None:
