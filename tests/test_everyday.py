@@ -58,7 +58,7 @@ def _read(task: str, screen: list[Element]) -> str | None:
      'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
 ])
 def test_editing_requests_become_the_keys_editors_share(task, expected):
-    assert not grammar_takes(task) and may_read_everyday(task)
+    assert may_read_everyday(task)
     assert _read(task, EDITOR) == expected
     parse_instructions(expected)  # the grammar takes each reading
 
@@ -98,7 +98,8 @@ def test_shell_commands_said_in_words_are_typed_with_their_values_quoted(task, e
 def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
     reading = _read("In the terminal, write 'x; rm -rf ~' into a file named a.txt", EDITOR)
     assert reading == "run the command \"echo 'x; rm -rf ~' > a.txt\""
-    assert _read("Make a directory called reports", EDITOR) is None  # no terminal said or shown: a folder, elsewhere
+    # no terminal said or shown: a folder made the way file managers make one
+    assert _read("Make a directory called reports", EDITOR) == 'create a new folder named "reports"'
 
 
 @pytest.mark.parametrize("task, screen, expected", [
