@@ -54,8 +54,9 @@ def test_every_task_is_well_formed_and_the_suite_spans_the_apps():
         choose_tasks(["no-such-task"])
 
 
-def test_the_suite_driven_by_instructions_in_other_words_keeps_each_tasks_start_and_checker(tmp_path):
-    held_out = instructed_tasks(TESTS_DIR.parent / "benchmarks" / "heldout" / "desktop_suite.json")
+@pytest.mark.parametrize("name", ["desktop_suite.json", "desktop_suite_2.json", "desktop_suite_3.json"])
+def test_the_suite_driven_by_instructions_in_other_words_keeps_each_tasks_start_and_checker(tmp_path, name):
+    held_out = instructed_tasks(TESTS_DIR.parent / "benchmarks" / "heldout" / name)
     known = {task.name: task for task in TASKS}
     assert len(held_out) >= 30 and all(task.text != known[task.name].text for task in held_out)
     assert all(task.check is known[task.name].check and task.launch == known[task.name].launch for task in held_out)

@@ -83,7 +83,7 @@ CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
 SAVING = re.compile(r"\b(?:save|store)\b", re.I)
 SAVE_KEYS = (("ctrl", "s"), ("ctrl", "shift", "s"))
-SAVE_LABEL = re.compile(r"^\W*(?:save|speichern|enregistrer|guardar|保存)\b", re.I)  # "Save", "Save As...", "Save changes"
+SAVE_LABEL = re.compile(r"^\W*(?:save|speichern|enregistrer|guardar|保存)\b", re.I)  # "Save As...", "Save changes"
 SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|done|close|continue|next|finish|"
                      r"sign in|log in|login|sign up|register|create|add|search|go|yes|accept|update|upload|"
                      r"speichern|senden|anwenden|enregistrer|envoyer|valider|guardar|enviar|aceptar|"
@@ -772,8 +772,9 @@ class GoalTracker:
         task asks: ticked, unless the clause naming it says no ("untick", "don't", "no", "without", ...). On an
         `earlier` screen than the final one, only boxes no step touched: a click's own record holds the others (a
         GTK list's selected row hides its box's state from the pixels)."""
+        labels = toggle_labels(elements) if earlier else {}
         for toggle, name in named_toggles(self.task, elements):
-            if toggle.checked is None or earlier and self._touched(toggle, name, elements):
+            if toggle.checked is None or earlier and self._touched(toggle, name, elements, labels):
                 continue
             wanted = asked_state(self.task, toggle, name)
             if toggle.checked is not wanted:
@@ -787,17 +788,18 @@ class GoalTracker:
         an honest failure; one that shows the state asked needed nothing, as "check Remember me" of a box already
         ticked). A click on the box or its label touched it, where grounding missed the box at the time of the
         click."""
+        labels = toggle_labels(elements)
         for box, name in named_toggles(self.task, elements):
             if box.checked is not None and box.checked is asked_state(self.task, box, name):
                 continue
-            if box.role == "checkbox" and box.text and not self._touched(box, name, elements):
+            if box.role == "checkbox" and box.text and not self._touched(box, name, elements, labels):
                 return name
         return None
 
-    def _touched(self, toggle: Element, name: str, elements: list[Element]) -> bool:
-        """Whether a step ticked or unticked `toggle`, or clicked it or its label (grounding may have missed the box
-        at the time of the click)."""
-        areas = [toggle.box, toggle_labels(elements).get(id(toggle), toggle.box),
+    def _touched(self, toggle: Element, name: str, elements: list[Element], labels: dict[int, Box]) -> bool:
+        """Whether a step ticked or unticked `toggle`, or clicked it or its label (`labels`: toggle_labels of
+        `elements`; grounding may have missed the box at the time of the click)."""
+        areas = [toggle.box, labels.get(id(toggle), toggle.box),
                  *(e.box for e in elements if e.text and text_key(e.text) == text_key(name))]  # its label read apart
         return any(box.iou(toggle.box) > 0.5 for _, box, _ in self.toggles) or \
             any(area.contains(*point) for area in areas for point, _ in self.clicked)

@@ -102,10 +102,11 @@ class OfflinePlanner:
                 self._tabs_tried.append(parent.box)
                 return Decision(f"{note}{planned.action.target} is not in sight: opening the submenu "
                                 f"{parent.text!r}", Action(kind=ActionKind.CLICK, point=parent.center))
-            option = self._option_opened(history, elements)
-            if option is not None:  # the field is a list: its option is chosen, not typed over the list
-                plan[self._next:self._typing_end() + 1] = [PlannedAction(Action(kind=ActionKind.CLICK,
-                                                                                  target=option.text.strip()))]
+            opened = self._option_opened(history, elements)
+            if opened is not None:  # the field is a list: its option is chosen, not typed over the list
+                option, typing_end = opened
+                plan[self._next:typing_end + 1] = [PlannedAction(Action(kind=ActionKind.CLICK,
+                                                                        target=option.text.strip()))]
                 note += f"the click opened a list showing {option.text.strip()!r}, so it is chosen; "
                 planned = plan[self._next]
             joined = self._joined_name(planned, obs, elements)
@@ -142,10 +143,11 @@ class OfflinePlanner:
                 return -1
         return -1
 
-    def _option_opened(self, history: list[Step], elements: list[Element]) -> Element | None:
+    def _option_opened(self, history: list[Step], elements: list[Element]) -> tuple[Element, int] | None:
         """Where the plan now types a value into the field the last step clicked, and that click opened a list
         (a combo box a task sets like a text field): the option of the list reading the value, shown now and not
-        before the click. None otherwise (a text field opens no list; typing stays)."""
+        before the click, with the index of the plan's typing it stands for. None otherwise (a text field opens no
+        list; typing stays)."""
         end = self._typing_end()
         typed = self._run[end].action if end >= 0 else None
         if typed is None or typed.secret or not typed.text or not history or \
@@ -153,8 +155,9 @@ class OfflinePlanner:
             return None
         wanted = comparable(typed.text)
         before = {comparable(e.text) for e in history[-1].seen if e.text}
-        return next((e for e in elements if e.text and comparable(e.text) == wanted and wanted not in before
-                     and e.role in ("text", "list_item", "menu_item", "input")), None)
+        option = next((e for e in elements if e.text and comparable(e.text) == wanted and wanted not in before
+                       and e.role in ("text", "list_item", "menu_item", "input")), None)
+        return None if option is None else (option, end)
 
     def _joined_name(self, planned: PlannedAction, obs: Observation, elements: list[Element]) -> str | None:
         """When this click and the next were one name with "and" in it ("Find and Replace", "Terms and
