@@ -64,6 +64,18 @@ def test_editing_requests_become_the_keys_editors_share(task, expected):
 
 
 @pytest.mark.parametrize("task, expected", [
+    ("Open a new tab and go to example.com", 'press ctrl+t, press ctrl+l, type "example.com", press Enter'),
+    ("Reload the page, then go back a page", "press F5, press alt+Left"),
+    ("Undo the last change", "press ctrl+z"),
+    ("Show hidden files and go up a folder", "press ctrl+h, press alt+Up"),
+    ("Find the word milk in the text", 'press ctrl+f, type "milk"'),
+    ("Create a new document and write hello", 'press ctrl+n, type "hello"'),
+])
+def test_commands_every_desktop_binds_to_the_same_keys(task, expected):
+    assert _read(task, EDITOR) == expected
+
+
+@pytest.mark.parametrize("task, expected", [
     ("What is 12 times 12? Copy the result", 'type "12*12=". press ctrl+c'),
     ("Calculate seven times six and copy the answer", 'type "7*6=", press ctrl+c'),
     ("Subtract 3 from 10", 'type "10-3="'),

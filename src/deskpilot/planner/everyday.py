@@ -726,5 +726,46 @@ def _to_cell(reference: str) -> list[str] | None:
     return steps
 
 
+def _by_shortcut(words: str, context: _Context) -> list[str] | None:
+    """Commands every desktop binds to the same keys, said in words: "open a new tab", "reload the page", "go back",
+    "undo the last change", "show hidden files", "go up a folder", "zoom in"; a web address visited; a word found in
+    the document."""
+    for pattern, keys in _SHORTCUTS:
+        if pattern.match(words):
+            return [f"press {keys}"]
+    visit = _VISIT.match(words)
+    if visit:
+        return ["press ctrl+l", _typed(context.quoted.restore(visit.group("address"), keep_quotes=False)),
+                "press Enter"]
+    find = _FIND_IN_TEXT.match(words)
+    if find:
+        value = _value(find.group("value"), context)
+        return None if value is None else ["press ctrl+f", _typed(value)]
+    return None
+
+
+_SHORTCUTS = tuple((re.compile(pattern, re.I), keys) for pattern, keys in (
+    (r"^(?:open|start|add)\s+(?:a\s+)?new\s+(?:browser\s+)?tab$", "ctrl+t"),
+    (r"^(?:close)\s+(?:this|the|the\s+current)\s+tab$", "ctrl+w"),
+    (r"^(?:reload|refresh)(?:\s+(?:the|this)\s+(?:page|web\s*page|site|view|folder))?$", "F5"),
+    (r"^go\s+back(?:\s+(?:a|one)\s+page|\s+to\s+the\s+(?:last|previous)\s+page)?$", "alt+Left"),
+    (r"^go\s+forward(?:\s+(?:a|one)\s+page)?$", "alt+Right"),
+    (r"^undo\s+(?:that|the\s+last\s+(?:change|edit|step|thing)|what\s+(?:i|you)\s+(?:did|typed)|my\s+last\s+change)$",
+     "ctrl+z"),
+    (r"^(?:show|reveal|display)\s+(?:the\s+)?hidden\s+files$", "ctrl+h"),
+    (r"^go\s+up\s+(?:a|one)\s+(?:folder|directory|level)$|^go\s+to\s+the\s+parent\s+(?:folder|directory)$",
+     "alt+Up"),
+    (r"^zoom\s+in$", "ctrl+plus"),
+    (r"^zoom\s+out$", "ctrl+minus"),
+    (r"^(?:create|make|open|start)\s+(?:a\s+)?new\s+(?:empty\s+|blank\s+)?(?:document|file|window)$", "ctrl+n"),
+))
+_ADDRESS = r"(?:https?://\S+|(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\." \
+           r"(?:com|org|net|edu|gov|io|dev|info|co\.uk|uk|de|fr)(?:/\S*)?)"
+_VISIT = re.compile(rf"^(?:go\s+to|open|visit|navigate\s+to|browse\s+to|load)\s+(?:the\s+(?:site|website|page)\s+)?"
+                    rf"(?P<address>«\d+»|{_ADDRESS})(?:\s+in\s+the\s+browser)?$", re.I)
+_FIND_IN_TEXT = re.compile(r"^(?:find|search\s+for|look\s+for|locate)\s+(?P<value>.+?)\s+(?:in|on|within)\s+"
+                           r"(?:the|this)\s+(?:text|document|file|page|note)$", re.I)
+
+
 READERS: tuple[Reader, ...] = (_in_a_terminal, _calculating, _referring, _saving, _in_a_file_manager,
-                               _on_screen_controls, _double_clicking, _button_alone, _filling, _editing)
+                               _on_screen_controls, _double_clicking, _button_alone, _by_shortcut, _filling, _editing)
