@@ -412,3 +412,13 @@ def test_a_confirming_clicks_the_one_ok_like_button_the_screen_shows_else_presse
     assert decision.action.kind is ActionKind.CLICK and decision.action.point == ok[0].center
     both = [*ok, Element(Box(20, 150, 90, 180), "button", "Apply")]
     assert OfflinePlanner().decide("confirm", [], obs, both).action.keys == ("enter",)
+
+
+@pytest.mark.parametrize("task, first", [
+    ("I need you to pick Own money from the Paid with list please", ("click", "Paid with list")),
+    ("Can you let Category be 'Meals', then press the submit claim button", ("click", "Category field")),
+    ("Could you please click OK", ("click", "OK")),
+])
+def test_a_requests_polite_frame_asks_nothing_and_let_x_be_y_sets_x(task, first):
+    action = parse_instructions(task)[0].action
+    assert (action.kind.value, action.target) == first

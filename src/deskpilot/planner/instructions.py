@@ -56,6 +56,7 @@ _SAME_VERBS = [
     (re.compile(r"^(?:turn|switch)\s+(?P<what>.+?)\s+on$", re.I), r"tick \g<what>"),
     (re.compile(r"^(?:turn|switch)\s+(?P<what>.+?)\s+off$", re.I), r"untick \g<what>"),
     (re.compile(r"^(?P<verb>pick|choose|select)\s+out\s+", re.I), r"\g<verb> "),
+    (re.compile(r"^let\s+(?P<what>.+?)\s+be\s+", re.I), r"set \g<what> to "),  # "let Category be 'Meals'"
 ]
 # a clause with no verb the grammar knows that starts with a word of its own before "the", "a" or a quoted value
 # ("..., then prefer "Evening" for shift", "and disable the car box"): a verb the grammar does not know, not more of
@@ -68,7 +69,11 @@ _SUBJECT = re.compile(r"^(?:i|i'd|i'm|i'll|we|we'd|we're|you|he|she|they|let's|l
 _CHOOSING_VERB = re.compile(r"^(?:go|opt|settle|stick|make|keep|leave|have|want|need|get|give|switch|change|turn|"
                             r"put|use|pick|take)\s+(?:with|for|on|it|me|us|to|out|in|up|over|down|as)\b", re.I)
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
-_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first|also|after that)\b\s*", re.I)
+# words that start a clause and ask nothing themselves: joiners, time words, a request's polite frame ("can you",
+# "I need you to"); "first" only where it is no part of a name ("First name")
+_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
+                     r"column|one|field|box|tab)s?\b)|also|after that|(?:can|could|would|will)\s+you(?:\s+please)?|"
+                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to)\b\s*", re.I)
 # a clause that asks to open a group of collapsed parts to look in ("expand the sections below", "open each of the
 # panels"): the next clause's target is looked for in each, in turn
 _GROUP_SEARCH = re.compile(r"^(?:expand|open|look\s+(?:through|in)|go\s+through|browse|search)\s+"
