@@ -26,7 +26,8 @@ CALCULATOR = [_element(str(d), "button") for d in range(10)] + [_element(k, "but
                                                                                                  "=", "C")]
 CALENDAR = [_element("March"), *(_element(" ".join(str(d) for d in range(start, min(start + 7, 32))))
                                   for start in range(1, 32, 7)), _element("OK", "button")]  # a week a line
-SAVE_DIALOG = [_element("Name:"), _element("", "input"), _element("Save", "button"), _element("Cancel", "button")]
+SAVE_DIALOG = [_element("Name:"), _element("", "input"), _element("Home"), _element("Documents"),
+               _element("Save", "button"), _element("Cancel", "button")]
 FILES = [_element("todo.txt"), _element("Archive"), _element("notes.txt")]
 SHEET = [*(_element(c) for c in "ABCDEF"), *(_element(str(r)) for r in range(1, 9))]
 SLIDER = [_element("Volume"), _element("", "slider"), _element("OK", "button")]
@@ -51,6 +52,15 @@ def _read(task: str, screen: list[Element]) -> str | None:
      'type "step one", save the file as "plan.md" in Desktop'),
     ("Keep the document under the name report.odt", 'save the file as "report.odt"'),
     ("Append ' and eggs' to the file and save it", 'press ctrl+End, type " and eggs", press ctrl+s'),
+    ("Change all the text to finished and save it", 'press ctrl+a, type "finished", press ctrl+s'),
+    ("End the sentence with a question mark", 'press ctrl+End, type "?"'),
+    ("Copy the whole text", "press ctrl+a, press ctrl+c"),
+    ("Save Hello world as greet.txt in Desktop", 'type "Hello world", save the file as "greet.txt" in Desktop'),
+    ("Could you save the document to Documents, then name it notes.txt",
+     'save the file as "notes.txt" in Documents'),
+    ("From the Edit menu choose Select All, then Copy",
+     'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
+    ("Use Edit > Paste to put it back", 'open the Edit menu, choose "Paste"'),
     ("Select all and delete it", "press ctrl+a, press Delete"),
     ("At the end of the memo add ' Important' in bold and save it",
      'press ctrl+End, press ctrl+b, type " Important", press ctrl+s'),
@@ -80,6 +90,8 @@ def test_commands_every_desktop_binds_to_the_same_keys(task, expected):
     ("Calculate seven times six and copy the answer", 'type "7*6=", press ctrl+c'),
     ("Subtract 3 from 10", 'type "10-3="'),
     ("How much is 3 plus 4 plus 5?", 'type "3+4+5="'),
+    ("What is 9 squared?", 'type "9*9="'),
+    ("Press C to clear, then work out 2 plus 2", 'click "C", type "2+2="'),
     ("Divide 100 by 8, then copy what it shows to the clipboard", 'type "100/8=", press ctrl+c'),
     ("Work out the sum of 4 and 9", 'type "4+9="'),
     ("Using the calculator's buttons, add 42 and 8, then copy the total",
@@ -125,6 +137,15 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
     ("todo.txt should be called shopping.txt, rename it", FILES, 'rename "todo.txt" to "shopping.txt"'),
     ("Drag and drop todo.txt into the Archive folder", FILES, 'drag "todo.txt" onto "Archive"'),
     ("Open Banana from the list with a double click", [], 'double-click "Banana"'),
+    ("New folder, call it Music", [], 'create a new folder named "Music"'),
+    ("Give notes.txt the new name minutes.txt", [], 'rename "notes.txt" to "minutes.txt"'),
+    ("I need a new folder called Photos", [], 'create a new folder named "Photos"'),
+    ("Use the mouse to move todo.txt into Archive", FILES, 'drag "todo.txt" onto "Archive"'),
+    ("Using the terminal, create done.flag inside Documents", [], 'run the command "touch Documents/done.flag"'),
+    ("Choose March 15 and press OK", CALENDAR, 'click "15", press OK'),
+    ("Set the volume to its maximum", SLIDER, "click the slider, press End"),
+    ("Name the file results.csv and click Save", SAVE_DIALOG, 'set the Name field to "results.csv", press Enter'),
+    ("Save it as results.csv", SAVE_DIALOG, 'set the Name field to "results.csv", press Enter'),
     ("Turn the volume all the way up and confirm", SLIDER, "click the slider, press End, confirm"),
     ("Call the file results.csv and save it", SAVE_DIALOG, 'set the Name field to "results.csv", press Enter'),
     ("Put a copy of todo.txt into the Archive folder", FILES,
@@ -158,6 +179,9 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
 @pytest.mark.parametrize("task, screen", [
     ("My name is Ada, then click OK", []),  # a value stated and never acted on is not dropped
     ("I need milk and bread; pick it", []),  # "it" for two values
+    ("Pick April 3", CALENDAR),  # a month the calendar does not show
+    ("New folder", []),  # a folder never named
+    ("Save the file to Documents", EDITOR),  # a folder, and never a name
     ("todo.txt should be called shopping.txt", FILES),  # said, never asked for
     ("Move todo.txt into Archive", EDITOR),  # neither shown: no file manager in sight
     ("Type your name and save", EDITOR),  # a description, not a text to type
@@ -167,6 +191,12 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
 ])
 def test_requests_no_convention_takes_whole_are_left_as_written(task, screen):
     assert _read(task, screen) is None
+
+
+def test_a_reading_by_what_only_this_screen_shows_stands_where_the_grammar_reads_the_words_otherwise():
+    assert grammar_takes("Choose March 15 and press OK")  # as a click on a thing called "March 15"
+    assert read_everyday("Choose March 15 and press OK", CALENDAR).screen_bound
+    assert not read_everyday("Go to the very end of the file and add '!'", EDITOR).screen_bound
 
 
 def test_a_task_in_the_grammars_own_words_reads_no_differently():
@@ -186,6 +216,8 @@ def test_the_offline_planner_does_everyday_requests_on_real_apps(tmp_path):
         {"task": "galculator-multiply", "text": "What is 12 times 12? Copy the result"},
         {"task": "mousepad-append", "text": "Go to the very end of the file, add ' and eggs' and save"},
         {"task": "zenity-entry", "text": "My name is Ada, enter it and confirm"},
+        {"task": "zenity-calendar", "text": "Choose the 15th of March, then press OK"},
+        {"task": "zenity-save-file", "text": "Save it as results.csv"},
     ]}))
     report_file = tmp_path / "report.json"
     result = deskpilot("eval", "desktop", "--instructions", str(words), "--planner", "offline", "--json",

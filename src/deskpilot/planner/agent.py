@@ -142,9 +142,8 @@ class Agent:
                 task, refusal = self._with_box_labels(task, initial, refusal)
             if from_screen:
                 task, refusal = self._with_screen_values(task, initial)
-            if everyday and isinstance(self.planner, (OfflinePlanner, RoutingPlanner)) and \
-                    self._grammar_misreads(task, obs):  # a model chosen by name reads the task's own words
-                task, refusal = self._in_everyday_words(task, initial, refusal)
+            if everyday and isinstance(self.planner, (OfflinePlanner, RoutingPlanner)):  # a model chosen by
+                task, refusal = self._in_everyday_words(task, obs, initial, refusal)  # name reads the words
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:
                 raise refusal
@@ -225,13 +224,14 @@ class Agent:
             return True
         return first.target is not None and first.point is None and self.grounder.locate(obs, first.target) is None
 
-    def _in_everyday_words(self, task: str, elements: list[Element],
+    def _in_everyday_words(self, task: str, obs: Observation, elements: list[Element],
                            refusal: DeskpilotError | None) -> tuple[str, DeskpilotError | None]:
-        """The task, which the grammar refuses or misreads as written, read as the steps its everyday words ask for
-        on the first screen (`elements`; everyday.py), and the planner's refusal of that; the task and `refusal` as they
-        were where nothing reads differently."""
+        """The task read as the steps its everyday words ask for on the first screen (`obs`, its `elements`;
+        everyday.py), and the planner's refusal of that: where the grammar refuses or misreads the words as
+        written, or a clause is read by what only this screen shows (a calculator's keys, a calendar, a file
+        dialog); else the task and `refusal` as they were."""
         reading = read_everyday(task, elements)
-        if reading is None:
+        if reading is None or not (reading.screen_bound or self._grammar_misreads(task, obs)):
             return task, refusal
         self._read_notes = "; ".join(filter(None, (self._read_notes, *reading.notes)))
         refusal = self._restarted(reading.task)

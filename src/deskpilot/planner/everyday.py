@@ -41,6 +41,8 @@ _PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to|on(?:to)?)\s+{_WHOLE_DOC}|"
                           r"after\s+the\s+last\s+(?:word|line|letter|character))$", re.I)
 _GO_TO_PLACE = re.compile(rf"^(?:go|jump|move|skip|scroll|head)\s+(?:right\s+|all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
                           rf"to\s+{_WHOLE_DOC}$", re.I)
+_FINISH_WITH = re.compile(r"^(?:finish|end|complete|close)\s+(?:off\s+)?(?:the|this)\s+(?:line|text|sentence|note|file|"
+                          r"document)\s+with\s+(?P<value>.+)$", re.I)
 _APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|this\s+)?(?:file|text|document|note|"
                      r"memo|line))?$", re.I)
 _STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
@@ -62,6 +64,7 @@ _ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|ever
             r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
             r"memo|editor|window))?"
 _REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+with\s+(?P<value>.+)$|"
+                          rf"^(?:change|set|turn|make)\s+{_ALL_TEXT}\s+(?:to|into)\s+(?P<value3>.+)$|"
                           rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
 _CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+of)\s+(?:out\s+)?{_ALL_TEXT}$", re.I)
 _SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all)$", re.I)
@@ -79,6 +82,8 @@ _IN_FOLDER = re.compile(r"(?:^|\s+)(?:in|inside|into|under|to|within|on)\s+(?:my
 _CALL_IT = re.compile(rf"^(?:call|name)\s+(?:it|this|the\s+file|the\s+document)\s+(?P<name>«\d+»|{FILE_NAME}|\S+)$|"
                       rf"^use\s+(?:file\s*>\s*)?save\s+as\s+to\s+(?:call|name)\s+it\s+(?P<name2>«\d+»|{FILE_NAME})$",
                       re.I)
+_PRESS_SAVE = re.compile(r"^(?:(?:click|press|hit|tap|push)\s+(?:on\s+)?(?:the\s+)?)?(?:save|ok|okay)(?:\s+button)?$",
+                         re.I)
 _SAVE_PLAIN = re.compile(r"^(?:save|store|keep)(?:\s+(?:it|this|that|your\s+(?:changes|work|edits)|the\s+changes|"
                          r"(?:the\s+)?(?:file|document|doc|text|sheet|spreadsheet|workbook|memo|letter|note)))?"
                          r"(?:\s+(?:again|now))?$", re.I)
@@ -105,6 +110,8 @@ _OPERATOR_WORDS = {"plus": "+", "and": "+", "+": "+", "minus": "-", "less": "-",
 _OPERATOR = "(?:" + "|".join(re.escape(w) for w in sorted(_OPERATOR_WORDS, key=len, reverse=True)) + ")"
 _SUM = re.compile(rf"^{_NUMBER}(?:\s*{_OPERATOR}\s*{_NUMBER}){{1,5}}(?:\s*=)?(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$",
                   re.I)
+_POWER = re.compile(rf"^(?:(?P<a>{_NUMBER})\s+(?:squared|cubed)|the\s+(?:square|cube)\s+of\s+(?P<b>{_NUMBER}))\s*\??$",
+                    re.I)
 _SUM_PART = re.compile(rf"\s*(?P<op>{_OPERATOR})?\s*(?P<number>{_NUMBER})", re.I)
 _VERB_SUM = re.compile(
     rf"^(?:(?P<add>add(?:\s+up)?|sum)\s+(?P<a1>{_NUMBER})\s+(?:and|to|plus)\s+(?P<b1>{_NUMBER})|"
@@ -114,22 +121,30 @@ _VERB_SUM = re.compile(
     rf"the\s+(?P<of>sum|product|difference)\s+of\s+(?P<a5>{_NUMBER})\s+and\s+(?P<b5>{_NUMBER}))$", re.I)
 _BY_BUTTONS = re.compile(r"(?:^|,?\s*)(?:(?:by\s+)?using\s+(?:the\s+)?(?:calculator'?s?\s+)?(?:buttons|keypad|keys)|"
                          r"(?:with|on)\s+the\s+(?:calculator'?s?\s+)?(?:buttons|keypad)|by\s+clicking\s+(?:the\s+)?"
-                         r"(?:buttons|keys)|click\s+the\s+buttons\s+to)(?:\s*,\s*|\s+|$)", re.I)
+                         r"(?:buttons|keys)|click\s+the\s+(?:buttons|keys)\s+to)(?:\s*,\s*|\s+|$)", re.I)
 _COPY_RESULT = re.compile(r"^copy\s+(?:the\s+|that\s+|this\s+)?(?:answer|result|total|sum|product|value|number|it|"
                           r"what\s+it\s+(?:shows|says)|what(?:'s|\s+is)\s+(?:shown|on\s+the\s+display)|display)"
                           r"(?:\s+(?:to|onto|into)\s+the\s+clipboard)?$", re.I)
+_PRESS_TO_CLEAR = re.compile(r"^(?:press|click|hit|tap)\s+(?:the\s+)?(?P<key>\w{1,5})(?:\s+(?:key|button))?\s+to\s+"
+                             r"(?:clear|reset)(?:\s+(?:it|the\s+display))?$", re.I)
 _CLEAR_CALC = re.compile(r"^(?:clear|reset)(?:\s+(?:it|the\s+(?:display|calculator|screen|entry|number)))?$", re.I)
 _MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+the\s+(?P<menu>[A-Z]?\w+)\s+menu$|"
-                   r"^use\s+the\s+(?P<menu2>[A-Z]?\w+)\s+menu\s+to\s+", re.I)
+                   r"^(?:use\s+the\s+(?P<menu2>[A-Z]?\w+)\s+menu\s+to|(?:from|in|using|via|through)\s+the\s+"
+                   r"(?P<menu3>[A-Z]?\w+)\s+menu\s*,?)\s+", re.I)
+# "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
+_MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open)\s+)?(?P<menu>[A-Z]\w+)\s*>\s*"
+                        r"(?P<item>[A-Z][\w ]*?\w)(?:\s+to\s+.+)?$")
 _MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
 _TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|a\s+)?"
                        r"(?:terminal|shell|command\s+line|console)|use\s+the\s+(?:terminal|shell|command\s+line|console)"
                        r"\s+to)(?:\s*,\s*|\s+|$)", re.I)
+_PLACES = {"home", "desktop", "documents", "recent", "other locations", "file system", "computer", "downloads"}
 _PROMPT = re.compile(r"\S+@\S+.*[$#]\s*$|^\s*[$#]\s*$")  # a shell's prompt, as a terminal shows it
-_MAKE = r"(?:make|create|add|set\s+up)\s+(?:a\s+|an\s+)?(?:new\s+)?"
+_MAKE = r"(?:make|create|add|set\s+up|open)\s+(?:a\s+|an\s+)?(?:new\s+)?"
 _NAMED = r"(?:\s+(?:called|named))?\s+"
 _MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$", re.I)
-_TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?file{_NAMED}(?P<name>«\d+»|{FILE_NAME})$", re.I)
+_TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})(?:\s+(?:in|inside|into)\s+"
+                    r"(?:the\s+)?(?P<folder>[\w.-]+)(?:\s+(?:folder|directory))?)?$", re.I)
 _ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|into|to)\s+(?:a\s+|the\s+)?(?:new\s+)?"
                    rf"(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})$|"
                    rf"^(?:{_MAKE}(?:file{_NAMED})?)?(?P<name2>«\d+»|{FILE_NAME})\s+(?:containing|that\s+says|saying|"
@@ -138,6 +153,10 @@ _RUN = re.compile(r"^(?:run|execute|type|enter)\s+(?:the\s+command\s+)?(?P<comma
                   r"(?:\s+and\s+press\s+enter)?$", re.I)
 _CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
                  r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
+_UNNAMED_FOLDER = re.compile(rf"^(?:{_MAKE})?(?:a\s+)?new\s+(?:folder|directory)$", re.I)
+_CALL_IT_PLAIN = re.compile(r"^(?:call|name)\s+it\s+(?P<name>«\d+»|[\w.-]+)$", re.I)
+_GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s+)?name\s+(?P<new>«\d+»|{FILE_NAME})$",
+                        re.I)
 # a file manager's moves, between files and folders the first screen shows
 _COPY_INTO = re.compile(rf"^(?:copy|put\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
                         r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
@@ -150,17 +169,27 @@ _CELL_VALUE = re.compile(r"^(?:enter|type|put|write|input)\s+(?P<value>«\d+»|\
                          r"(?P<ref>[A-Z]{1,2}\d{1,4})|(?P<current>(?:current|selected|active)\s+)?cell)$|"
                          r"^(?:change|set)\s+(?:the\s+value\s+(?:in|of)\s+|cell\s+)?(?P<cell2>[A-Z]{1,2}\d{1,4})\s+to\s+"
                          r"(?P<value2>«\d+»|\S+)$", re.I)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_MONTH = r"(?:" + "|".join(_MONTHS) + r")"
 _DAY = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|set\s+the\s+(?:date|day)\s+to|make\s+it)\s+(?:the\s+)?"
-                  r"(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:\s+(?:in|on|from)\s+the\s+calendar)?$", re.I)
+                  rf"(?:(?P<before>{_MONTH})\s+(?:the\s+)?)?(?P<day>\d{{1,2}})(?:st|nd|rd|th)?"
+                  rf"(?:\s+(?:of\s+)?(?P<after>{_MONTH}))?(?:\s+(?:in|on|from)\s+the\s+calendar)?$", re.I)
 _SLIDER_END = re.compile(r"^(?:turn|set|move|slide|push|put|drag|crank)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
-                         r"(?:all\s+the\s+way|right)?\s*(?P<way>up|down|to\s+(?:the\s+)?(?:max(?:imum)?|min(?:imum)?|top|bottom|full|"
-                         r"zero|100\s*%))$", re.I)
+                         r"(?:all\s+the\s+way|right)?\s*(?P<way>up|down|to\s+(?:the\s+|its\s+)?(?:max(?:imum)?|"
+                         r"min(?:imum)?|top|bottom|full|highest|lowest|zero|100\s*%)(?:\s+(?:value|setting|level))?)$",
+                         re.I)
 _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
                    (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
 SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
-                     r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so)\b\s*", re.I)
+                     r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so|(?:can|could|would|will)\s+you"
+                     r"(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to|use\s+the\s+mouse\s+to)\b\s*",
+                     re.I)
+# "I need a new folder called Photos": wanting a new thing is making it
+_WANT_NEW = re.compile(r"^(?:i\s+(?:need|want|would\s+like|'d\s+like)|we\s+need|give\s+me)\s+(?=(?:a|an)\s+(?:new\s+)?"
+                       r"(?:empty\s+)?(?:folder|directory|file|document|tab)\b)", re.I)
 _TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
 
 
@@ -192,6 +221,10 @@ class Screen:
     def shows(self, text: str) -> bool:
         return self.any_screen or text.strip().lower() in self.texts
 
+    def shows_word(self, word: str) -> bool:
+        """Whether some text on the screen holds `word` as a word ("March" of "March 2026")."""
+        return self.any_screen or any(word.lower() in t.split() for t in self.texts)
+
     @property
     def calculator(self) -> bool:
         """A keypad: the ten digits and an equals key."""
@@ -211,9 +244,10 @@ class Screen:
 
     @property
     def save_dialog(self) -> bool:
-        """A file dialog that names a file: a Name field and a Save button (no editor behind it to press ctrl+s)."""
-        return not self.any_screen and "save" in {b.lower() for b in self.buttons} and \
-            any(t.rstrip(":") == "name" for t in self.texts)
+        """A file dialog that names a file: a Name field beside the places it saves to, and a Save or OK button
+        (GTK's and Qt's file choosers; Zenity's says OK)."""
+        return not self.any_screen and bool({"save", "ok"} & {b.lower() for b in self.buttons}) and \
+            any(t.rstrip(":") in ("name", "file name") for t in self.texts) and bool(_PLACES & self.texts)
 
     @property
     def terminal(self) -> bool:
@@ -248,7 +282,11 @@ class _Context:
     referent: _Referent | None = None
     joined_by: str = ""  # what joined the clause being read to the one before ("and", ",", ...)
     selected: bool = False  # a clause selected all the text: "delete it" is the Delete key
+    new_folder: bool = False  # "new folder, ...": its name comes in the next clause
+    save_folder: str | None = None  # "save it to Documents, ...": the folder a later "name it X" saves X in
     saved_as: bool = False  # a save as was read: a later plain "save it" is the dialog's own (done)
+    dialog_unsaved: bool = False  # a file dialog's name was set and its Save not yet pressed
+    screen_bound: bool = False  # a clause was read by a kind of screen only this one shows
     menu: str | None = None  # the menu the task says to do its commands from ("use the Edit menu to ...")
     notes: list[str] = field(default_factory=list)
 
@@ -259,6 +297,8 @@ class Reading:
 
     task: str
     notes: tuple[str, ...]
+    screen_bound: bool = False  # a clause was read by what the screen shows (a calculator, a calendar, a file
+    # dialog, ...): the reading stands even where the grammar takes the words another way
 
 
 def grammar_takes(task: str) -> bool:
@@ -311,8 +351,12 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
             read.append(_joint(separator) + ", ".join(steps))
     if not changed or (context.referent is not None and not context.referent.used):
         return None  # a value stated and never acted on would be dropped from the task
+    if (context.save_folder and not context.saved_as) or context.new_folder:
+        return None  # a folder to save in, and never a name
+    if context.dialog_unsaved:
+        read.append(", press Enter")  # the file dialog's name set: its Save pressed last
     written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
-    return Reading(written, tuple(context.notes)) if grammar_takes(written) else None
+    return Reading(written, tuple(context.notes), context.screen_bound) if grammar_takes(written) else None
 
 
 def _joint(separator: str) -> str:
@@ -338,7 +382,7 @@ def _joined_sums(clauses: list[str], separators: list[str]) -> tuple[list[str], 
 
 
 def _bare(clause: str) -> str:
-    words = clause.strip().rstrip(".!?").strip()
+    words = _WANT_NEW.sub("make ", clause.strip().rstrip(".!?").strip())
     while (trimmed := _FILLER.sub("", words).strip()) != words:
         words = trimmed
     while (trimmed := _TRAILING.sub("", words).strip()) != words and trimmed:
@@ -352,11 +396,14 @@ Reader = Callable[[str, _Context], list[str] | None]
 def _read_clause(words: str, context: _Context) -> list[str] | None:
     """The steps one clause asks for (an empty list: a clause that only says something later ones refer to), or
     None where no convention takes it."""
+    path = _MENU_PATH.match(words)
+    if path:
+        return [f"open the {path.group('menu')} menu", f'choose "{path.group("item")}"']
     menu = _MENU.search(words)
     if menu:
         words = (words[:menu.start()] + " " + words[menu.end():]).strip()
-        if menu.group("menu2"):
-            context.menu = menu.group("menu2")  # "use the Edit menu to select everything and copy it"
+        if menu.group("menu2") or menu.group("menu3"):
+            context.menu = menu.group("menu2") or menu.group("menu3")  # "use the Edit menu to select all and copy"
     chosen = menu.group("menu") if menu and menu.group("menu") else context.menu
     if chosen:
         return _through_menu(words, chosen)
@@ -378,6 +425,8 @@ def _through_menu(words: str, menu: str) -> list[str] | None:
         items = ["Copy"]
     elif lower.split(" ", 1)[0] in _MENU_COMMANDS and re.fullmatch(r"\w+(?:\s+(?:it|this|that|the\s+file))?", lower):
         items = [_MENU_COMMANDS[lower.split(" ", 1)[0]]]
+    elif chosen := re.fullmatch(r"(?:choose|click|pick|select)\s+(?:on\s+)?(?P<item>[A-Z][\w ]*?\w)", words):
+        items = [chosen.group("item")]  # "from the Edit menu choose Select All": the item as the task names it
     else:
         return None
     return [step for item in items for step in (f"open the {menu.capitalize()} menu", f'choose "{item}"')]
@@ -417,13 +466,15 @@ def _editing(words: str, context: _Context) -> list[str] | None:
     if _SELECT_ALL.match(words):
         context.selected = True
         return ["press ctrl+a"]
+    if re.fullmatch(rf"copy\s+{_ALL_TEXT}(?:\s+(?:to|onto|into)\s+the\s+clipboard)?", words, re.I):
+        return ["press ctrl+a", "press ctrl+c"]
     if context.selected and _DELETE_SELECTED.match(words):
         return ["press Delete"]
     if _CLEAR_ALL.match(words):
         return ["press ctrl+a", "press Delete"]
     replace = _REPLACE_ALL.match(words)
     if replace:
-        value = _value(replace.group("value") or replace.group("value2"), context)
+        value = _value(replace.group("value") or replace.group("value2") or replace.group("value3"), context)
         return None if value is None else ["press ctrl+a", _typed(value)]
     place = _AT_PLACE.match(words)
     keys = []
@@ -435,6 +486,9 @@ def _editing(words: str, context: _Context) -> list[str] | None:
     style = _STYLED.search(words)
     if style:
         keys, words = [*keys, f"press {_STYLE_KEYS[style.group('style').lower()]}"], words[:style.start()]
+    finish = _FINISH_WITH.match(words)
+    if finish and not keys:  # "finish the line with an exclamation mark"
+        keys, words = ["press ctrl+End"], f"append {finish.group('value')}"
     appended = _APPEND.match(words)
     if appended and not keys:  # appending is at the end
         keys, words = ["press ctrl+End"], f"append {appended.group('value')}"
@@ -452,10 +506,13 @@ def _place_key(end: str) -> str:
 def _saving(words: str, context: _Context) -> list[str] | None:
     """Save as a name (in a folder), with the text the file should hold; a plain save; naming a file in a save
     dialog."""
-    call = _CALL_IT.match(words)
+    call = None if context.new_folder else _CALL_IT.match(words)  # "new folder, call it X": the folder's name
     if call:
-        return _saved_as(call.group("name") or call.group("name2"), None, context)
-    if _SAVE_PLAIN.match(words):
+        return _saved_as(call.group("name") or call.group("name2"), context.save_folder, context)
+    if _SAVE_PLAIN.match(words) or (context.saved_as and _PRESS_SAVE.match(words)):
+        if context.dialog_unsaved:
+            context.dialog_unsaved = False
+            return ["press Enter"]  # the dialog's own Save (or OK)
         if context.saved_as:
             return []  # the save as before saved it
         return ["press Enter"] if context.screen.save_dialog else ["press ctrl+s"]
@@ -474,6 +531,12 @@ def _saving(words: str, context: _Context) -> list[str] | None:
     if folder:
         folder_name, rest = folder.group("folder"), (rest[:folder.start()] + " " + rest[folder.end():]).strip()
     rest = _SAVED_THING.sub("", rest).strip()
+    if not rest and folder_name:  # "save the file to Documents, name it x.txt": the name comes later
+        context.save_folder = folder_name
+        return [*typed]
+    said = re.fullmatch(rf"(?P<text>.+?)\s+as\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    if said and not typed and (text := _value(said.group("text"), context)) is not None:
+        typed, rest = [_typed(text)], f"as {said.group('name')}"  # "save Dear team as memo.txt": write it, save it
     name = re.fullmatch(rf"(?:{_NAMING}\s+)?(?:a\s+file\s+(?:called|named)\s+)?(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
     if name is None:
         name = re.fullmatch(rf"(?:a\s+)?(?:new\s+)?file\s+(?:called|named)\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
@@ -483,11 +546,14 @@ def _saving(words: str, context: _Context) -> list[str] | None:
 
 
 def _saved_as(name: str, folder: str | None, context: _Context) -> list[str]:
+    """Save as `name` (in `folder`): in a file dialog the screen shows, its Name field, then Enter (its Save or OK,
+    pressed where the task says to, else at the end); elsewhere the grammar's save as."""
     context.saved_as = True
     shown = context.quoted.restore(name) if name.startswith("«") else f'"{name}"'
-    if context.screen.save_dialog:  # the dialog is open: its name field takes the name (a path too)
+    if context.screen.save_dialog:
+        context.dialog_unsaved = context.screen_bound = True
         path = shown if folder is None else f'"~/{folder}/{shown.strip(chr(34))}"'
-        return [f"set the Name field to {path}", "press Enter"]
+        return [f"set the Name field to {path}"]
     return [f"save the file as {shown}" + (f" in {folder}" if folder else "")]
 
 
@@ -552,6 +618,11 @@ def _filling(words: str, context: _Context) -> list[str] | None:
     """"First name Ada", "City: London", "(fill the form with) Ada as first name": a clause of a text field's label,
     as the screen shows it, and its value alone (field_values.py reads the pair), typed into that field."""
     words = _FILL_FORM.sub("", words)
+    led = _TYPING_VERB.match(words)  # "Enter Ada for First name": the value, then the field's label
+    if led:
+        words = words[led.end():]
+        if not re.search(r"\s(?:as|for|in|into)\s", words, re.I):
+            return None
     if starts_with_verb(words) or len(words.split()) < 2:
         return None
     if context.screen.any_screen:  # some screen may label a field with the first words
@@ -570,6 +641,8 @@ def _filling(words: str, context: _Context) -> list[str] | None:
     return [_typed(value) + f" into the {label} field"]
 
 
+# a typing verb before an unquoted value (a quoted one is the grammar's)
+_TYPING_VERB = re.compile(r"^(?:enter|type|put|write|input|use|fill\s+in)\s+(?!«\d+»)", re.I)
 _FILL_FORM = re.compile(r"^(?:fill\s+(?:in\s+|out\s+)?(?:the|this)\s+(?:form|fields|dialog)\s+with|"
                         r"complete\s+(?:the|this)\s+form\s+with)\s+", re.I)
 _PLAIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 '-]{0,39}")
@@ -582,12 +655,16 @@ def _calculating(words: str, context: _Context) -> list[str] | None:
         return None
     if _COPY_RESULT.match(words):
         return ["press ctrl+c"]
+    pressed = _PRESS_TO_CLEAR.match(words)
+    if pressed and context.screen.button(pressed.group("key")):  # "press C to clear": the key the screen shows
+        return [f'click "{context.screen.button(pressed.group("key"))}"']
     if _CLEAR_CALC.match(words):
         key = context.screen.button("C", "AC", "CE", "Clear", "CA")
         return None if key is None else [f'click "{key}"']
     expression = _expression(_CALC_VERB.sub("", words, count=1).strip())
     if expression is None:
         return None
+    context.screen_bound = not context.screen.any_screen
     if not context.by_buttons:
         return [_typed(expression + "=")]
     steps = []
@@ -601,6 +678,10 @@ def _calculating(words: str, context: _Context) -> list[str] | None:
 def _expression(words: str) -> str | None:
     """"12 times 12" -> "12*12", "add 42 and 8" -> "42+8", "subtract 3 from 10" -> "10-3"; None for anything
     else."""
+    power = _POWER.match(words)
+    if power:  # "12 squared", "the square of 12", "3 cubed"
+        number = _number(power.group("a") or power.group("b"))
+        return "*".join([number] * (3 if re.search("cube", words, re.I) else 2))
     if _SUM.match(words):  # "78 plus 5", "3 + 4 + 5", "twelve times twelve"
         parts = _SUM_PART.findall(re.sub(r"(?:\s*=)?(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$", "", words, flags=re.I))
         return "".join((_OPERATOR_WORDS[op.lower()] if op else "") + _number(number) for op, number in parts)
@@ -634,7 +715,9 @@ def _in_a_terminal(words: str, context: _Context) -> list[str] | None:
         return [f'run the command "mkdir {name(made.group("name"))}"']
     touched = _TOUCH.match(words)
     if touched:
-        return [f'run the command "touch {name(touched.group("name"))}"']
+        folder = touched.group("folder")
+        path = name(f"{folder}/{touched.group('name')}" if folder else touched.group("name"))
+        return [f'run the command "touch {path}"']
     echoed = _ECHO.match(words)
     if echoed:
         text = _value(echoed.group("text") or echoed.group("text2"), context)
@@ -653,10 +736,22 @@ def _in_a_terminal(words: str, context: _Context) -> list[str] | None:
 
 def _in_a_file_manager(words: str, context: _Context) -> list[str] | None:
     """Copying or moving a file into a folder, both shown: the clipboard keys, or a drag; a new folder named
-    right after the word ("add a new folder Projects")."""
+    right after the word ("add a new folder Projects"), or named in the next clause ("new folder, call it X"); a
+    file given a new name."""
     folder = _MKDIR.match(words)
     if folder:
         return [f'create a new folder named "{context.quoted.restore(folder.group("name"), keep_quotes=False)}"']
+    if _UNNAMED_FOLDER.match(words):
+        context.new_folder = True
+        return []
+    named = _CALL_IT_PLAIN.match(words)
+    if named and context.new_folder:
+        context.new_folder = False
+        return [f'create a new folder named "{context.quoted.restore(named.group("name"), keep_quotes=False)}"']
+    renamed = _GIVE_NAME.match(words)
+    if renamed:
+        old, new = (context.quoted.restore(renamed.group(g), keep_quotes=False) for g in ("old", "new"))
+        return [f'rename "{old}" to "{new}"']
     for pattern, copy in ((_COPY_INTO, True), (_MOVE_INTO, False)):
         match = pattern.match(words)
         if match is None:
@@ -664,6 +759,7 @@ def _in_a_file_manager(words: str, context: _Context) -> list[str] | None:
         what, where = (context.quoted.restore(match.group(g), keep_quotes=False) for g in ("what", "where"))
         if not (context.screen.shows(what) and context.screen.shows(where)) or '"' in what + where:
             return None
+        context.screen_bound = not context.screen.any_screen
         if copy:
             return [f'click "{what}"', "press ctrl+c", f'double-click "{where}"', "press ctrl+v"]
         return [f'drag "{what}" onto "{where}"']
@@ -689,20 +785,25 @@ def _on_screen_controls(words: str, context: _Context) -> list[str] | None:
     """A calendar's day ("pick the 15th"), a yes or a no ("reply no"), a slider to its end ("turn it all the way
     up"), a spreadsheet's cell ("put 42 in the first cell", "change B3 to 300")."""
     day = _DAY.match(words)
-    if day and context.screen.calendar and 1 <= int(day.group("day")) <= 31:
+    month = day and (day.group("before") or day.group("after"))
+    if day and context.screen.calendar and 1 <= int(day.group("day")) <= 31 and \
+            (not month or context.screen.shows_word(month)):  # a month the calendar does not show: not this click
+        context.screen_bound = not context.screen.any_screen
         return [f'click "{int(day.group("day"))}"']
     answer = _ANSWER.match(words)
     if answer:
         return [f"answer {answer.group('answer').capitalize()}"]
     slider = _SLIDER_END.match(words)
     if slider and (context.screen.any_screen or "slider" in context.screen.roles):
-        up = re.search(r"up|max|top|full|100", slider.group("way"), re.I)
+        up = re.search(r"up|max|top|full|high|100", slider.group("way"), re.I)
+        context.screen_bound = not context.screen.any_screen
         return ["click the slider", f"press {'End' if up else 'Home'}"]
     cell = _CELL_VALUE.match(words)
     if cell and context.screen.spreadsheet:
         value = context.quoted.restore(cell.group("value") or cell.group("value2"), keep_quotes=False)
         where = cell.group("cell") or cell.group("ref") or cell.group("cell2")
         steps = ["press ctrl+Home"] if cell.group("first") else _to_cell(where.upper()) if where else []
+        context.screen_bound = steps is not None
         return None if steps is None else [*steps, _typed(value), "press Enter"]
     return None
 

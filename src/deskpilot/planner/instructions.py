@@ -343,7 +343,8 @@ def _replace_field_text(text: str) -> list[Action]:
 
 
 # "enter Ada for the name": words that name a field, in a phrase no form above could split into field and value
-_NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its|this|that)\s+\w", re.I)
+_NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its|this|that)\s+\w|"
+                            r"\s(?:as|for|into)\s+(?-i:[A-Z])\w*", re.I)  # "Ada for First name": a label's capital
 # "write 07700 900123 where it asks for mobile": words that say where the value goes (quoted text is a «n» here)
 _SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b", re.I)
 
