@@ -1,4 +1,4 @@
-"""Everyday requests to desktop apps read as the grammar's steps (planner/everyday.py): the readings against
+"""Everyday requests to desktop apps read as the grammar's steps (planner/everyday/): the readings against
 screens of each kind, the requests left alone, and real applications driven by the offline planner from words its
 grammar refuses as written."""
 

@@ -69,7 +69,7 @@ PLANNER_POLL_SECONDS = 0.05  # how often a waiting agent looks at the stop while
 def read_on_the_first_screen(task: str) -> bool:
     """Whether the task is read against the first screen before it is planned: a value it takes from the screen
     (screen_values.py), a box it asks for by what it does (control_names.py), a request in everyday words the
-    grammar refuses as written (everyday.py). Until then, a planner's refusal of the task as written waits."""
+    grammar refuses as written (everyday/). Until then, a planner's refusal of the task as written waits."""
     return takes_screen_values(task) or speaks_of_a_box(task) or may_read_everyday(task)
 
 
@@ -227,7 +227,7 @@ class Agent:
     def _in_everyday_words(self, task: str, obs: Observation, elements: list[Element],
                            refusal: DeskpilotError | None) -> tuple[str, DeskpilotError | None]:
         """The task read as the steps its everyday words ask for on the first screen (`obs`, its `elements`;
-        everyday.py), and the planner's refusal of that: where the grammar refuses or misreads the words as
+        everyday/), and the planner's refusal of that: where the grammar refuses or misreads the words as
         written, or a clause is read by what only this screen shows (a calculator's keys, a calendar, a file
         dialog); else the task and `refusal` as they were."""
         reading = read_everyday(task, elements)

@@ -1,0 +1,161 @@
+"""Everyday requests to desktop applications read as the grammar's steps, done the way people do them there:
+
+    "Go to the very end of the file, add ' and eggs' and save"  ->  press ctrl+End, type " and eggs", press ctrl+s
+    "Wipe the text, write all done instead"                      ->  press ctrl+a, press Delete, type "all done"
+    "Save a file called qt.txt in Documents that says Qt notes"  ->  type "Qt notes", save the file as "qt.txt" in
+                                                                     Documents
+    "What is 12 times 12? Copy the result" (a calculator's keys in sight)  ->  type "12*12=", press ctrl+c
+    "Make a directory called reports from the terminal"          ->  run the command "mkdir reports"
+    "My name is Ada, enter it and confirm"                       ->  type "Ada" into the name field, confirm
+    "Move todo.txt into Archive" (both in sight)                 ->  drag "todo.txt" onto "Archive"
+
+Each clause is read by the first convention that takes it whole (documents.py: a document's text, saving, menus,
+shared shortcuts; apps.py: calculators, terminals, file managers; dialogs.py: stated values, fields, buttons,
+calendars, sliders, cells); a clause none takes stays as written, for the grammar (instructions.py). The first
+screen decides where words alone do not (context.py: a calculator's keys, a file dialog's name field, a
+spreadsheet's cells, a calendar's days, a slider, the files a file manager shows). The agent takes the reading where
+the grammar refuses or misreads the task as written, or where a clause was read by what only this screen shows, and
+the grammar takes the whole as read; the reading is named in the episode, and the goal check follows it. Values come
+from the task, quoted or not; a name typed into a shell is quoted for it, so a task's words are never run as more
+than the one command it names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deskpilot.core.errors import PlannerError
+from deskpilot.core.observation import Element
+
+from ..instructions import Quoted, parse_instructions, starts_with_verb
+from .apps import BY_BUTTONS, TERMINAL, calculating, in_a_file_manager, in_a_terminal
+from .context import NUMBER, Context, Reader, Screen
+from .dialogs import button_alone, double_clicking, filling, on_screen_controls, referring
+from .documents import by_shortcut, editing, menu_steps, says_a_menu, saving
+
+_COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
+                   (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
+                   (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
+SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
+_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
+                     r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so|(?:can|could|would|will)\s+you"
+                     r"(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to|use\s+the\s+mouse\s+to)\b\s*",
+                     re.I)
+# "I need a new folder called Photos": wanting a new thing is making it
+_WANT_NEW = re.compile(r"^(?:i\s+(?:need|want|would\s+like|'d\s+like)|we\s+need|give\s+me)\s+(?=(?:a|an)\s+(?:new\s+)?"
+                       r"(?:empty\s+)?(?:folder|directory|file|document|tab)\b)", re.I)
+_TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A task as the grammar takes it, and what was read differently from its words."""
+
+    task: str
+    notes: tuple[str, ...]
+    screen_bound: bool = False  # a clause was read by what the screen shows (a calculator, a calendar, a file
+
+
+def grammar_takes(task: str) -> bool:
+    """Whether the grammar parses the task as written."""
+    try:
+        parse_instructions(task)
+    except PlannerError:
+        return False
+    return True
+
+
+def may_read_everyday(task: str) -> bool:
+    """Whether some screen could have the task read in everyday words: where the grammar refuses it, it is then
+    read against the first screen before it is refused."""
+    return read_everyday(task, None) is not None
+
+
+def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
+    """The task with each clause said in everyday words written as the grammar's steps, against the first screen
+    (`elements`; None: before there is one, any screen's conventions). None where no clause is read differently,
+    or the grammar still does not take the whole as read."""
+    quoted = Quoted(task.strip())
+    context = Context(Screen.of(elements), quoted)
+    text = quoted.text
+    if TERMINAL.search(text) or context.screen.terminal:
+        context.terminal, text = True, TERMINAL.sub(" ", text).strip(" ,")
+    if BY_BUTTONS.search(text):
+        context.by_buttons, text = True, BY_BUTTONS.sub(" ", text).strip(" ,")
+    for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
+        text = compound.sub(verb, text)
+    pieces = SEPARATORS.split(text)
+    clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
+    read: list[str] = []
+    changed = after_reading = False
+    for clause, separator in zip(clauses, separators, strict=True):
+        words = _bare(clause)
+        if not words:
+            continue
+        context.joined_by = separator.strip()
+        steps = _read_clause(words, context)
+        if steps is None:
+            if after_reading and not starts_with_verb(words):
+                return None  # the grammar would give it the verb of the steps read before it
+            read.append(f"{_joint(separator)}{words}")
+            after_reading = False
+            continue
+        changed = after_reading = True
+        if steps:
+            context.notes.append(f"{quoted.restore(words)!r} read as {'; '.join(quoted.restore(s) for s in steps)}")
+            read.append(_joint(separator) + ", ".join(steps))
+    if not changed or (context.referent is not None and not context.referent.used):
+        return None  # a value stated and never acted on would be dropped from the task
+    if (context.save_folder and not context.saved_as) or context.new_folder:
+        return None  # a folder to save in, and never a name
+    if context.dialog_unsaved:
+        read.append(", press Enter")  # the file dialog's name set: its Save pressed last
+    written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
+    return Reading(written, tuple(context.notes), context.screen_bound) if grammar_takes(written) else None
+
+
+def _joint(separator: str) -> str:
+    """How a clause joins the one before it: a sentence's end stays one (it ends the verb before it)."""
+    if not separator:
+        return ""
+    return ". " if separator.strip() in (".", "?", "!", "") else ", "
+
+
+def _joined_sums(clauses: list[str], separators: list[str]) -> tuple[list[str], list[str]]:
+    """The clauses with a sum's "and" put back ("add 42" + "8" -> "add 42 and 8")."""
+    kept: list[str] = []
+    joints: list[str] = []
+    for clause, separator in zip(clauses, separators, strict=True):
+        if kept and separator.lower() == "and" and re.fullmatch(NUMBER, clause.strip(), re.I) and \
+                re.search(rf"\b(?:add|sum\s+of|product\s+of|difference\s+between|difference\s+of|multiply)\s+"
+                          rf"{NUMBER}$", kept[-1], re.I):
+            kept[-1] = f"{kept[-1]} and {clause.strip()}"
+            continue
+        kept.append(clause)
+        joints.append(separator)
+    return kept, joints
+
+
+def _bare(clause: str) -> str:
+    words = _WANT_NEW.sub("make ", clause.strip().rstrip(".!?").strip())
+    while (trimmed := _FILLER.sub("", words).strip()) != words:
+        words = trimmed
+    while (trimmed := _TRAILING.sub("", words).strip()) != words and trimmed:
+        words = trimmed
+    return words
+
+
+def _read_clause(words: str, context: Context) -> list[str] | None:
+    """The steps one clause asks for (an empty list: a clause that only says something later ones refer to), or
+    None where no convention takes it."""
+    if says_a_menu(words, context):
+        return menu_steps(words, context)
+    for reader in READERS:
+        steps = reader(words, context)
+        if steps is not None:
+            return steps
+    return None
+
+
+READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, saving, in_a_file_manager,
+                               on_screen_controls, double_clicking, button_alone, by_shortcut, filling, editing)

@@ -1,0 +1,183 @@
+"""Everyday requests to three kinds of application: a calculator the screen shows (sums in words or signs, typed
+with "=" or clicked key by key), a terminal (mkdir, touch, echo, cd and a command the task gives, every name and text
+quoted for the shell as one argument), a file manager (copies and moves between the files it shows, new folders,
+renames)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from deskpilot.core.task_text import NUMBER_WORDS
+
+from .context import FILE_NAME, NUMBER, Context, type_step, value_of
+from .documents import COPY_RESULT
+
+# a calculation: the clause's verb, then its sum in words or signs
+_CALC_VERB = re.compile(r"^(?:(?:please\s+)?(?:work\s+out|calculate|compute|evaluate|figure\s+out|find|do|solve|get)|"
+                        r"what(?:'s|\s+is|\s+are|\s+does)|how\s+much\s+is|type|enter)\s+", re.I)
+_OPERATOR_WORDS = {"plus": "+", "and": "+", "+": "+", "minus": "-", "less": "-", "-": "-", "−": "-", "times": "*",
+                   "multiplied by": "*", "x": "*", "*": "*", "×": "*", "divided by": "/", "over": "/", "/": "/",
+                   "÷": "/"}
+_OPERATOR = "(?:" + "|".join(re.escape(w) for w in sorted(_OPERATOR_WORDS, key=len, reverse=True)) + ")"
+_SUM = re.compile(rf"^{NUMBER}(?:\s*{_OPERATOR}\s*{NUMBER}){{1,5}}(?:\s*=)?(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$",
+                  re.I)
+_POWER = re.compile(rf"^(?:(?P<a>{NUMBER})\s+(?:squared|cubed)|the\s+(?:square|cube)\s+of\s+(?P<b>{NUMBER}))\s*\??$",
+                    re.I)
+_SUM_PART = re.compile(rf"\s*(?P<op>{_OPERATOR})?\s*(?P<number>{NUMBER})", re.I)
+_VERB_SUM = re.compile(
+    rf"^(?:(?P<add>add(?:\s+up)?|sum)\s+(?P<a1>{NUMBER})\s+(?:and|to|plus)\s+(?P<b1>{NUMBER})|"
+    rf"(?P<mul>multiply)\s+(?P<a2>{NUMBER})\s+(?:by|and|with|times)\s+(?P<b2>{NUMBER})|"
+    rf"(?P<div>divide)\s+(?P<a3>{NUMBER})\s+(?:by|over)\s+(?P<b3>{NUMBER})|"
+    rf"(?P<sub>subtract|take(?:\s+away)?)\s+(?P<b4>{NUMBER})\s+(?:away\s+)?from\s+(?P<a4>{NUMBER})|"
+    rf"the\s+(?P<of>sum|product|difference)\s+of\s+(?P<a5>{NUMBER})\s+and\s+(?P<b5>{NUMBER}))$", re.I)
+BY_BUTTONS = re.compile(r"(?:^|,?\s*)(?:(?:by\s+)?using\s+(?:the\s+)?(?:calculator'?s?\s+)?(?:buttons|keypad|keys)|"
+                         r"(?:with|on)\s+the\s+(?:calculator'?s?\s+)?(?:buttons|keypad)|by\s+clicking\s+(?:the\s+)?"
+                         r"(?:buttons|keys)|click\s+the\s+(?:buttons|keys)\s+to)(?:\s*,\s*|\s+|$)", re.I)
+_PRESS_TO_CLEAR = re.compile(r"^(?:press|click|hit|tap)\s+(?:the\s+)?(?P<key>\w{1,5})(?:\s+(?:key|button))?\s+to\s+"
+                             r"(?:clear|reset)(?:\s+(?:it|the\s+display))?$", re.I)
+_CLEAR_CALC = re.compile(r"^(?:clear|reset)(?:\s+(?:it|the\s+(?:display|calculator|screen|entry|number)))?$", re.I)
+TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|a\s+)?"
+                       r"(?:terminal|shell|command\s+line|console)|use\s+the\s+(?:terminal|shell|command\s+line|console)"
+                       r"\s+to)(?:\s*,\s*|\s+|$)", re.I)
+_MAKE = r"(?:make|create|add|set\s+up|open)\s+(?:a\s+|an\s+)?(?:new\s+)?"
+_NAMED = r"(?:\s+(?:called|named))?\s+"
+MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$", re.I)
+_TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})(?:\s+(?:in|inside|into)\s+"
+                    r"(?:the\s+)?(?P<folder>[\w.-]+)(?:\s+(?:folder|directory))?)?$", re.I)
+_ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|into|to)\s+(?:a\s+|the\s+)?(?:new\s+)?"
+                   rf"(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})$|"
+                   rf"^(?:{_MAKE}(?:file{_NAMED})?)?(?P<name2>«\d+»|{FILE_NAME})\s+(?:containing|that\s+says|saying|"
+                   r"with\s+the\s+(?:text|words?)|which\s+says)\s+(?P<text2>.+)$", re.I)
+_RUN = re.compile(r"^(?:run|execute|type|enter)\s+(?:the\s+command\s+)?(?P<command>(?!the\b)[\w.~/-]+(?:\s+\S+){0,8}?)"
+                  r"(?:\s+and\s+press\s+enter)?$", re.I)
+_CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
+                 r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
+_UNNAMED_FOLDER = re.compile(rf"^(?:{_MAKE})?(?:a\s+)?new\s+(?:folder|directory)$", re.I)
+_CALL_IT_PLAIN = re.compile(r"^(?:call|name)\s+it\s+(?P<name>«\d+»|[\w.-]+)$", re.I)
+_GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s+)?name\s+(?P<new>«\d+»|{FILE_NAME})$",
+                        re.I)
+# a file manager's moves, between files and folders the first screen shows
+_COPY_INTO = re.compile(rf"^(?:copy|put\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
+                        r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
+_MOVE_INTO = re.compile(rf"^(?:move|drag(?:\s+and\s+drop)?|put)\s+(?P<what>«\d+»|{FILE_NAME})\s+(?:in|into|to|onto|"
+                        r"inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
+                        r"mouse|\s+by\s+dragging(?:\s+it)?)?$", re.I)
+
+
+def calculating(words: str, context: Context) -> list[str] | None:
+    """A sum worked out on a calculator the screen shows: typed with "=" (or its keys clicked, where the task says
+    to use the buttons), the result copied, the display cleared."""
+    if not context.screen.calculator:
+        return None
+    if COPY_RESULT.match(words):
+        return ["press ctrl+c"]
+    pressed = _PRESS_TO_CLEAR.match(words)
+    if pressed and context.screen.button(pressed.group("key")):  # "press C to clear": the key the screen shows
+        return [f'click "{context.screen.button(pressed.group("key"))}"']
+    if _CLEAR_CALC.match(words):
+        key = context.screen.button("C", "AC", "CE", "Clear", "CA")
+        return None if key is None else [f'click "{key}"']
+    expression = _expression(_CALC_VERB.sub("", words, count=1).strip())
+    if expression is None:
+        return None
+    context.screen_bound = not context.screen.any_screen
+    if not context.by_buttons:
+        return [type_step(expression + "=")]
+    steps = []
+    for key in expression + "=":
+        shown = context.screen.button(*{"*": ("*", "×", "x", "X"), "/": ("/", "÷"), "-": ("-", "−", "–")}.get(
+            key, (key,)))
+        steps.append(f'click "{shown}"' if shown else f'press "{key}"')
+    return steps
+
+
+def _expression(words: str) -> str | None:
+    """"12 times 12" -> "12*12", "add 42 and 8" -> "42+8", "subtract 3 from 10" -> "10-3"; None for anything
+    else."""
+    power = _POWER.match(words)
+    if power:  # "12 squared", "the square of 12", "3 cubed"
+        number = _number(power.group("a") or power.group("b"))
+        return "*".join([number] * (3 if re.search("cube", words, re.I) else 2))
+    if _SUM.match(words):  # "78 plus 5", "3 + 4 + 5", "twelve times twelve"
+        parts = _SUM_PART.findall(re.sub(r"(?:\s*=)?(?:\s+(?:equal|make|come\s+to)s?)?\s*\??$", "", words, flags=re.I))
+        return "".join((_OPERATOR_WORDS[op.lower()] if op else "") + _number(number) for op, number in parts)
+    said = _VERB_SUM.match(words)
+    if said is None:
+        return None
+    groups = said.groupdict()
+    for index, op in ((1, "+"), (2, "*"), (3, "/"), (4, "-"), (5, None)):
+        a, b = groups.get(f"a{index}"), groups.get(f"b{index}")
+        if a and b:
+            if op is None:
+                op = {"sum": "+", "product": "*", "difference": "-"}[groups["of"].lower()]
+            return f"{_number(a)}{op}{_number(b)}"
+    return None
+
+
+def _number(word: str) -> str:
+    return str(NUMBER_WORDS.index(word.lower())) if word.lower() in NUMBER_WORDS else word
+
+
+def in_a_terminal(words: str, context: Context) -> list[str] | None:
+    """A few commands every shell has, said in words, where the task says a terminal or the screen shows one."""
+    if not context.terminal:
+        return None
+
+    def name(text: str) -> str:
+        return shlex.quote(context.quoted.restore(text, keep_quotes=False))
+
+    made = MKDIR.match(words)
+    if made:
+        return [f'run the command "mkdir {name(made.group("name"))}"']
+    touched = _TOUCH.match(words)
+    if touched:
+        folder = touched.group("folder")
+        path = name(f"{folder}/{touched.group('name')}" if folder else touched.group("name"))
+        return [f'run the command "touch {path}"']
+    echoed = _ECHO.match(words)
+    if echoed:
+        text = value_of(echoed.group("text") or echoed.group("text2"), context)
+        if text is None:
+            return None
+        target = echoed.group("name") or echoed.group("name2")
+        return [f'run the command "echo {shlex.quote(text)} > {name(target)}"']
+    went = _CD.match(words)
+    if went:
+        return [f'run the command "cd {name(went.group("name"))}"']
+    command = _RUN.match(words)
+    if command and '"' not in command.group("command"):  # the task's own command, as its words give it
+        return [f'run the command "{context.quoted.restore(command.group("command"), keep_quotes=False)}"']
+    return None
+
+
+def in_a_file_manager(words: str, context: Context) -> list[str] | None:
+    """Copying or moving a file into a folder, both shown: the clipboard keys, or a drag; a new folder named
+    right after the word ("add a new folder Projects"), or named in the next clause ("new folder, call it X"); a
+    file given a new name."""
+    folder = MKDIR.match(words)
+    if folder:
+        return [f'create a new folder named "{context.quoted.restore(folder.group("name"), keep_quotes=False)}"']
+    if _UNNAMED_FOLDER.match(words):
+        context.new_folder = True
+        return []
+    named = _CALL_IT_PLAIN.match(words)
+    if named and context.new_folder:
+        context.new_folder = False
+        return [f'create a new folder named "{context.quoted.restore(named.group("name"), keep_quotes=False)}"']
+    renamed = _GIVE_NAME.match(words)
+    if renamed:
+        old, new = (context.quoted.restore(renamed.group(g), keep_quotes=False) for g in ("old", "new"))
+        return [f'rename "{old}" to "{new}"']
+    for pattern, copy in ((_COPY_INTO, True), (_MOVE_INTO, False)):
+        match = pattern.match(words)
+        if match is None:
+            continue
+        what, where = (context.quoted.restore(match.group(g), keep_quotes=False) for g in ("what", "where"))
+        if not (context.screen.shows(what) and context.screen.shows(where)) or '"' in what + where:
+            return None
+        context.screen_bound = not context.screen.any_screen
+        if copy:
+            return [f'click "{what}"', "press ctrl+c", f'double-click "{where}"', "press ctrl+v"]
+        return [f'drag "{what}" onto "{where}"']
+    return None

@@ -1,0 +1,240 @@
+"""Everyday requests about a document's text: typing at its end ("add ' and eggs' at the very end"), replacing or
+clearing it ("wipe the text, write all done instead"), saving it (as a name, in a folder, with the text it should
+say, in a file dialog the screen shows), its menus' commands ("copy the result from the Edit menu", "Edit > Copy"),
+and the shortcuts every desktop shares ("open a new tab", "go back", "undo the last change")."""
+
+from __future__ import annotations
+
+import re
+
+from .context import FILE_NAME, Context, type_step, value_of
+
+_WHOLE_DOC = r"(?:the\s+)?(?:very\s+)?(?P<end>end|bottom|start|beginning|top)(?:\s+of\s+(?:the\s+|this\s+|my\s+)?" \
+             r"(?:file|text|document|doc|note|notes|page|memo|line|letter|sheet|spreadsheet))?"
+_AT_PLACE = re.compile(rf"^(?:at|to|on)\s+{_WHOLE_DOC}\s*,?\s*", re.I)  # "at the end of the text, ..."
+_PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to|on(?:to)?)\s+{_WHOLE_DOC}|"
+                          r"after\s+the\s+last\s+(?:word|line|letter|character))$", re.I)
+_GO_TO_PLACE = re.compile(rf"^(?:go|jump|move|skip|scroll|head)\s+(?:right\s+|all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
+                          rf"to\s+{_WHOLE_DOC}$", re.I)
+_FINISH_WITH = re.compile(r"^(?:finish|end|complete|close)\s+(?:off\s+)?(?:the|this)\s+(?:line|text|sentence|note|file|"
+                          r"document)\s+with\s+(?P<value>.+)$", re.I)
+_APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|this\s+)?(?:file|text|document|note|"
+                     r"memo|line))?$", re.I)
+_STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
+_STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
+_WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
+                      r"append)\s+(?P<value>.+?)(?:\s+instead)?$", re.I)
+_ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|everything|the\s+(?:whole\s+|entire\s+)?" \
+            r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
+            r"memo|editor|window))?"
+_REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+with\s+(?P<value>.+)$|"
+                          rf"^(?:change|set|turn|make)\s+{_ALL_TEXT}\s+(?:to|into)\s+(?P<value3>.+)$|"
+                          rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
+_CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+of)\s+(?:out\s+)?{_ALL_TEXT}$", re.I)
+_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all)$", re.I)
+_DELETE_SELECTED = re.compile(r"^(?:delete|remove|erase|clear)\s+(?:it|them|that|the\s+selection|"
+                              r"the\s+selected\s+text)$", re.I)  # after a selection: the Delete key
+_SAVE_VERB = re.compile(r"^(?:save|store|keep|write)\b", re.I)
+_SAVED_THING = re.compile(r"^(?:(?:it|this|that|them|your\s+(?:changes|work|edits)|the\s+changes|my\s+(?:changes|work)|"
+                          r"(?:the\s+|this\s+|a\s+|a\s+new\s+)?(?:file|document|doc|text|note|sheet|spreadsheet|"
+                          r"workbook|memo|letter))\b\s*)", re.I)
+_CONTENT = re.compile(r"\s+(?:that\s+says|saying|containing|which\s+says|with\s+the\s+(?:text|words?)|reading)\s+"
+                      r"(?P<value>.+)$", re.I)
+_NAMING = r"(?:as|under\s+the\s+name|with\s+the\s+name|named|called|to)"
+_IN_FOLDER = re.compile(r"(?:^|\s+)(?:in|inside|into|under|to|within|on)\s+(?:my\s+|the\s+|your\s+)?(?P<folder>[~/]"
+                        r"[\w~/.-]*|[A-Z][\w-]*)(?:\s+(?:folder|directory))?(?=\s|$)")
+_CALL_IT = re.compile(rf"^(?:call|name)\s+(?:it|this|the\s+file|the\s+document)\s+(?P<name>«\d+»|{FILE_NAME}|\S+)$|"
+                      rf"^use\s+(?:file\s*>\s*)?save\s+as\s+to\s+(?:call|name)\s+it\s+(?P<name2>«\d+»|{FILE_NAME})$",
+                      re.I)
+_PRESS_SAVE = re.compile(r"^(?:(?:click|press|hit|tap|push)\s+(?:on\s+)?(?:the\s+)?)?(?:save|ok|okay)(?:\s+button)?$",
+                         re.I)
+_SAVE_PLAIN = re.compile(r"^(?:save|store|keep)(?:\s+(?:it|this|that|your\s+(?:changes|work|edits)|the\s+changes|"
+                         r"(?:the\s+)?(?:file|document|doc|text|sheet|spreadsheet|workbook|memo|letter|note)))?"
+                         r"(?:\s+(?:again|now))?$", re.I)
+COPY_RESULT = re.compile(r"^copy\s+(?:the\s+|that\s+|this\s+)?(?:answer|result|total|sum|product|value|number|it|"
+                          r"what\s+it\s+(?:shows|says)|what(?:'s|\s+is)\s+(?:shown|on\s+the\s+display)|display)"
+                          r"(?:\s+(?:to|onto|into)\s+the\s+clipboard)?$", re.I)
+_MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+the\s+(?P<menu>[A-Z]?\w+)\s+menu$|"
+                   r"^(?:use\s+the\s+(?P<menu2>[A-Z]?\w+)\s+menu\s+to|(?:from|in|using|via|through)\s+the\s+"
+                   r"(?P<menu3>[A-Z]?\w+)\s+menu\s*,?)\s+", re.I)
+# "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
+_MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open)\s+)?(?P<menu>[A-Z]\w+)\s*>\s*"
+                        r"(?P<item>[A-Z][\w ]*?\w)(?:\s+to\s+.+)?$")
+_MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
+_SHORTCUTS = tuple((re.compile(pattern, re.I), keys) for pattern, keys in (
+    (r"^(?:open|start|add)\s+(?:a\s+)?new\s+(?:browser\s+)?tab$", "ctrl+t"),
+    (r"^(?:close)\s+(?:this|the|the\s+current)\s+tab$", "ctrl+w"),
+    (r"^(?:reload|refresh)(?:\s+(?:the|this)\s+(?:page|web\s*page|site|view|folder))?$", "F5"),
+    (r"^go\s+back(?:\s+(?:a|one)\s+page|\s+to\s+the\s+(?:last|previous)\s+page)?$", "alt+Left"),
+    (r"^go\s+forward(?:\s+(?:a|one)\s+page)?$", "alt+Right"),
+    (r"^undo\s+(?:that|the\s+last\s+(?:change|edit|step|thing)|what\s+(?:i|you)\s+(?:did|typed)|my\s+last\s+change)$",
+     "ctrl+z"),
+    (r"^(?:show|reveal|display)\s+(?:the\s+)?hidden\s+files$", "ctrl+h"),
+    (r"^go\s+up\s+(?:a|one)\s+(?:folder|directory|level)$|^go\s+to\s+the\s+parent\s+(?:folder|directory)$",
+     "alt+Up"),
+    (r"^zoom\s+in$", "ctrl+plus"),
+    (r"^zoom\s+out$", "ctrl+minus"),
+    (r"^(?:create|make|open|start)\s+(?:a\s+)?new\s+(?:empty\s+|blank\s+)?(?:document|file|window)$", "ctrl+n"),
+))
+_ADDRESS = r"(?:https?://\S+|(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\." \
+           r"(?:com|org|net|edu|gov|io|dev|info|co\.uk|uk|de|fr)(?:/\S*)?)"
+_VISIT = re.compile(rf"^(?:go\s+to|open|visit|navigate\s+to|browse\s+to|load)\s+(?:the\s+(?:site|website|page)\s+)?"
+                    rf"(?P<address>«\d+»|{_ADDRESS})(?:\s+in\s+the\s+browser)?$", re.I)
+_FIND_IN_TEXT = re.compile(r"^(?:find|search\s+for|look\s+for|locate)\s+(?P<value>.+?)\s+(?:in|on|within)\s+"
+                           r"(?:the|this)\s+(?:text|document|file|page|note)$", re.I)
+
+
+def says_a_menu(words: str, context: Context) -> bool:
+    """Whether the clause is said through a menu (its own words, or "use the Edit menu to ..." before it)."""
+    return bool(context.menu or _MENU_PATH.match(words) or _MENU.search(words))
+
+
+def menu_steps(words: str, context: Context) -> list[str] | None:
+    """A clause said through a menu: "use Edit > Copy", "copy the result from the Edit menu", "use the Edit menu to
+    select everything" (and the clauses after it), "from the Edit menu choose Select All": the menu opened and its
+    item chosen. None where the clause names no menu, or one whose item it does not say."""
+    path = _MENU_PATH.match(words)
+    if path:
+        return [f"open the {path.group('menu')} menu", f'choose "{path.group("item")}"']
+    menu = _MENU.search(words)
+    if menu:
+        words = (words[:menu.start()] + " " + words[menu.end():]).strip()
+        if menu.group("menu2") or menu.group("menu3"):
+            context.menu = menu.group("menu2") or menu.group("menu3")  # "use the Edit menu to select all and copy"
+    chosen = menu.group("menu") if menu and menu.group("menu") else context.menu
+    return _through_menu(words, chosen) if chosen else None
+
+
+def _through_menu(words: str, menu: str) -> list[str] | None:
+    """"Copy the result from the Edit menu", "use the Edit menu to select everything": the menu's own items."""
+    lower = words.lower()
+    if _SELECT_ALL.match(words) or lower in ("select all", "select everything"):
+        items = ["Select All"]
+    elif re.fullmatch(rf"copy\s+{_ALL_TEXT}(?:\s+(?:to|onto|into)\s+the\s+clipboard)?", words, re.I):
+        items = ["Select All", "Copy"]
+    elif COPY_RESULT.match(words) or lower == "copy":
+        items = ["Copy"]
+    elif lower.split(" ", 1)[0] in _MENU_COMMANDS and re.fullmatch(r"\w+(?:\s+(?:it|this|that|the\s+file))?", lower):
+        items = [_MENU_COMMANDS[lower.split(" ", 1)[0]]]
+    elif chosen := re.fullmatch(r"(?:choose|click|pick|select)\s+(?:on\s+)?(?P<item>[A-Z][\w ]*?\w)", words):
+        items = [chosen.group("item")]  # "from the Edit menu choose Select All": the item as the task names it
+    else:
+        return None
+    return [step for item in items for step in (f"open the {menu.capitalize()} menu", f'choose "{item}"')]
+
+
+def editing(words: str, context: Context) -> list[str] | None:
+    """Typing at a place in a document, replacing or clearing all its text, going to its end."""
+    go = _GO_TO_PLACE.match(words)
+    if go:
+        return [_place_key(go.group("end"))]
+    if _SELECT_ALL.match(words):
+        context.selected = True
+        return ["press ctrl+a"]
+    if re.fullmatch(rf"copy\s+{_ALL_TEXT}(?:\s+(?:to|onto|into)\s+the\s+clipboard)?", words, re.I):
+        return ["press ctrl+a", "press ctrl+c"]
+    if context.selected and _DELETE_SELECTED.match(words):
+        return ["press Delete"]
+    if _CLEAR_ALL.match(words):
+        return ["press ctrl+a", "press Delete"]
+    replace = _REPLACE_ALL.match(words)
+    if replace:
+        value = value_of(replace.group("value") or replace.group("value2") or replace.group("value3"), context)
+        return None if value is None else ["press ctrl+a", type_step(value)]
+    place = _AT_PLACE.match(words)
+    keys = []
+    if place:
+        keys, words = [_place_key(place.group("end"))], words[place.end():]
+    after = _PLACE_AFTER.search(words)
+    if after:
+        keys, words = [_place_key(after.group("end") or "end")], words[:after.start()]
+    style = _STYLED.search(words)
+    if style:
+        keys, words = [*keys, f"press {_STYLE_KEYS[style.group('style').lower()]}"], words[:style.start()]
+    finish = _FINISH_WITH.match(words)
+    if finish and not keys:  # "finish the line with an exclamation mark"
+        keys, words = ["press ctrl+End"], f"append {finish.group('value')}"
+    appended = _APPEND.match(words)
+    if appended and not keys:  # appending is at the end
+        keys, words = ["press ctrl+End"], f"append {appended.group('value')}"
+    writing = _WRITING.match(words)
+    if writing is None:
+        return None
+    value = value_of(writing.group("value"), context)
+    return None if value is None else [*keys, type_step(value)]
+
+
+def _place_key(end: str) -> str:
+    return "press ctrl+End" if end.lower() in ("end", "bottom") else "press ctrl+Home"
+
+
+def saving(words: str, context: Context) -> list[str] | None:
+    """Save as a name (in a folder), with the text the file should hold; a plain save; naming a file in a save
+    dialog."""
+    call = None if context.new_folder else _CALL_IT.match(words)  # "new folder, call it X": the folder's name
+    if call:
+        return _saved_as(call.group("name") or call.group("name2"), context.save_folder, context)
+    if _SAVE_PLAIN.match(words) or (context.saved_as and _PRESS_SAVE.match(words)):
+        if context.dialog_unsaved:
+            context.dialog_unsaved = False
+            return ["press Enter"]  # the dialog's own Save (or OK)
+        if context.saved_as:
+            return []  # the save as before saved it
+        return ["press Enter"] if context.screen.save_dialog else ["press ctrl+s"]
+    if not _SAVE_VERB.match(words):
+        return None
+    rest = words.split(None, 1)[1] if " " in words else ""
+    content = _CONTENT.search(" " + rest)
+    typed: list[str] = []
+    if content:
+        value = value_of(content.group("value"), context)
+        if value is None:
+            return None
+        typed, rest = [type_step(value)], (" " + rest)[:content.start()].strip()
+    folder = _IN_FOLDER.search(rest)
+    folder_name = None
+    if folder:
+        folder_name, rest = folder.group("folder"), (rest[:folder.start()] + " " + rest[folder.end():]).strip()
+    rest = _SAVED_THING.sub("", rest).strip()
+    if not rest and folder_name:  # "save the file to Documents, name it x.txt": the name comes later
+        context.save_folder = folder_name
+        return [*typed]
+    said = re.fullmatch(rf"(?P<text>.+?)\s+as\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    if said and not typed and (text := value_of(said.group("text"), context)) is not None:
+        typed, rest = [type_step(text)], f"as {said.group('name')}"  # "save Dear team as memo.txt": write it, save it
+    name = re.fullmatch(rf"(?:{_NAMING}\s+)?(?:a\s+file\s+(?:called|named)\s+)?(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    if name is None:
+        name = re.fullmatch(rf"(?:a\s+)?(?:new\s+)?file\s+(?:called|named)\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    if name is None:
+        return None
+    return [*typed, *_saved_as(name.group("name"), folder_name, context)]
+
+
+def _saved_as(name: str, folder: str | None, context: Context) -> list[str]:
+    """Save as `name` (in `folder`): in a file dialog the screen shows, its Name field, then Enter (its Save or OK,
+    pressed where the task says to, else at the end); elsewhere the grammar's save as."""
+    context.saved_as = True
+    shown = context.quoted.restore(name) if name.startswith("«") else f'"{name}"'
+    if context.screen.save_dialog:
+        context.dialog_unsaved = context.screen_bound = True
+        path = shown if folder is None else f'"~/{folder}/{shown.strip(chr(34))}"'
+        return [f"set the Name field to {path}"]
+    return [f"save the file as {shown}" + (f" in {folder}" if folder else "")]
+
+
+def by_shortcut(words: str, context: Context) -> list[str] | None:
+    """Commands every desktop binds to the same keys, said in words: "open a new tab", "reload the page", "go back",
+    "undo the last change", "show hidden files", "go up a folder", "zoom in"; a web address visited; a word found in
+    the document."""
+    for pattern, keys in _SHORTCUTS:
+        if pattern.match(words):
+            return [f"press {keys}"]
+    visit = _VISIT.match(words)
+    if visit:
+        return ["press ctrl+l", type_step(context.quoted.restore(visit.group("address"), keep_quotes=False)),
+                "press Enter"]
+    find = _FIND_IN_TEXT.match(words)
+    if find:
+        value = value_of(find.group("value"), context)
+        return None if value is None else ["press ctrl+f", type_step(value)]
+    return None
