@@ -1298,3 +1298,21 @@ def test_a_box_the_task_names_is_held_to_the_last_screen_that_showed_it():
     goal.follow(Action(kind=ActionKind.CLICK, point=Point(55, 72)), KeyboardFocus(), form, covered, True)
     check = goal.check(covered)
     assert not check.passed and '"Has a car"' in check.failed
+
+
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_slider_the_task_asks_to_move_by_no_number_must_have_moved(moved):
+    """A model clicked the slider's middle and OK for "Set the slider to its maximum" and was judged done."""
+    from deskpilot.core.observation import Element
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    label = Element(Box(20, 20, 120, 40), "text", "Volume")
+    before = [label, Element(Box(300, 60, 316, 80), "slider", "50")]
+    after = [label, Element(Box(600, 60, 616, 80), "slider", "100")] if moved else before
+    tracker = GoalTracker(task="Set the slider to its maximum")
+    tracker.start(before)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=Point(308, 70)), KeyboardFocus(), before, after, moved)
+    check = tracker.check(after)
+    assert check.passed is moved, check.failed
+    assert moved or check.failed == "the task asks to move the slider, and it shows what it showed at the start"

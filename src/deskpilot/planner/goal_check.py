@@ -61,7 +61,7 @@ from deskpilot.grounding.widgets import toggle_for_label
 from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
 from .number_controls import goals as number_goals
-from .sliders import shown_number
+from .sliders import SLIDER_WORDS, shown_number
 from .spin_boxes import spin_boxes
 from .task_coverage import CLAUSE, asks_to_act, coverage
 
@@ -400,6 +400,8 @@ class GoalTracker:
     task: str = ""
     secrets: tuple[str, ...] = ()
     initial: set[str] = field(default_factory=set)  # texts on the screen when the run began
+    first_sliders: list[tuple[Box, str]] = field(default_factory=list)  # the sliders the run began with (where,
+    # and the number each showed)
     fields: list[TypedField] = field(default_factory=list)
     toggles: list[tuple[str, Box, bool]] = field(default_factory=list)  # name, box, the state the click gave
     submits: dict[str, bool] = field(default_factory=dict)  # a control's label -> whether its last click changed
@@ -440,6 +442,7 @@ class GoalTracker:
 
     def start(self, elements: list[Element]) -> None:
         self.initial = {text_key(e.text) for e in elements if e.text}
+        self.first_sliders = _sliders(elements)
         self._note_number_controls(elements)
         self.shown = [e.text for e in elements if e.text and not self._echoes_task(e.text)]
         self.ranked = {words: element for (family, rank), words in ranked_references(self.task).items()
@@ -1008,12 +1011,19 @@ class GoalTracker:
             if not changed:
                 return GoalCheck(False, tuple(held), f"clicking {_quote(label)} changed nothing on the screen")
             held.append(f"clicking {_quote(label)} had an effect")
-        for control, _, wanted, kind in number_goals(self.task, elements if _number_controls(elements)
-                                                     else self.number_screen):
+        numbers_on = elements if _number_controls(elements) else self.number_screen
+        goals = number_goals(self.task, numbers_on)
+        for control, _, wanted, kind in goals:
             if shown_number(control.text) != wanted:
                 return GoalCheck(False, tuple(held), f"{kind} shows {_quote(control.text or 'no number')}, and the "
                                                      f"task asks for {wanted:g}")
             held.append(f"{kind} shows {control.text}")
+        if not goals and self.first_sliders and SLIDER_WORDS.search(QUOTED.sub(" ", self.task)):
+            # a slider the task asks to move by no number ("to its maximum", "all the way up"): it must have moved
+            if _sliders(numbers_on) == self.first_sliders:
+                return GoalCheck(False, tuple(held), "the task asks to move the slider, and it shows what it showed "
+                                                     "at the start")
+            held.append("the slider moved")
         part, concretes = coverage(self.task, self._evidence(held, elements), [*self.shown, *(
             e.text for e in elements if e.text and not self._echoes_task(e.text))])
         if part is None and not concretes and not self.acted and not held and asks_to_act(self.task):
@@ -1023,6 +1033,11 @@ class GoalTracker:
             return GoalCheck(False, tuple(held), f"the task asks to {_quote(part)}, and nothing the run did or the "
                                                  "screen shows speaks of it")
         return GoalCheck(True, tuple(held), None)
+
+
+def _sliders(elements: list[Element]) -> list[tuple[Box, str]]:
+    """Each slider of the screen: where it is found (its handle, where pixels found it) and the number it shows."""
+    return sorted((e.box, e.text) for e in elements if e.role == "slider")
 
 
 def _number_controls(elements: list[Element]) -> bool:
