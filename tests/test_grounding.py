@@ -106,6 +106,9 @@ def test_fuzzy_and_squashed_matches_cope_with_ocr_errors():
     assert match_text("Password", "Pasword") is not None
     assert match_text("Small", "O Small").start == 2
     assert match_text("OK", "Cancel") is None
+    # a number is never near: "March 15" is not a calendar's "March" header, nor "March 2026"
+    assert match_text("March 15", "March") is None and match_text("March 15", "March 2026") is None
+    assert match_text("Order 1001", "0rder 1001") is not None  # letters OCR confuses still match
 
 
 @pytest.mark.parametrize("phrase, text, found", [

@@ -89,14 +89,18 @@ def _word(phrase: str) -> str:
 
 
 def _fuzzy(want_sq: str, have_sq: str, index: list[int]) -> TextMatch | None:
+    """A near match, letters allowed to differ; a number in the phrase must be in the text ("March 15" is not the
+    "March" of a calendar's header: a near match of its letters)."""
     if len(want_sq) < 3:
         return None
+    digits = re.sub(r"\D", "", want_sq)
     whole = fuzz.ratio(want_sq, have_sq)
-    if whole >= FUZZY_MIN:
+    if whole >= FUZZY_MIN and digits in re.sub(r"\D", "", have_sq):
         return TextMatch(0.8 * whole / 100, 0, index[-1] + 1)
     if len(have_sq) > len(want_sq):
         part = fuzz.partial_ratio_alignment(want_sq, have_sq)
-        if part is not None and part.score >= max(FUZZY_MIN, 100 - 100 / len(want_sq)):
+        if part is not None and part.score >= max(FUZZY_MIN, 100 - 100 / len(want_sq)) and \
+                digits in re.sub(r"\D", "", have_sq[part.dest_start:part.dest_end]):
             start, end = part.dest_start, max(part.dest_start + 1, part.dest_end)
             return TextMatch(0.75 * part.score / 100, index[start], index[end - 1] + 1)
     return None
