@@ -61,6 +61,9 @@ def _read(task: str, screen: list[Element]) -> str | None:
     ("From the Edit menu choose Select All, then Copy",
      'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
     ("Use Edit > Paste to put it back", 'open the Edit menu, choose "Paste"'),
+    ("Write shopping list and use File > Save As to call it list.txt",
+     'type "shopping list", save the file as "list.txt"'),
+    ("Type ' today' at the end", 'press ctrl+End, type " today"'),  # the grammar would type " today at the end"
     ("Select all and delete it", "press ctrl+a, press Delete"),
     ("At the end of the memo add ' Important' in bold and save it",
      'press ctrl+End, press ctrl+b, type " Important", press ctrl+s'),

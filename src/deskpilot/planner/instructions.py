@@ -361,10 +361,10 @@ def _type_at_focus(match: re.Match[str], quoted: Quoted) -> list[Action]:
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
     _given_text(text, quoted, match.group(0))
-    if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted))) and \
-            not re.fullmatch(r"«\d+»", text.strip()):
-        raise PlannerError(f"cannot tell the field from the value in {match.group(0)!r}; say it as: type \"VALUE\" "
-                           "into FIELD")
+    if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted)) or "«" in text) and \
+            not re.fullmatch(r"«\d+»", text.strip()):  # a quoted value and more words: not all of it is the text
+        raise PlannerError(f"cannot tell the field from the value in {quoted.restore(match.group(0))!r}; say it as: "
+                           'type "VALUE" into FIELD')
     return [Action(kind=ActionKind.TYPE, text=_value(text, quoted))]
 
 

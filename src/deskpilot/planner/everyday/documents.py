@@ -59,7 +59,8 @@ _MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+the\s+(?P<menu
                    r"(?P<menu3>[A-Z]?\w+)\s+menu\s*,?)\s+", re.I)
 # "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
 _MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open)\s+)?(?P<menu>[A-Z]\w+)\s*>\s*"
-                        r"(?P<item>[A-Z][\w ]*?\w)(?:\s+to\s+.+)?$")
+                        r"(?P<item>[A-Z]\w*(?:\s+(?:[A-Z]\w*|and|or|of))*)"
+                        r"(?:\s+to\s+(?!(?i:call|name)\b)[a-z][^>]*)?$")  # "to copy it": what the item does
 _MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
 _SHORTCUTS = tuple((re.compile(pattern, re.I), keys) for pattern, keys in (
     (r"^(?:open|start|add)\s+(?:a\s+)?new\s+(?:browser\s+)?tab$", "ctrl+t"),
