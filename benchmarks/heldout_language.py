@@ -8,7 +8,8 @@ used. Two held-out sets, written before the training data existed:
 - with --desktop, the desktop-apps suite driven by benchmarks/heldout/desktop_suite.json (32 of its tasks in other
   words; each task's checker reads the application's own output: no stray count there);
   `--desktop-instructions benchmarks/heldout/desktop_suite_2.json` runs the second set (38, written for round 15),
-  `desktop_suite_3.json` the third (40, written during round 15 before its first run).
+  `desktop_suite_3.json` the third (40) and `desktop_suite_4.json` the fourth (40), each written during round 15
+  before its first run.
 
 Each planner runs the same instructions; per planner: done, stray, honest failure (failed / asked the user /
 refused), false success, with Wilson intervals, and paired comparisons (exact sign test on the discordant pairs).
