@@ -30,6 +30,8 @@ SAVE_DIALOG = [_element("Name:"), _element("", "input"), _element("Home"), _elem
                _element("Save", "button"), _element("Cancel", "button")]
 FILES = [_element("todo.txt"), _element("Archive"), _element("notes.txt")]
 SHEET = [*(_element(c) for c in "ABCDEF"), *(_element(str(r)) for r in range(1, 9))]
+NAME_DIALOG = [Element(Box(20, 60, 110, 84), "text", "Your name:"), Element(Box(120, 60, 300, 84), "input", ""),
+               Element(Box(200, 200, 260, 224), "button", "OK")]
 SLIDER = [_element("Volume"), _element("", "slider"), _element("OK", "button")]
 
 
@@ -52,6 +54,12 @@ def _read(task: str, screen: list[Element]) -> str | None:
      'type "step one", save the file as "plan.md" in Desktop'),
     ("Keep the document under the name report.odt", 'save the file as "report.odt"'),
     ("Append ' and eggs' to the file and save it", 'press ctrl+End, type " and eggs", press ctrl+s'),
+    ("Stick ' and eggs' on the end of the line and save", 'press ctrl+End, type " and eggs", press ctrl+s'),
+    ("Add a ! to the end of the text", 'press ctrl+End, type "!"'),
+    ("Put Dear team in a new file memo.txt in Documents", 'type "Dear team", save the file as "memo.txt" in Documents'),
+    ("Make a file qt.txt in Documents containing Qt notes", 'type "Qt notes", save the file as "qt.txt" in Documents'),
+    ("Using the Edit menu, select all and then copy",
+     'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
     ("Change all the text to finished and save it", 'press ctrl+a, type "finished", press ctrl+s'),
     ("End the sentence with a question mark", 'press ctrl+End, type "?"'),
     ("Copy the whole text", "press ctrl+a, press ctrl+c"),
@@ -138,6 +146,17 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
     ("Reply no", [], "answer No"),
     ("I need milk and bread; tick both and confirm", [], 'tick "milk", tick "bread", confirm'),
     ("todo.txt should be called shopping.txt, rename it", FILES, 'rename "todo.txt" to "shopping.txt"'),
+    ("notes.txt needs to be renamed to minutes.txt", FILES, 'rename "notes.txt" to "minutes.txt"'),
+    ("The name should be Grace, then OK", NAME_DIALOG, 'set the Your name field to "Grace", click "OK"'),
+    ("My name is Ada, enter it and confirm", NAME_DIALOG, 'set the Your name field to "Ada", confirm'),
+    ("Change todo.txt's name to shopping.txt", FILES, 'rename "todo.txt" to "shopping.txt"'),
+    ("Make me a folder named Projects", FILES, 'create a new folder named "Projects"'),
+    ("Cherry please, then OK", [_element("Banana"), _element("Cherry"), _element("OK", "button")],
+     'click "Cherry", click "OK"'),
+    ("Tick the boxes for Milk and Bread, then OK", [_element("Milk"), _element("Bread"), _element("OK", "button")],
+     'tick "Milk", Bread, click "OK"'),
+    ("Move the slider all the way to the right, then OK", SLIDER, 'click the slider, press End, click "OK"'),
+    ("In the terminal create greeting.txt with hello in it", [], 'run the command "echo hello > greeting.txt"'),
     ("Drag and drop todo.txt into the Archive folder", FILES, 'drag "todo.txt" onto "Archive"'),
     ("Open Banana from the list with a double click", [], 'double-click "Banana"'),
     ("New folder, call it Music", [], 'create a new folder named "Music"'),
@@ -185,7 +204,6 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
     ("Pick April 3", CALENDAR),  # a month the calendar does not show
     ("New folder", []),  # a folder never named
     ("Save the file to Documents", EDITOR),  # a folder, and never a name
-    ("todo.txt should be called shopping.txt", FILES),  # said, never asked for
     ("Move todo.txt into Archive", EDITOR),  # neither shown: no file manager in sight
     ("Type your name and save", EDITOR),  # a description, not a text to type
     ("Add Ada to the guest list", EDITOR),  # a place, not a text at the document's end

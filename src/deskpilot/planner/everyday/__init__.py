@@ -30,13 +30,13 @@ from deskpilot.core.observation import Element
 from ..instructions import Quoted, parse_instructions, starts_with_verb
 from .apps import BY_BUTTONS, TERMINAL, calculating, in_a_file_manager, in_a_terminal
 from .context import NUMBER, Context, Reader, Screen
-from .dialogs import button_alone, double_clicking, filling, on_screen_controls, referring
+from .dialogs import button_alone, choice_alone, double_clicking, filling, on_screen_controls, referring
 from .documents import by_shortcut, editing, menu_steps, says_a_menu, saving
 
 _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
                    (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
-SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
+SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)  # "a !" is a mark
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
                      r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so|(?:can|could|would|will)\s+you"
                      r"(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to|use\s+the\s+mouse\s+to)\b\s*",
@@ -95,7 +95,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.joined_by = separator.strip()
         steps = _read_clause(words, context)
         if steps is None:
-            if after_reading and not starts_with_verb(words):
+            if after_reading and not starts_with_verb(words) and not _continues(read[-1], words):
                 return None  # the grammar would give it the verb of the steps read before it
             read.append(f"{_joint(separator)}{words}")
             after_reading = False
@@ -112,6 +112,14 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         read.append(", press Enter")  # the file dialog's name set: its Save pressed last
     written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
     return Reading(written, tuple(context.notes), context.screen_bound) if grammar_takes(written) else None
+
+
+def _continues(steps: str, words: str) -> bool:
+    """Whether a clause with no verb may take the verb of the steps read before it: a name or two after a tick or
+    a click ("tick the boxes for Milk and Bread")."""
+    last = steps.rsplit(", ", 1)[-1].lstrip(", .")
+    return bool(re.match(r"(?:tick|untick|click|double-click) ", last)) and len(words.split()) <= 3 and \
+        re.fullmatch(r"[\w .'-]+|«\d+»", words) is not None
 
 
 def _joint(separator: str) -> str:
@@ -158,4 +166,5 @@ def _read_clause(words: str, context: Context) -> list[str] | None:
 
 
 READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, saving, in_a_file_manager,
-                               on_screen_controls, double_clicking, button_alone, by_shortcut, filling, editing)
+                               on_screen_controls, double_clicking, button_alone, by_shortcut, filling, choice_alone,
+                               editing)

@@ -40,7 +40,7 @@ _CLEAR_CALC = re.compile(r"^(?:clear|reset)(?:\s+(?:it|the\s+(?:display|calculat
 TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|a\s+)?"
                        r"(?:terminal|shell|command\s+line|console)|use\s+the\s+(?:terminal|shell|command\s+line|console)"
                        r"\s+to)(?:\s*,\s*|\s+|$)", re.I)
-_MAKE = r"(?:make|create|add|set\s+up|open)\s+(?:a\s+|an\s+)?(?:new\s+)?"
+_MAKE = r"(?:make|create|add|set\s+up|open)(?:\s+(?:me|us))?\s+(?:a\s+|an\s+)?(?:new\s+)?"
 _NAMED = r"(?:\s+(?:called|named))?\s+"
 MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$", re.I)
 _TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})(?:\s+(?:in|inside|into)\s+"
@@ -48,14 +48,17 @@ _TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?(?:file{_NAMED})?(?P<name>«\d+»|{F
 _ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|into|to)\s+(?:a\s+|the\s+)?(?:new\s+)?"
                    rf"(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})$|"
                    rf"^(?:{_MAKE}(?:file{_NAMED})?)?(?P<name2>«\d+»|{FILE_NAME})\s+(?:containing|that\s+says|saying|"
-                   r"with\s+the\s+(?:text|words?)|which\s+says)\s+(?P<text2>.+)$", re.I)
+                   r"with\s+the\s+(?:text|words?)|which\s+says)\s+(?P<text2>.+)$|"
+                   rf"^(?:{_MAKE}(?:file{_NAMED})?)?(?P<name3>«\d+»|{FILE_NAME})\s+with\s+(?P<text3>.+?)\s+in\s+it$",
+                   re.I)
 _RUN = re.compile(r"^(?:run|execute|type|enter)\s+(?:the\s+command\s+)?(?P<command>(?!the\b)[\w.~/-]+(?:\s+\S+){0,8}?)"
                   r"(?:\s+and\s+press\s+enter)?$", re.I)
 _CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
                  r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
 _UNNAMED_FOLDER = re.compile(rf"^(?:{_MAKE})?(?:a\s+)?new\s+(?:folder|directory)$", re.I)
 _CALL_IT_PLAIN = re.compile(r"^(?:call|name)\s+it\s+(?P<name>«\d+»|[\w.-]+)$", re.I)
-_GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s+)?name\s+(?P<new>«\d+»|{FILE_NAME})$",
+_GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s+)?name\s+(?P<new>«\d+»|{FILE_NAME})$|"
+                        rf"^(?:change|set)\s+(?P<old2>«\d+»|{FILE_NAME})'s\s+name\s+to\s+(?P<new2>«\d+»|{FILE_NAME})$",
                         re.I)
 # a file manager's moves, between files and folders the first screen shows
 _COPY_INTO = re.compile(rf"^(?:copy|put\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
@@ -137,10 +140,10 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
         return [f'run the command "touch {path}"']
     echoed = _ECHO.match(words)
     if echoed:
-        text = value_of(echoed.group("text") or echoed.group("text2"), context)
+        text = value_of(echoed.group("text") or echoed.group("text2") or echoed.group("text3"), context)
         if text is None:
             return None
-        target = echoed.group("name") or echoed.group("name2")
+        target = echoed.group("name") or echoed.group("name2") or echoed.group("name3")
         return [f'run the command "echo {shlex.quote(text)} > {name(target)}"']
     went = _CD.match(words)
     if went:
@@ -167,7 +170,8 @@ def in_a_file_manager(words: str, context: Context) -> list[str] | None:
         return [f'create a new folder named "{context.quoted.restore(named.group("name"), keep_quotes=False)}"']
     renamed = _GIVE_NAME.match(words)
     if renamed:
-        old, new = (context.quoted.restore(renamed.group(g), keep_quotes=False) for g in ("old", "new"))
+        old, new = (context.quoted.restore(renamed.group(g) or renamed.group(f"{g}2"), keep_quotes=False)
+                    for g in ("old", "new"))
         return [f'rename "{old}" to "{new}"']
     for pattern, copy in ((_COPY_INTO, True), (_MOVE_INTO, False)):
         match = pattern.match(words)

@@ -110,6 +110,7 @@ class Referent:
     values: list[str]
     renames: bool = False
     used: bool = False
+    typed: bool = False  # the statement itself set the field its noun names
 
 
 @dataclass
@@ -148,14 +149,22 @@ def value_of(text: str, context: Context) -> str | None:
         return context.quoted.restore(shown, keep_quotes=False) if shown else _MARKS[mark.group("name").lower()]
     if re.fullmatch(r"«\d+»", text):
         return context.quoted.restore(text, keep_quotes=False)
+    shown_mark = re.fullmatch(r"(?:an?|one)\s+([^\w\s«»])", text)
+    if shown_mark:  # "a !": the mark itself
+        return shown_mark.group(1)
     if "«" in text or _PLACE_WORDS.search(f" {text} ") or _DESCRIPTION.match(text) or not text:
         return None
     return text
 
 
-def type_step(value: str) -> str:
-    """The grammar's typing of `value`, quoted with marks it does not hold."""
+def in_quotes(value: str) -> str:
+    """`value` quoted for the grammar, with marks it does not hold."""
     for left, right in (('"', '"'), ("“", "”")):
         if left not in value and right not in value:
-            return f"type {left}{value}{right}"
+            return f"{left}{value}{right}"
     raise PlannerError("a value holds both kinds of quotes")
+
+
+def type_step(value: str) -> str:
+    """The grammar's typing of `value`."""
+    return f"type {in_quotes(value)}"

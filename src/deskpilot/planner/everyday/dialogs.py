@@ -10,7 +10,7 @@ from deskpilot.core.task_text import normalised
 
 from ..field_values import field_values
 from ..instructions import starts_with_verb
-from .context import FILE_NAME, Context, Referent, type_step
+from .context import in_quotes, FILE_NAME, Context, Referent, type_step
 
 _ANSWER = re.compile(r"^(?:reply|respond|say|answer)\s+(?:with\s+)?(?:a\s+)?(?P<answer>yes|no)"
                      r"(?:\s+to\s+(?:it|the\s+question|the\s+dialog))?$", re.I)
@@ -49,7 +49,7 @@ _DAY = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|set\s+the\s+(?:date|d
                   rf"(?:\s+(?:of\s+)?(?P<after>{_MONTH}))?(?:\s+(?:in|on|from)\s+the\s+calendar)?$", re.I)
 _SLIDER_END = re.compile(r"^(?:turn|set|move|slide|push|put|drag|crank)\s+(?:the\s+)?(?:\w+\s+){0,2}?"
                          r"(?:all\s+the\s+way|right)?\s*(?P<way>up|down|to\s+(?:the\s+|its\s+)?(?:max(?:imum)?|"
-                         r"min(?:imum)?|top|bottom|full|highest|lowest|zero|100\s*%)(?:\s+(?:value|setting|level))?)$",
+                         r"min(?:imum)?|top|bottom|full|highest|lowest|zero|100\s*%|right|left|end|start)(?:\s+(?:value|setting|level))?)$",
                          re.I)
 
 
@@ -57,9 +57,10 @@ def referring(words: str, context: Context) -> list[str] | None:
     """"My name is Ada, enter it", "I need milk and bread; tick both", "The password is X, submit it", "todo.txt
     should be called shopping.txt, rename it": what a clause states, then the steps that act on "it"."""
     renamed = _RENAMED.match(words)
-    if renamed:
-        context.referent = Referent(None, [renamed.group("old"), renamed.group("new")], renames=True)
-        return []
+    if renamed:  # said is asked: "notes.txt needs to be renamed to minutes.txt" (a later "rename it" adds nothing)
+        old, new = (context.quoted.restore(renamed.group(g), keep_quotes=False) for g in ("old", "new"))
+        context.referent = Referent(None, [old, new], renames=True, used=True)
+        return [f'rename "{old}" to "{new}"']
     statement = _STATEMENT.match(words)
     if statement:
         noun = statement.group("noun")
@@ -67,7 +68,11 @@ def referring(words: str, context: Context) -> list[str] | None:
         if noun and noun.lower() in ("answer", "reply", "response"):
             return None  # "the answer is no": the grammar's
         context.referent = Referent(noun, [value])
-        return []
+        label = _field_named(noun, context) if noun else None
+        if label is None:
+            return []
+        context.referent.used = context.referent.typed = True  # "the name should be Grace": the field set now
+        return [f"set the {label} field to {in_quotes(context.quoted.restore(value, keep_quotes=False))}"]
     referent = context.referent
     if referent is None:
         return None
@@ -82,11 +87,23 @@ def referring(words: str, context: Context) -> list[str] | None:
     return steps
 
 
+def _field_named(noun: str, context: Context) -> str | None:
+    """The label of the one text field the screen shows that a statement's noun names ("name": "Your name"), as
+    the screen writes it (a plain label only: it is written into the task); any field, before there is a screen."""
+    if context.screen.any_screen:
+        return noun
+    wanted = set(normalised(noun).split())
+    found = [label.rstrip(": ") for label in context.screen.field_labels
+             if wanted <= set(normalised(label).split())]
+    return found[0] if len(found) == 1 and _PLAIN_LABEL.fullmatch(found[0]) else None
+
+
 def _acting_on(words: str, referent: Referent, values: list[str]) -> list[str] | None:
     if referent.renames:
-        old, new = values
-        return [f'rename "{old}" to "{new}"'] if _RENAME_IT.match(words) else None
+        return [] if _RENAME_IT.match(words) else None  # read as the rename already
     field_words = f" into the {referent.noun} field" if referent.noun else ""
+    if referent.typed:  # the statement set its field: "enter it" is done, "submit it" presses its default button
+        return [] if _ENTER_IT.match(words) else ["press Enter"] if _SUBMIT_IT.match(words) else None
     if _ENTER_IT.match(words) and len(values) == 1:
         return [type_step(values[0]) + field_words]
     if _PICK_IT.match(words) and (len(values) == 1) == bool(re.search(r"\b(?:it|that)\b", words, re.I)):
@@ -97,6 +114,26 @@ def _acting_on(words: str, referent: Referent, values: list[str]) -> list[str] |
             return ["confirm"]
         return [type_step(values[0]) + field_words, "press Enter"]
     return None
+
+
+def choice_alone(words: str, context: Context) -> list[str] | None:
+    """"Cherry please, then OK": a thing the screen shows said alone, as the choice of it (a list's row, an
+    option); "tick the boxes for Milk and Bread": the boxes by their labels."""
+    boxes = _BOXES_FOR.match(words)
+    if boxes:
+        return [f'{boxes.group("verb").lower().replace("check", "tick")} "{boxes.group("what")}"']
+    if starts_with_verb(words) or len(words.split()) > 4 or "«" in words and not re.fullmatch(r"«\d+»", words) or \
+            context.joined_by.lower() == "and":  # "... Milk and Bread": more of the verb before
+        return None
+    said = context.quoted.restore(words, keep_quotes=False)
+    if not context.screen.any_screen and (said.lower() not in context.screen.texts or '"' in said or
+                                          said in context.screen.field_labels):
+        return None
+    return [f'click "{said}"']
+
+
+_BOXES_FOR = re.compile(r"^(?P<verb>tick|check|untick|uncheck)\s+(?:the\s+)?(?:check\s*)?box(?:es)?\s+"
+                        r"(?:for|of|next\s+to|beside|labell?ed)\s+(?P<what>[\w .-]+)$", re.I)
 
 
 def button_alone(words: str, context: Context) -> list[str] | None:
@@ -157,7 +194,7 @@ def on_screen_controls(words: str, context: Context) -> list[str] | None:
         return [f"answer {answer.group('answer').capitalize()}"]
     slider = _SLIDER_END.match(words)
     if slider and (context.screen.any_screen or "slider" in context.screen.roles):
-        up = re.search(r"up|max|top|full|high|100", slider.group("way"), re.I)
+        up = re.search(r"up|max|top|full|high|100|right|end", slider.group("way"), re.I)
         context.screen_bound = not context.screen.any_screen
         return ["click the slider", f"press {'End' if up else 'Home'}"]
     cell = _CELL_VALUE.match(words)

@@ -23,7 +23,7 @@ _APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|thi
 _STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
 _STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
 _WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
-                      r"append)\s+(?P<value>.+?)(?:\s+instead)?$", re.I)
+                      r"append|stick|tack|pop)\s+(?P<value>.+?)(?:\s+instead)?$", re.I)
 _ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|everything|the\s+(?:whole\s+|entire\s+)?" \
             r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
             r"memo|editor|window))?"
@@ -34,6 +34,12 @@ _CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+
 _SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all)$", re.I)
 _DELETE_SELECTED = re.compile(r"^(?:delete|remove|erase|clear)\s+(?:it|them|that|the\s+selection|"
                               r"the\s+selected\s+text)$", re.I)  # after a selection: the Delete key
+_FOLDER_WORDS = r"(?:\s+(?:in|inside|into)\s+(?:my\s+|the\s+)?(?P<{}>[A-Z][\w-]*)(?:\s+folder)?)?"
+_NEW_FILE = re.compile(rf"^(?:put|write|type|save|store)\s+(?P<text>.+?)\s+(?:in|into|to)\s+a\s+new\s+file\s+"
+                       rf"(?:called\s+|named\s+)?(?P<name>«\d+»|{FILE_NAME}){_FOLDER_WORDS.format('folder')}$|"
+                       rf"^(?:make|create)\s+(?:a\s+|an\s+)?(?:new\s+)?file\s+(?:called\s+|named\s+)?"
+                       rf"(?P<name2>«\d+»|{FILE_NAME}){_FOLDER_WORDS.format('folder2')}\s+(?:containing|that\s+says|"
+                       r"saying|with\s+the\s+(?:text|words?))\s+(?P<text2>.+)$", re.I)
 _SAVE_VERB = re.compile(r"^(?:save|store|keep|write)\b", re.I)
 _SAVED_THING = re.compile(r"^(?:(?:it|this|that|them|your\s+(?:changes|work|edits)|the\s+changes|my\s+(?:changes|work)|"
                           r"(?:the\s+|this\s+|a\s+|a\s+new\s+)?(?:file|document|doc|text|note|sheet|spreadsheet|"
@@ -85,15 +91,22 @@ _FIND_IN_TEXT = re.compile(r"^(?:find|search\s+for|look\s+for|locate)\s+(?P<valu
                            r"(?:the|this)\s+(?:text|document|file|page|note)$", re.I)
 
 
+_MENU_ALONE = re.compile(r"^(?:using|from|in|via|through|with)\s+the\s+(?P<menu>[A-Z]?\w+)\s+menu$", re.I)
+
+
 def says_a_menu(words: str, context: Context) -> bool:
     """Whether the clause is said through a menu (its own words, or "use the Edit menu to ..." before it)."""
-    return bool(context.menu or _MENU_PATH.match(words) or _MENU.search(words))
+    return bool(context.menu or _MENU_PATH.match(words) or _MENU.search(words) or _MENU_ALONE.match(words))
 
 
 def menu_steps(words: str, context: Context) -> list[str] | None:
     """A clause said through a menu: "use Edit > Copy", "copy the result from the Edit menu", "use the Edit menu to
     select everything" (and the clauses after it), "from the Edit menu choose Select All": the menu opened and its
     item chosen. None where the clause names no menu, or one whose item it does not say."""
+    alone = _MENU_ALONE.match(words)
+    if alone:  # "Using the Edit menu, select all and then copy": the clauses after it
+        context.menu = alone.group("menu")
+        return []
     path = _MENU_PATH.match(words)
     if path:
         return [f"open the {path.group('menu')} menu", f'choose "{path.group("item")}"']
@@ -182,6 +195,13 @@ def saving(words: str, context: Context) -> list[str] | None:
         if context.saved_as:
             return []  # the save as before saved it
         return ["press Enter"] if context.screen.save_dialog else ["press ctrl+s"]
+    new_file = _NEW_FILE.match(words)
+    if new_file:  # "put Dear team in a new file memo.txt (in Documents)", "make a file qt.txt containing Qt notes"
+        text = value_of(new_file.group("text") or new_file.group("text2"), context)
+        if text is None:
+            return None
+        return [type_step(text), *_saved_as(new_file.group("name") or new_file.group("name2"),
+                                            new_file.group("folder") or new_file.group("folder2"), context)]
     if not _SAVE_VERB.match(words):
         return None
     rest = words.split(None, 1)[1] if " " in words else ""
