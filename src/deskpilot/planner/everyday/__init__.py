@@ -36,7 +36,8 @@ from .documents import by_shortcut, editing, menu_steps, says_a_menu, saving
 _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
                    (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
-SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)  # "a !" is a mark
+# what ends a clause ("a !" is a mark to type, not an end)
+SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
 _FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
                      r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so|(?:can|could|would|will)\s+you"
                      r"(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to|use\s+the\s+mouse\s+to)\b\s*",
