@@ -49,9 +49,9 @@ from deskpilot.grounding.layout import ink_box
 from .base import Decision, Planner
 from .control_names import speaks_of_a_box, with_box_labels
 from .everyday import may_read_everyday, read_everyday
-from .instructions import parse_instructions
 from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
+from .instructions import parse_instructions
 from .offline import OfflinePlanner
 from .routing import RoutingPlanner
 from .screen_values import read_from_screen, takes_screen_values
