@@ -96,7 +96,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.joined_by = separator.strip()
         steps = _read_clause(words, context)
         if steps is None:
-            if after_reading and not starts_with_verb(words) and not _continues(read[-1], words):
+            if after_reading and not starts_with_verb(words) and not (read and _continues(read[-1], words)):
                 return None  # the grammar would give it the verb of the steps read before it
             read.append(f"{_joint(separator)}{words}")
             after_reading = False
