@@ -35,3 +35,12 @@ from deskpilot.planner.task_coverage import uncovered
 ])
 def test_a_concrete_part_of_the_task_needs_a_word_of_evidence(task, evidence, shown, left):
     assert uncovered(task, evidence, shown) == left
+
+
+def test_a_quoted_value_is_held_whatever_verb_brings_it():
+    """Forms seed 125002 (Tk): the model never chose GBP, and "prefer" was no verb of asking."""
+    task = 'Opt into billable to client. Then use Café Roma for the Merchant box, prefer "GBP" for the currency list'
+    assert uncovered(task, ["Billable to client", "Café Roma", "Merchant"], ["Currency", "EUR", "Merchant"]) == \
+        'prefer "GBP" for the currency list'
+    assert uncovered(task, ["Billable to client", "Café Roma", "GBP"], ["Currency", "GBP"]) is None
+    assert uncovered('the full name is "Ada"', ["Ada"], []) is None

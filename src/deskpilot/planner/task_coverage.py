@@ -8,7 +8,8 @@ file the task names ("save a file called qt.txt") must be named by what the run 
 scrolled over), whatever verb asks for it.
 
 Clauses that only say how to get somewhere (scroll, find, look, open, switch) or that say no verb of asking are
-not held: they are means, or statements the field checks read ("the full name is ...")."""
+not held: they are means, or statements the field checks read ("the full name is ..."); one that quotes a value is
+held whatever its verb."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from deskpilot.core.task_text import NUMBER_WORDS, QUOTED, WORD, look_alike
 # Verbs that ask for an end state or an act the screen or the run can show.
 ASKING = frozenset("select choose pick mark tick check uncheck untick click press hit push tap type enter write "
                    "input fill put set change make use give add copy paste drag move slide rename star delete "
-                   "remove forward reply".split())
+                   "remove forward reply prefer opt".split())
 # Verbs of doing that leave nothing to hold to words ("push the buttons in the order displayed", "open the menu"):
 # a run that changed nothing did none of them.
 DOING = ASKING | frozenset("find open expand collapse scroll drop submit send save buy book order create "
@@ -67,6 +68,8 @@ def coverage(task: str, evidence: Iterable[str], shown: Iterable[str]) -> tuple[
     for clause in CLAUSE.split(plain_task):
         said = WORD.findall(DESCRIBING.sub("", clause).lower())
         verb = next((i for i, word in enumerate(said) if word in ASKING), None)
+        if verb is None and any(re.fullmatch(r"q\d+", word) for word in said):
+            verb = -1  # a value the task quotes is asked for, whatever verb brings it ("I'd go for "GBP" there")
         if verb is None:
             continue
         wanted, concrete = [], False
