@@ -117,13 +117,14 @@ def _acting_on(words: str, referent: Referent, values: list[str]) -> list[str] |
 
 
 def choice_alone(words: str, context: Context) -> list[str] | None:
-    """"Cherry please, then OK": a thing the screen shows said alone, as the choice of it (a list's row, an
-    option); "tick the boxes for Milk and Bread": the boxes by their labels."""
+    """"Cherry please, then OK": a thing the screen shows said alone, first in a sentence, as the choice of it (a
+    list's row, an option; after a comma it is more of the verb before: "select words similar to end, slice");
+    "tick the boxes for Milk and Bread": the boxes by their labels."""
     boxes = _BOXES_FOR.match(words)
     if boxes:
         return [f'{boxes.group("verb").lower().replace("check", "tick")} "{boxes.group("what")}"']
     if starts_with_verb(words) or len(words.split()) > 4 or "«" in words and not re.fullmatch(r"«\d+»", words) or \
-            context.joined_by.lower() == "and":  # "... Milk and Bread": more of the verb before
+            context.joined_by.lower() not in ("", ".", "?", "!"):  # after a comma or an "and": more of the verb before
         return None
     said = context.quoted.restore(words, keep_quotes=False)
     if not context.screen.any_screen and (said.lower() not in context.screen.texts or '"' in said or
