@@ -185,30 +185,21 @@ def test_a_model_typing_the_name_of_the_box_the_task_asks_to_tick_is_no_success(
     assert "names it as a control to tick or click" in result.stdout + result.stderr
 
 
-def test_a_task_that_asks_to_confirm_is_no_success_until_a_step_presses_ok_or_enter(demo_app, tmp_path):
+@pytest.mark.parametrize(("task", "last_step", "outcome", "said"), [
+    ("My name is Ada, enter it into Full name and confirm", None, "failed", "asks to confirm"),
+    ("Put Ada in as the full name and save it", None, "failed", "asks to save"),
+    ("Put Ada in as the full name and save it", "hotkey(key='ctrl s')", "success", "hotkey ctrl+s"),
+])
+def test_a_task_that_asks_to_confirm_or_save_is_no_success_until_a_step_does(demo_app, tmp_path, task, last_step,
+                                                                              outcome, said):
     x0, y0, x1, y1 = read_state(demo_app.state_file)["boxes"]["Full name"]
     replies = [f"Thought: the name.\nAction: click(point='{model_point([x0, y0, x1, y1])}')",
                "Thought: type it.\nAction: type(content='Ada')",
+               *([f"Thought: that too.\nAction: {last_step}"] if last_step else []),
                "Thought: done.\nAction: finished(content='done')"] + \
         ["Thought: done.\nAction: finished(content='done')"] * 3
     with ChatServer(replies) as server:
-        result = run_openai(server, tmp_path, task="My name is Ada, enter it into Full name and confirm")
+        result = run_openai(server, tmp_path, task=task)
     assert read_state(demo_app.state_file)["full_name"] == "Ada"
-    assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == "failed"
-    assert "asks to confirm" in result.stdout + result.stderr
-
-
-@pytest.mark.parametrize("saves", [False, True])
-def test_a_task_that_asks_to_save_is_no_success_until_a_step_saves(demo_app, tmp_path, saves):
-    x0, y0, x1, y1 = read_state(demo_app.state_file)["boxes"]["Full name"]
-    replies = [f"Thought: the name.\nAction: click(point='{model_point([x0, y0, x1, y1])}')",
-               "Thought: type it.\nAction: type(content='Ada')",
-               *(["Thought: save.\nAction: hotkey(key='ctrl s')"] if saves else []),
-               "Thought: done.\nAction: finished(content='done')"] + \
-        ["Thought: done.\nAction: finished(content='done')"] * 3
-    with ChatServer(replies) as server:
-        result = run_openai(server, tmp_path, task="Put Ada in as the full name and save it")
-    assert read_state(demo_app.state_file)["full_name"] == "Ada"
-    outcome = read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome
-    assert outcome == ("success" if saves else "failed"), result.stdout + result.stderr
-    assert saves or "asks to save" in result.stdout + result.stderr
+    assert read_episode(list_episodes(tmp_path / "ep")[0]).meta.outcome == outcome, result.stdout + result.stderr
+    assert said in result.stdout + result.stderr
