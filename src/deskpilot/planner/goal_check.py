@@ -422,6 +422,7 @@ class GoalTracker:
     confirmed: bool = False  # whether a press of OK (or the like) or Enter changed the screen
     saved: bool = False  # whether a step saved: the save keys, a click on Save, Enter while a Save button showed
     wrote: bool = False  # whether any text was typed (secrets included) or pasted
+    typed_secret: bool = False  # whether a secret was typed (its value is in no typed text: the agent fills it in)
     acted: bool = False  # whether any action changed the screen (or typed): the run did something to check
     unasked: list[str] = field(default_factory=list)  # radio options the run chose that the task says no word of
     copied: tuple[Box | None, str] | None = None  # the field text was copied from (where seen), and what it showed
@@ -533,6 +534,7 @@ class GoalTracker:
         self.acted = self.acted or (changed and action.kind not in (ActionKind.WAIT, ActionKind.MOVE)) or \
             (action.kind is ActionKind.TYPE and bool(action.text))
         self.wrote = self.wrote or (action.kind is ActionKind.TYPE and bool(action.text)) or combo in PASTE_KEYS
+        self.typed_secret = self.typed_secret or (action.kind is ActionKind.TYPE and action.secret)
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self.confirmed = self.confirmed or changed and (bool(keys & ENTER_KEYS) or any(self.submits.values()))
@@ -626,7 +628,8 @@ class GoalTracker:
         clicked, ticked, chosen, copied and the keys pressed, and what each field and box of the final screen shows
         with its label."""
         labelled = field_labels(elements)
-        return [*held, *self.typed, *(typed.name for typed in self.fields), *self.picked, *self.keys,
+        return [*held, *self.typed, *(self.secrets if self.typed_secret else ()),
+                *(typed.name for typed in self.fields), *self.picked, *self.keys,
                 *self.effective, *(name for name, _, _ in self.toggles),
                 *(f"{choice.name} {choice.option}" for choice in self.choices),
                 *(self.copied[1:] if self.copied else ()),
@@ -1026,7 +1029,7 @@ class GoalTracker:
             held.append("the slider moved")
         part, concretes = coverage(self.task, self._evidence(held, elements), [*self.shown, *(
             e.text for e in elements if e.text and not self._echoes_task(e.text))])
-        if part is None and not concretes and not self.acted and not held and asks_to_act(self.task):
+        if (part is not None or not concretes) and not self.acted and not held and asks_to_act(self.task):
             return GoalCheck(False, (), "the task asks for something to be done, no step changed the screen, and "
                                         "nothing on it shows the task done")
         if part is not None:

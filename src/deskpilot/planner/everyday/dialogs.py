@@ -30,6 +30,8 @@ _BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|cl
 _TYPING_VERB = re.compile(r"^(?:enter|type|put|write|input|use|fill\s+in)\s+(?!«\d+»)", re.I)
 _FILL_FORM = re.compile(r"^(?:fill\s+(?:in\s+|out\s+)?(?:the|this)\s+(?:form|fields|dialog)\s+with|"
                         r"complete\s+(?:the|this)\s+form\s+with)\s+", re.I)
+_LABEL_VALUE_SHAPE = re.compile(r"(?:[A-Za-z][\w'-]*\s+){1,4}(?:(?::|=|is|-)\s*)?(?:«\d+»|[\w@.+-]+)|"
+                                r"(?:«\d+»|[\w@.+-]+(?:\s+[\w@.+-]+)?)\s+(?:as|for|in|into)\s+(?:[A-Za-z][\w'-]*\s*){1,4}")
 _PLAIN_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 '-]{0,39}")
 _BY_DOUBLE_CLICK = re.compile(r"^(?:open|choose|select|pick|activate|launch|start|click(?:\s+on)?)\s+(?:the\s+)?"
                               r"(?P<what>«\d+»|[\w.-]+(?:\s+[\w.-]+)?)(?:\s+(?:item|entry|row|file|icon))?"
@@ -151,13 +153,15 @@ def filling(words: str, context: Context) -> list[str] | None:
     words = _FILL_FORM.sub("", words)
     led = _TYPING_VERB.match(words)  # "Enter Ada for First name": the value, then the field's label
     if led:
+        if context.screen.any_screen:
+            return None  # read only against a screen's labels (before one, the grammar's refusal stands)
         words = words[led.end():]
         if not re.search(r"\s(?:as|for|in|into)\s", words, re.I):
             return None
     if starts_with_verb(words) or len(words.split()) < 2:
         return None
-    if context.screen.any_screen:  # some screen may label a field with the first words
-        return [type_step(words.split()[-1]) + " into the field"]
+    if context.screen.any_screen:  # some screen may label a field so: a few plain words, then one value
+        return ["type \"x\" into the field"] if _LABEL_VALUE_SHAPE.fullmatch(words) else None
     given = field_values(context.quoted.restore(words), context.screen.field_labels, context.screen.other_texts)
     if len(given) != 1:
         return None
