@@ -55,6 +55,7 @@ class Reading:
     task: str
     notes: tuple[str, ...]
     screen_bound: bool = False  # a clause was read by what the screen shows (a calculator, a calendar, a file
+    # dialog, ...): the reading stands even where the grammar takes the words another way
 
 
 def grammar_takes(task: str) -> bool:
