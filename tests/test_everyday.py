@@ -195,6 +195,10 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
     assert _read("Fill the form with Ada as first name, Lovelace as last name and London as the city, then OK",
                  form) == 'type "Ada" into the First name field, type "Lovelace" into the Last name field, ' \
         'type "London" into the City field, click "OK"'
+    assert _read("Enter Ada for First name, Lovelace for Last name, London for City and click OK", form) == \
+        'type "Ada" into the First name field, type "Lovelace" into the Last name field, ' \
+        'type "London" into the City field, click OK'
+    assert not may_read_everyday("Enter Ada for the name")  # before a screen: the grammar's refusal stands
     assert _read("First name Ada, shoe size 9, then OK", form) is None  # no field is labelled "shoe size"
 
 

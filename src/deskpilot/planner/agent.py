@@ -130,9 +130,8 @@ class Agent:
         watch: Periodic | None = None
         try:
             from_screen, names_boxes = takes_screen_values(task), speaks_of_a_box(task)
-            everyday = may_read_everyday(task)
-            if refusal is not None and not (from_screen or names_boxes or everyday):  # read on the first screen
-                raise refusal
+            if refusal is not None and not (from_screen or names_boxes or may_read_everyday(task)):
+                raise refusal  # nothing to read on the first screen first
             watch = CornerWatch(self.safety.stop, self.screen.cursor, self.screen.monitors()).start()
             first = self.screen.wait_until_settled(timeout=self.settle_timeout, on_change=self._look_ahead,
                                                    check=self.safety.stop.check)
@@ -142,8 +141,8 @@ class Agent:
                 task, refusal = self._with_box_labels(task, initial, refusal)
             if from_screen:
                 task, refusal = self._with_screen_values(task, initial)
-            if everyday and isinstance(self.planner, (OfflinePlanner, RoutingPlanner)):  # a model chosen by
-                task, refusal = self._in_everyday_words(task, obs, initial, refusal)  # name reads the words
+            if isinstance(self.planner, (OfflinePlanner, RoutingPlanner)):  # a model chosen by name reads the words
+                task, refusal = self._in_everyday_words(task, obs, initial, refusal)
             before = writer.add_frame(self._masked(obs, initial).image)  # kept with a refusal too: what it saw
             if refusal is not None:
                 raise refusal
