@@ -71,9 +71,10 @@ _CHOOSING_VERB = re.compile(r"^(?:go|opt|settle|stick|make|keep|leave|have|want|
 _STATEMENT = re.compile(r"\b(?:is|are|be|should|must|reads?|says?|equals?)\b", re.I)
 # words that start a clause and ask nothing themselves: joiners, time words, a request's polite frame ("can you",
 # "I need you to"); "first" only where it is no part of a name ("First name")
-_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
-                     r"column|one|field|box|tab)s?\b)|also|after that|(?:can|could|would|will)\s+you(?:\s+please)?|"
-                     r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to)\b\s*", re.I)
+FILLER_WORDS = (r"and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|column|"
+                r"one|field|box|tab)s?\b)|also|after that|(?:can|could|would|will)\s+you(?:\s+please)?|"
+                r"i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to")
+_FILLER = re.compile(rf"^(?:{FILLER_WORDS})\b\s*", re.I)
 # a clause that asks to open a group of collapsed parts to look in ("expand the sections below", "open each of the
 # panels"): the next clause's target is looked for in each, in turn
 _GROUP_SEARCH = re.compile(r"^(?:expand|open|look\s+(?:through|in)|go\s+through|browse|search)\s+"

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from deskpilot.core.errors import PlannerError
 from deskpilot.core.observation import Element
 
-from ..instructions import Quoted, parse_instructions, starts_with_verb
+from ..instructions import FILLER_WORDS, Quoted, parse_instructions, starts_with_verb
 from .apps import BY_BUTTONS, TERMINAL, calculating, in_a_file_manager, in_a_terminal
 from .context import NUMBER, Context, Reader, Screen
 from .dialogs import button_alone, choice_alone, double_clicking, filling, on_screen_controls, referring
@@ -38,10 +38,8 @@ _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
 # what ends a clause ("a !" is a mark to type, not an end)
 SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
-_FILLER = re.compile(r"^(?:and|then|and then|please|now|next|finally|first(?!\s+(?:name|line|cell|page|item|option|row|"
-                     r"column|one|field|box|tab)s?\b)|also|after\s+that|afterwards|so|(?:can|could|would|will)\s+you"
-                     r"(?:\s+please)?|i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to|use\s+the\s+mouse\s+to)\b\s*",
-                     re.I)
+# the grammar's filler, and a few more words that only lead into what the readings take ("use the mouse to move ...")
+_FILLER = re.compile(rf"^(?:{FILLER_WORDS}|after\s+that|afterwards|so|use\s+the\s+mouse\s+to)\b\s*", re.I)
 # "I need a new folder called Photos": wanting a new thing is making it
 _WANT_NEW = re.compile(r"^(?:i\s+(?:need|want|would\s+like|'d\s+like)|we\s+need|give\s+me)\s+(?=(?:a|an)\s+(?:new\s+)?"
                        r"(?:empty\s+)?(?:folder|directory|file|document|tab)\b)", re.I)
