@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .context import FILE_NAME, Context, type_step, value_of
+from .context import FILE_NAME, Context, in_quotes, type_step, value_of
 
 _WHOLE_DOC = r"(?:the\s+)?(?:very\s+)?(?P<end>end|bottom|start|beginning|top)(?:\s+of\s+(?:the\s+|this\s+|my\s+)?" \
              r"(?:file|text|document|doc|note|notes|page|memo|line|letter|sheet|spreadsheet))?"
@@ -235,12 +235,11 @@ def _saved_as(name: str, folder: str | None, context: Context) -> list[str]:
     """Save as `name` (in `folder`): in a file dialog the screen shows, its Name field, then Enter (its Save or OK,
     pressed where the task says to, else at the end); elsewhere the grammar's save as."""
     context.saved_as = True
-    shown = context.quoted.restore(name) if name.startswith("«") else f'"{name}"'
+    plain = context.quoted.restore(name, keep_quotes=False)
     if context.screen.save_dialog:
         context.dialog_unsaved = context.screen_bound = True
-        path = shown if folder is None else f'"~/{folder}/{shown.strip(chr(34))}"'
-        return [f"set the Name field to {path}"]
-    return [f"save the file as {shown}" + (f" in {folder}" if folder else "")]
+        return [f"set the Name field to {in_quotes(plain if folder is None else f'~/{folder}/{plain}')}"]
+    return [f"save the file as {in_quotes(plain)}" + (f" in {folder}" if folder else "")]
 
 
 def by_shortcut(words: str, context: Context) -> list[str] | None:
