@@ -309,6 +309,22 @@ def test_a_value_ending_in_a_letter_the_text_cursor_reads_as_is_looked_at_again(
     assert tracker.caret_doubt(elements) is doubt
 
 
+@pytest.mark.parametrize("text, now, excess", [
+    ("Ada", "Adal", True),  # the text cursor after "Ada" read as an "l"
+    ("Ada", "Ada", False),  # shows the value: nothing to look at again
+    ("Ada", "Adam", False),  # another letter than a cursor is read as: the field's own
+    ("Ada", "Adall", False),  # two more
+])
+def test_a_value_read_with_the_text_cursor_as_one_letter_more_is_looked_at_again(text, now, excess):
+    from deskpilot.core.observation import Element
+    from deskpilot.planner.goal_check import GoalTracker, TypedField
+
+    tracker = GoalTracker(f'type "{text}" into Name')
+    tracker.fields.append(TypedField("Name", Box(100, 10, 300, 34), text, "", text))
+    elements = [Element(Box(100, 10, 300, 34), role="input"), Element(Box(104, 14, 180, 30), text=now)]
+    assert tracker.caret_excess(elements) is excess
+
+
 @pytest.mark.parametrize(("task", "passed"), [
     ("put 5 in the hours per week field", False),  # the task gives the field its value: "85" is not it
     ("add 5 at the end of the hours per week field", True),  # added to what it held, as asked

@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -303,23 +303,31 @@ class Agent:
         self.screen.wait_until_settled(obs.image, timeout=self.settle_timeout, check=self.safety.stop.check)
 
     def _final_check(self) -> GoalCheck:
-        """The goal check on the last screen; where a field's value ends in a letter the text cursor could have been
-        read as, also on frames taken over one blink of the cursor, each of which must hold too."""
+        """The goal check on the last screen, and where the text cursor may have been read as a letter, also on
+        frames taken over one blink of it: where a field's value ends in such a letter (the field may hold the value
+        less it), each frame must hold too; where a field failed showing its value and such a letter more, the first
+        frame that holds (the cursor off) is the check."""
         seen = self._seen
         check = self._goal.check(self._elements, None if seen is None else blank_in(seen),
                                  None if seen is None else partial(self.grounder.read_inside, seen))
-        if not check.passed or not self._goal.caret_doubt(self._elements):
+        doubt = check.passed and self._goal.caret_doubt(self._elements)
+        excess = not check.passed and self._goal.caret_excess(self._elements)
+        if not (doubt or excess):
             return check
+        for again in self._checks_over_a_blink():
+            if again.passed is excess:
+                return again
+        return check
+
+    def _checks_over_a_blink(self) -> Iterator[GoalCheck]:
+        """The goal check on frames taken over one blink of a text cursor, each read when asked for."""
         frames, started = [], time.perf_counter()
         for look in range(CARET_LOOKS):  # taken first, read after: a slow read cannot stretch the spacing
             self.safety.stop.check()
             time.sleep(max(0.0, started + look * CARET_LOOK_SECONDS - time.perf_counter()))
             frames.append(self._observe())
-        for obs in frames:
-            again = self._goal.check(self.grounder.parse(obs), blank_in(obs), partial(self.grounder.read_inside, obs))
-            if not again.passed:
-                return again
-        return check
+        return (self._goal.check(self.grounder.parse(obs), blank_in(obs), partial(self.grounder.read_inside, obs))
+                for obs in frames)
 
     def _done_already(self, decision: Decision, elements: list[Element], history: list[Step]) -> Decision:
         """A model planner that, after the run has acted, calls the user (unsure of its next step, or its answer

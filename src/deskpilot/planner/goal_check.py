@@ -861,6 +861,12 @@ class GoalTracker:
         return any(_skeleton(typed.text).endswith(CARET_READ_AS) and (now := field_reading(typed.box, elements))
                    and typed.problem(now) is None for typed in self.fields)
 
+    def caret_excess(self, elements: list[Element]) -> bool:
+        """Whether a field shows its value and one letter more that the text cursor after it is read as ("Adal" for
+        "Ada"), and is judged wrong for it: a frame with the cursor off would show the value alone."""
+        return any((now := field_reading(typed.box, elements)) and typed.problem(now) is not None
+                   and _skeleton(now) == _skeleton(typed.text) + CARET_READ_AS for typed in self.fields)
+
     def check(self, elements: list[Element], blank: Blank | None = None, read: Read | None = None) -> GoalCheck:
         """Every expectation against the final screen's `elements`; `blank` says whether a field's box shows no
         mark on that screen (pixels: a value of a character or two OCR does not read), and `read` reads such marks
