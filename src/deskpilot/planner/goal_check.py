@@ -863,8 +863,8 @@ class GoalTracker:
 
     def caret_excess(self, elements: list[Element]) -> bool:
         """Whether a field shows its value and one letter more that the text cursor after it is read as ("Adal" for
-        "Ada"), and is judged wrong for it: a frame with the cursor off would show the value alone."""
-        return any((now := field_reading(typed.box, elements)) and typed.problem(now) is not None
+        "Ada"): a frame with the cursor off would show the value alone."""
+        return any((now := field_reading(typed.box, elements))
                    and _skeleton(now) == _skeleton(typed.text) + CARET_READ_AS for typed in self.fields)
 
     def check(self, elements: list[Element], blank: Blank | None = None, read: Read | None = None) -> GoalCheck:
