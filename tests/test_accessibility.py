@@ -20,7 +20,8 @@ from deskpilot.core.geometry import Box
 from deskpilot.core.screen import Screen
 from deskpilot.grounding.accessibility import (AccessibilityTree, AccessibleNode, _calls, _method,
                                                _nearest_scale, bus_address)
-from deskpilot.grounding.accessible_grounder import AccessibleGrounder, _label_of
+from deskpilot.core.observation import Element
+from deskpilot.grounding.accessible_grounder import AccessibleGrounder, _label_of, _other_control
 from deskpilot.grounding.ocr_grounder import OcrGrounder
 
 APPS = ("openbox", "zenity", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
@@ -169,3 +170,16 @@ def test_a_nameless_field_takes_the_label_on_its_left_else_the_one_above():
     assert _label_of(lower, nodes) == "Notes"
     assert _label_of(far, nodes) == ""  # too far from any label to be its field
     assert _label_of(AccessibleNode(Box(70, 8, 90, 32), "button", "", 0), nodes) == ""
+
+
+def test_a_control_the_pixels_guess_where_the_tree_has_another_is_the_trees():
+    tab = Element(Box(343, 223, 595, 253), role="tab", text="todo.txt", source="accessibility")
+    document = Element(Box(320, 260, 958, 645), role="input", source="accessibility")
+    label = Element(Box(20, 20, 90, 40), role="text", text="Name", source="accessibility")
+    tree = [tab, document, label]
+    # a Mousepad tab, its close cross taken for a drop-down's arrow: no field to select the text of
+    assert _other_control(Element(Box(320, 217, 646, 258), role="dropdown", text="todo.txt", source="layout"), tree)
+    assert not _other_control(Element(Box(440, 230, 497, 247), text="todo.txt", source="ocr"), tree)  # its words
+    assert not _other_control(Element(Box(345, 224, 590, 252), role="tab", source="detector"), tree)  # the same
+    assert not _other_control(Element(Box(20, 18, 300, 42), role="input", source="layout"), tree)  # beside a label
+    assert not _other_control(Element(Box(700, 223, 800, 253), role="button", source="detector"), tree)  # elsewhere

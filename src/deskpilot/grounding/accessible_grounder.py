@@ -28,6 +28,7 @@ ROLE_FITS: dict[ElementRole | None, tuple[ElementRole, ...]] = {
 }
 LABELLED_ROLES = ("input", "dropdown", "slider")  # controls whose name is the text beside them when they have none
 ACTIONABLE_BONUS = 0.01  # between a label and the control with the same name, the control
+SAME_PLACE = 0.5  # the overlap (IoU) at which a control the pixels guess and one of the tree are one control
 LABEL_REACH = 4.0  # how far (in the control's heights) a label to the left may stand from its control
 
 
@@ -55,7 +56,8 @@ class AccessibleGrounder:
         trusted = self._trusted(obs)
         found = self.pixels.parse(obs)
         self.timing = {**self.pixels.timing, "accessibility_ms": self._screen.read_ms}
-        return [_element(node, name) for node, name in trusted] + found
+        tree = [_element(node, name) for node, name in trusted]
+        return tree + [e for e in found if not _other_control(e, tree)]
 
     def read_inside(self, obs: Observation, box: Box) -> str:
         return self.pixels.read_inside(obs, box)
@@ -104,6 +106,14 @@ class AccessibleGrounder:
         nodes = [node for node in self._screen.nodes if node.window in shown and area.contains(*node.box.center)]
         return [(node, node.name or _label_of(node, nodes)) for node in sorted(nodes,
                                                                                 key=lambda n: reading_order(n.box))]
+
+
+def _other_control(element: Element, tree: list[Element]) -> bool:
+    """Whether a control the pixels guess (a layout's drop-down, a detector's button) stands where the tree has a
+    control of another role: the tree knows what it is (a Mousepad tab, its close cross read as a drop-down's
+    arrow, is no field to select the text of)."""
+    return element.role != "text" and element.source != "accessibility" and any(
+        node.role not in ("text", element.role) and node.box.iou(element.box) >= SAME_PLACE for node in tree)
 
 
 def _label_of(node: AccessibleNode, nodes: list[AccessibleNode]) -> str:

@@ -49,7 +49,7 @@ from deskpilot.grounding.layout import ink_box
 from .base import Decision, Planner
 from .control_names import speaks_of_a_box, with_box_labels
 from .everyday import may_read_everyday, read_everyday
-from .field_text import SELECTING_KEYS, FieldSelector, replaces, selections
+from .field_text import CARET_KEYS, SELECTING_KEYS, FieldSelector, replaces, selections
 from .goal_check import GoalTracker, field_reading, same_text, text_key, without_caret
 from .instructions import parse_instructions
 from .offline import OfflinePlanner
@@ -260,7 +260,7 @@ class Agent:
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
                        obs: Observation) -> bool:
         """Type `action`'s text into the focused field in place of what it shows (field_text.py): select it first
-        where it holds text (read, or marks OCR did not read), and where the field then shows more than the value,
+        where it holds text (read, or marks OCR did not read) and no key before placed the caret or selected, and where the field then shows more than the value,
         select it another way and type again, once. Into a date or time field that shows its empty parts, each
         number goes in whole ("01:49 PM"). Whether what the field held was selected before the typing."""
         box = self._focus.field
@@ -275,7 +275,7 @@ class Agent:
             held = "?"  # marks OCR did not read ("8" alone, on seed 83000): the field holds something all the same
         previous = history[-1].action if history else None
         fresh = previous is None or previous.kind is not ActionKind.TYPE and not (
-            previous.kind is ActionKind.HOTKEY and previous.keys in SELECTING_KEYS)
+            previous.kind is ActionKind.HOTKEY and previous.keys in SELECTING_KEYS + CARET_KEYS)
         if box is None or not held or not fresh or not replaces(task):
             self.controller.execute(action)
             return False

@@ -17,6 +17,8 @@ from deskpilot.core.screen import Screen
 
 # Keys that select a field's text (or its end): typing after them replaces the selection.
 SELECTING_KEYS = (("ctrl", "a"), ("shift", "end"), ("shift", "home"), ("ctrl", "shift", "end"))
+# Keys that place the caret: typing after them goes where they put it, beside what the field holds.
+CARET_KEYS = tuple((*mods, key) for mods in ((), ("ctrl",)) for key in ("end", "home", "left", "right", "up", "down"))
 SELECT_SETTLE = 0.15  # seconds the toolkit gets to draw a selection
 SELECTED_COLUMNS = 5  # a selection highlights at least this many columns of the field (a caret moved: 2-4)
 # The task asks to add to what a field holds rather than replace it.

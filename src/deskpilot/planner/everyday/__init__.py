@@ -30,10 +30,14 @@ from deskpilot.core.observation import Element
 from ..instructions import FILLER_WORDS, Quoted, parse_instructions, starts_with_verb
 from .apps import BY_BUTTONS, TERMINAL, calculating, in_a_file_manager, in_a_terminal
 from .context import NUMBER, Context, Reader, Screen
-from .dialogs import button_alone, choice_alone, double_clicking, filling, on_screen_controls, referring
+from .dialogs import (button_alone, by_button, choice_alone, double_clicking, filling, on_screen_controls,
+                      referring)
 from .documents import by_shortcut, editing, menu_steps, says_a_menu, saving
 
 _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
+                   # "drag todo.txt and drop it on Archive": one drag
+                   (re.compile(r"\bdrag\s+(?P<what>[^,;]+?)\s+and\s+drop\s+(?:it|them)\s+(?=(?:on|onto|into|in|over)\b)",
+                               re.I), r"drag \g<what> "),
                    (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
                    (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
 # what ends a clause ("a !" is a mark to type, not an end)
@@ -43,6 +47,13 @@ _FILLER = re.compile(rf"^(?:{FILLER_WORDS}|after\s+that|afterwards|so|use\s+the\
 # "I need a new folder called Photos": wanting a new thing is making it
 _WANT_NEW = re.compile(r"^(?:i\s+(?:need|want|would\s+like|'d\s+like)|we\s+need|give\s+me)\s+(?=(?:a|an)\s+(?:new\s+)?"
                        r"(?:empty\s+)?(?:folder|directory|file|document|tab)\b)", re.I)
+# "put the whole text on the clipboard", "put it on the clipboard": copying it
+_ON_CLIPBOARD = re.compile(r"^(?:put|place|get|send|stick|pop)\s+(?P<what>.+?)\s+(?:on|onto|in|into|to)\s+the\s+"
+                           r"clipboard$", re.I)
+# "use File then Save As", "go to File, Save As": a menu of the menu bar and its item, said as two
+_MENU_THEN_ITEM = re.compile(r"\b(?P<lead>(?i:use|choose|click(?:\s+on)?|pick|select|go\s+to|open)\s+(?:the\s+)?)"
+                             r"(?P<menu>[A-Z]\w+)(?:\s+menu)?\s*(?:,\s*(?:then\s+)?|\s+then\s+|\s*(?:->|→)\s*)"
+                             r"(?:(?i:choose|pick|select|click(?:\s+on)?)\s+)?(?=[A-Z])")
 _TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
 
 
@@ -84,6 +95,8 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.by_buttons, text = True, BY_BUTTONS.sub(" ", text).strip(" ,")
     for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
         text = compound.sub(verb, text)
+    text = _MENU_THEN_ITEM.sub(lambda m: f"{m.group('lead')}{m.group('menu')} > " if context.screen.menu(m.group("menu"))
+                               else m.group(0), text)
     pieces = SEPARATORS.split(text)
     clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
     read: list[str] = []
@@ -146,6 +159,7 @@ def _joined_sums(clauses: list[str], separators: list[str]) -> tuple[list[str], 
 
 def _bare(clause: str) -> str:
     words = _WANT_NEW.sub("make ", clause.strip().rstrip(".!?").strip())
+    words = _ON_CLIPBOARD.sub(r"copy \g<what>", words)
     while (trimmed := _FILLER.sub("", words).strip()) != words:
         words = trimmed
     while (trimmed := _TRAILING.sub("", words).strip()) != words and trimmed:
@@ -165,6 +179,6 @@ def _read_clause(words: str, context: Context) -> list[str] | None:
     return None
 
 
-READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, saving, in_a_file_manager,
+READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, by_button, saving, in_a_file_manager,
                                on_screen_controls, double_clicking, button_alone, by_shortcut, filling, choice_alone,
                                editing)

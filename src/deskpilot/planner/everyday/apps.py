@@ -63,8 +63,8 @@ _GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s
 # a file manager's moves, between files and folders the first screen shows
 _COPY_INTO = re.compile(rf"^(?:copy|put\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
                         r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
-_MOVE_INTO = re.compile(rf"^(?:move|drag(?:\s+and\s+drop)?|put)\s+(?P<what>«\d+»|{FILE_NAME})\s+(?:in|into|to|onto|"
-                        r"inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
+_MOVE_INTO = re.compile(rf"^(?:move|drag(?:\s+and\s+drop)?|put)\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})\s+"
+                        r"(?:in|into|to|onto|on|over|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
                         r"mouse|\s+by\s+dragging(?:\s+it)?)?$", re.I)
 
 
@@ -154,6 +154,14 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
     return None
 
 
+# one move of a file manager's at a time: "copy todo.txt", "open Archive", "paste it there"
+_TO_CLIPBOARD = re.compile(rf"^(?P<verb>copy|cut)\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})$", re.I)
+_OPEN = re.compile(rf"^(?i:open|go\s+into)\s+(?:the\s+)?(?P<what>«\d+»|{FILE_NAME}|[A-Z][\w-]*)(?:\s+folder)?"
+                   r"(?:\s+(?:from|in|inside)\s+(?:the\s+|my\s+)?(?P<folder>[A-Z][\w-]*)(?:\s+folder)?)?$")
+_PASTE = re.compile(r"^paste\s+(?:it|them|the\s+files?|a\s+copy)(?:\s+(?:there|here|in\s+there|inside|in\s+it|into\s+it))?$",
+                    re.I)
+
+
 def in_a_file_manager(words: str, context: Context) -> list[str] | None:
     """Copying or moving a file into a folder, both shown: the clipboard keys, or a drag; a new folder named
     right after the word ("add a new folder Projects"), or named in the next clause ("new folder, call it X"); a
@@ -173,6 +181,9 @@ def in_a_file_manager(words: str, context: Context) -> list[str] | None:
         old, new = (context.quoted.restore(renamed.group(g) or renamed.group(f"{g}2"), keep_quotes=False)
                     for g in ("old", "new"))
         return [f'rename "{old}" to "{new}"']
+    steps = _file_by_file(words, context)
+    if steps is not None:
+        return steps
     for pattern, copy in ((_COPY_INTO, True), (_MOVE_INTO, False)):
         match = pattern.match(words)
         if match is None:
@@ -184,4 +195,29 @@ def in_a_file_manager(words: str, context: Context) -> list[str] | None:
         if copy:
             return [f'click "{what}"', "press ctrl+c", f'double-click "{where}"', "press ctrl+v"]
         return [f'drag "{what}" onto "{where}"']
+    return None
+
+
+def _file_by_file(words: str, context: Context) -> list[str] | None:
+    """A file manager's (or file dialog's) moves said one at a time, on files and folders the screen shows: a file
+    copied or cut ("copy todo.txt"), a folder or file opened ("open Archive", "open report.txt from the Documents
+    folder": double clicks), the clipboard pasted ("paste it there")."""
+    if not context.screen.files:
+        return None
+    if _PASTE.match(words):
+        return ["press ctrl+v"]
+    clipped = _TO_CLIPBOARD.match(words)
+    opened = _OPEN.match(words)
+    what = context.quoted.restore((clipped or opened).group("what"), keep_quotes=False) if clipped or opened else ""
+    if clipped and context.screen.shows(what) and '"' not in what:
+        return [f'click "{what}"', f"press ctrl+{'x' if clipped.group('verb').lower() == 'cut' else 'c'}"]
+    if opened is None or '"' in what:
+        return None
+    folder = opened.group("folder")
+    if folder and context.screen.shows(folder):  # the file is in a folder the screen shows: into it, then open it
+        context.screen_bound = not context.screen.any_screen
+        return [f'double-click "{folder}"', f'double-click "{what}"']
+    if folder is None and context.screen.shows(what) and not context.screen.menu(what):
+        context.screen_bound = not context.screen.any_screen
+        return [f'double-click "{what}"']
     return None

@@ -31,6 +31,7 @@ _MARK = re.compile(r"^(?:an?\s+|one\s+)?(?P<name>" + "|".join(sorted(_MARKS, key
                    r")(?:\s*\(\s*(?P<shown>«\d+»|\S)\s*\))?$", re.I)
 NUMBER = r"(?:\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")"
 _PLACES = {"home", "desktop", "documents", "recent", "other locations", "file system", "computer", "downloads"}
+_COMMON_MENUS = {"file", "edit", "view", "search", "tools", "format", "insert", "help", "document", "go"}
 _PROMPT = re.compile(r"\S+@\S+.*[$#]\s*$|^\s*[$#]\s*$")  # a shell's prompt, as a terminal shows it
 
 
@@ -44,6 +45,7 @@ class Screen:
     roles: set[str]
     field_labels: tuple[str, ...] = ()  # the labels of the text fields shown
     other_texts: tuple[str, ...] = ()  # texts that label no field
+    menus: tuple[str, ...] = ()  # the menu bar's menus ("File", "Edit", ...)
     any_screen: bool = False
 
     @classmethod
@@ -57,7 +59,8 @@ class Screen:
                    {e.text.strip() for e in elements if e.role == "button" and e.text.strip()},
                    {e.role for e in elements}, inputs,
                    tuple(e.text for e in elements if e.text and e.role not in FIELD_ROLES
-                         and e.text not in labelled.values()))
+                         and e.text not in labelled.values()),
+                   tuple(e.text.strip() for e in elements if e.role == "menu_item" and e.text.strip()))
 
     def shows(self, text: str) -> bool:
         return self.any_screen or text.strip().lower() in self.texts
@@ -93,6 +96,18 @@ class Screen:
     @property
     def terminal(self) -> bool:
         return not self.any_screen and any(_PROMPT.search(t) for t in self.texts)
+
+    def menu(self, name: str) -> bool:
+        """Whether the menu bar has a menu called `name` (any of the menus every desktop app has, with no
+        screen)."""
+        if self.any_screen:
+            return name.lower() in _COMMON_MENUS
+        return name.lower() in {m.lower() for m in self.menus}
+
+    @property
+    def files(self) -> bool:
+        """A view of files: a file's name, or a place a file dialog lists (Documents, Home, ...)."""
+        return self.any_screen or any(re.fullmatch(FILE_NAME, t) for t in self.texts) or bool(_PLACES & self.texts)
 
     def button(self, *names: str) -> str | None:
         """The first of `names` the screen shows as a button's text (any of them with no screen)."""
@@ -130,6 +145,7 @@ class Context:
     dialog_unsaved: bool = False  # a file dialog's name was set and its Save not yet pressed
     screen_bound: bool = False  # a clause was read by a kind of screen only this one shows
     menu: str | None = None  # the menu the task says to do its commands from ("use the Edit menu to ...")
+    last_menu: str | None = None  # the menu the clauses before opened ("... from the same menu")
     notes: list[str] = field(default_factory=list)
 
 

@@ -26,6 +26,10 @@ _RENAMED = re.compile(rf"^(?P<old>«\d+»|{FILE_NAME})\s+(?:should|must|needs?\s
 _RENAME_IT = re.compile(r"^(?:rename|change|do)\s+(?:it|that|this|the\s+name)$|^make\s+it\s+so$", re.I)
 _SUBMIT_IT = re.compile(r"^(?:submit|send|confirm)\s+it$", re.I)
 _BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|close", re.I)
+_BY_BUTTON = re.compile(r"^[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(?:using|with|via|through|by\s+(?:clicking|pressing|"
+                        r"hitting|using)(?:\s+on)?)\s+(?:the\s+)?(?:(?:toolbar|tool\s+bar)(?:'s)?\s+)?"
+                        r"(?P<button>[A-Z]\w*(?:\s+[A-Z]\w*)?)(?:\s+(?:button|icon))?(?:\s+(?:on|in)\s+the\s+"
+                        r"tool\s*bar)?$")
 # a typing verb before an unquoted value (a quoted one is the grammar's)
 _TYPING_VERB = re.compile(r"^(?:enter|type|put|write|input|use|fill\s+in)\s+(?!«\d+»)", re.I)
 _FILL_FORM = re.compile(r"^(?:fill\s+(?:in\s+|out\s+)?(?:the|this)\s+(?:form|fields|dialog)\s+with|"
@@ -137,6 +141,16 @@ def choice_alone(words: str, context: Context) -> list[str] | None:
 
 _BOXES_FOR = re.compile(r"^(?P<verb>tick|check|untick|uncheck)\s+(?:the\s+)?(?:check\s*)?box(?:es)?\s+"
                         r"(?:for|of|next\s+to|beside|labell?ed)\s+(?P<what>[\w .-]+)$", re.I)
+
+
+def by_button(words: str, context: Context) -> list[str] | None:
+    """"Save using the toolbar's Save button", "confirm by clicking OK": a request and the button that does it, said
+    by its name: the click on that button."""
+    match = _BY_BUTTON.match(words)
+    if match is None:
+        return None
+    name = match.group("button")
+    return [f"click the {name} button"] if context.screen.any_screen or context.screen.shows(name) else None
 
 
 def button_alone(words: str, context: Context) -> list[str] | None:

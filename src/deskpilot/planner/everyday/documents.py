@@ -23,7 +23,8 @@ _APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|thi
 _STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
 _STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
 _WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
-                      r"append|stick|tack|pop)\s+(?P<value>.+?)(?:\s+instead)?$", re.I)
+                      r"append|stick|tack|pop)\s+(?P<value>.+?)(?:\s+(?:in|into)\s+(?:the|this)\s+(?:editor|document|"
+                      r"file|text(?:\s+area)?|window|page|note))?(?:\s+instead)?$", re.I)
 _ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|everything|the\s+(?:whole\s+|entire\s+)?" \
             r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
             r"memo|editor|window))?"
@@ -31,7 +32,11 @@ _REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+w
                           rf"^(?:change|set|turn|make)\s+{_ALL_TEXT}\s+(?:to|into)\s+(?P<value3>.+)$|"
                           rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
 _CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+of)\s+(?:out\s+)?{_ALL_TEXT}$", re.I)
-_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all)$", re.I)
+_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all(?:\s+(?:of\s+)?(?:the\s+)?(?:files|items|icons|"
+                         r"of\s+them))?)$", re.I)
+# after a selection: the clipboard's keys ("select all the files and copy them")
+_COPY_SELECTED = re.compile(r"^(?P<verb>copy|cut)\s+(?:it|them|that|those|these|the\s+selection|"
+                            r"the\s+selected\s+(?:text|files|items))$", re.I)
 _DELETE_SELECTED = re.compile(r"^(?:delete|remove|erase|clear)\s+(?:it|them|that|the\s+selection|"
                               r"the\s+selected\s+text)$", re.I)  # after a selection: the Delete key
 _FOLDER_WORDS = r"(?:\s+(?:in|inside|into)\s+(?:my\s+|the\s+)?(?P<{}>[A-Z][\w-]*)(?:\s+folder)?)?"
@@ -66,7 +71,8 @@ _MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+the\s+(?P<menu
 # "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
 _MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open)\s+)?(?P<menu>[A-Z]\w+)\s*>\s*"
                         r"(?P<item>[A-Z]\w*(?:\s+(?:[A-Z]\w*|and|or|of))*)"
-                        r"(?:\s+to\s+(?!(?i:call|name)\b)[a-z][^>]*)?$")  # "to copy it": what the item does
+                        r"(?:\s+to\s+(?P<purpose>(?!(?i:call|name)\b)[a-z][^>]*))?$")  # "to copy it": what it does
+_SAME_MENU = ("same", "that", "this", "previous")  # "pick Copy from the same menu": the menu opened before
 _MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
 _SHORTCUTS = tuple((re.compile(pattern, re.I), keys) for pattern, keys in (
     (r"^(?:open|start|add)\s+(?:a\s+)?new\s+(?:browser\s+)?tab$", "ctrl+t"),
@@ -87,6 +93,11 @@ _ADDRESS = r"(?:https?://\S+|(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\." \
            r"(?:com|org|net|edu|gov|io|dev|info|co\.uk|uk|de|fr)(?:/\S*)?)"
 _VISIT = re.compile(rf"^(?:go\s+to|open|visit|navigate\s+to|browse\s+to|load)\s+(?:the\s+(?:site|website|page)\s+)?"
                     rf"(?P<address>«\d+»|{_ADDRESS})(?:\s+in\s+the\s+browser)?$", re.I)
+# "go to ~/Documents/Archive using the location bar": a folder's path typed where ctrl+l puts the keys (a file
+# manager's or a file dialog's location, a browser's address)
+_GO_TO_PATH = re.compile(r"^(?:go\s+to|open|navigate\s+to|browse\s+to|visit|jump\s+to)\s+(?:the\s+(?:folder|directory)\s+)?"
+                         r"(?P<path>«\d+»|[~/][\w~/.-]*)(?:\s+(?:using|with|in|via|from|through|by)\s+(?:the\s+)?"
+                         r"(?:location|address|path)\s*(?:bar|field|box|entry)?)?$", re.I)
 _FIND_IN_TEXT = re.compile(r"^(?:find|search\s+for|look\s+for|locate)\s+(?P<value>.+?)\s+(?:in|on|within)\s+"
                            r"(?:the|this)\s+(?:text|document|file|page|note)$", re.I)
 
@@ -109,14 +120,23 @@ def menu_steps(words: str, context: Context) -> list[str] | None:
         return []
     path = _MENU_PATH.match(words)
     if path:
-        return [f"open the {path.group('menu')} menu", f'choose "{path.group("item")}"']
+        context.last_menu = path.group("menu")
+        steps = [f"open the {path.group('menu')} menu", f'choose "{path.group("item")}"']
+        # "use File > Save As to save it as list.txt": the name the item's dialog takes
+        named = saving(path.group("purpose"), context) if path.group("purpose") else None
+        return [*steps, *named] if named and context.saved_as else steps
     menu = _MENU.search(words)
     if menu:
         words = (words[:menu.start()] + " " + words[menu.end():]).strip()
         if menu.group("menu2") or menu.group("menu3"):
             context.menu = menu.group("menu2") or menu.group("menu3")  # "use the Edit menu to select all and copy"
     chosen = menu.group("menu") if menu and menu.group("menu") else context.menu
-    return _through_menu(words, chosen) if chosen else None
+    if chosen and chosen.lower() in _SAME_MENU:
+        chosen = context.last_menu
+    steps = _through_menu(words, chosen) if chosen else None
+    if steps:
+        context.last_menu = chosen
+    return steps
 
 
 def _through_menu(words: str, menu: str) -> list[str] | None:
@@ -149,6 +169,9 @@ def editing(words: str, context: Context) -> list[str] | None:
         return ["press ctrl+a", "press ctrl+c"]
     if context.selected and _DELETE_SELECTED.match(words):
         return ["press Delete"]
+    copied = _COPY_SELECTED.match(words) if context.selected else None
+    if copied:
+        return [f"press ctrl+{'x' if copied.group('verb').lower() == 'cut' else 'c'}"]
     if _CLEAR_ALL.match(words):
         return ["press ctrl+a", "press Delete"]
     replace = _REPLACE_ALL.match(words)
@@ -253,6 +276,11 @@ def by_shortcut(words: str, context: Context) -> list[str] | None:
     if visit:
         return ["press ctrl+l", type_step(context.quoted.restore(visit.group("address"), keep_quotes=False)),
                 "press Enter"]
+    path = _GO_TO_PATH.match(words)
+    if path:
+        where = context.quoted.restore(path.group("path"), keep_quotes=False)
+        if where.startswith(("~", "/")) and '"' not in where:
+            return ["press ctrl+l", type_step(where), "press Enter"]
     find = _FIND_IN_TEXT.match(words)
     if find:
         value = value_of(find.group("value"), context)
