@@ -21,7 +21,8 @@ def _element(text: str, role: str = "text") -> Element:
     return Element(Box(0, 0, 10, 10), role, text)  # type: ignore[arg-type]
 
 
-EDITOR = [_element("File"), _element("Edit"), _element("buy milk", "input")]
+EDITOR = [_element("File", "menu_item"), _element("Edit", "menu_item"), _element("buy milk", "input")]
+TOOL_BAR_EDITOR = [*EDITOR, _element("Save", "button")]
 CALCULATOR = [_element(str(d), "button") for d in range(10)] + [_element(k, "button") for k in ("+", "-", "×", "÷",
                                                                                                  "=", "C")]
 CALENDAR = [_element("March"), *(_element(" ".join(str(d) for d in range(start, min(start + 7, 32))))
@@ -77,6 +78,15 @@ def _read(task: str, screen: list[Element]) -> str | None:
      'press ctrl+End, press ctrl+b, type " Important", press ctrl+s'),
     ("Use the Edit menu to select everything and copy it",
      'open the Edit menu, choose "Select All", open the Edit menu, choose "Copy"'),
+    # a menu and its item said as two, a menu said again as "that menu", the clipboard said as a place
+    ("Write notes in the document, then go to File, Save As and save it as notes.txt",
+     'type "notes", open the File menu, choose "Save As", save the file as "notes.txt"'),
+    ("Click Edit then Copy", 'open the Edit menu, choose "Copy"'),
+    ("Open File -> Save As to store it as draft.txt",
+     'open the File menu, choose "Save As", save the file as "draft.txt"'),
+    ("Select All from the Edit menu, then Paste from that menu",
+     'open the Edit menu, choose "Select All", open the Edit menu, choose "Paste"'),
+    ("Get all the text onto the clipboard", "press ctrl+a, press ctrl+c"),
 ])
 def test_editing_requests_become_the_keys_editors_share(task, expected):
     assert may_read_everyday(task)
@@ -96,6 +106,20 @@ def test_commands_every_desktop_binds_to_the_same_keys(task, expected):
     assert _read(task, EDITOR) == expected
 
 
+def test_a_menu_said_alone_is_one_only_where_the_menu_bar_has_it():
+    assert _read("Use Tools then Options", EDITOR) is None  # no Tools menu here: not read as one
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("Add ' done' at the end and save with the Save button", 'press ctrl+End, type " done", click the Save button'),
+    ("Store the file by clicking the Save icon on the toolbar", "click the Save button"),
+    ("Save it using the tool bar's Save button", "click the Save button"),
+])
+def test_a_request_done_by_a_button_it_names_is_that_buttons_click(task, expected):
+    assert _read(task, TOOL_BAR_EDITOR) == expected
+    assert _read(task, EDITOR) is None  # no such button in sight
+
+
 @pytest.mark.parametrize("task, expected", [
     ("What is 12 times 12? Copy the result", 'type "12*12=". press ctrl+c'),
     ("Calculate seven times six and copy the answer", 'type "7*6=", press ctrl+c'),
@@ -104,6 +128,7 @@ def test_commands_every_desktop_binds_to_the_same_keys(task, expected):
     ("What is 9 squared?", 'type "9*9="'),
     ("Press C to clear, then work out 2 plus 2", 'click "C", type "2+2="'),
     ("Divide 100 by 8, then copy what it shows to the clipboard", 'type "100/8=", press ctrl+c'),
+    ("How much is 7 times 8? Put the answer on the clipboard", 'type "7*8=". press ctrl+c'),
     ("Work out the sum of 4 and 9", 'type "4+9="'),
     ("Using the calculator's buttons, add 42 and 8, then copy the total",
      'click "4", click "2", click "+", click "8", click "=", press ctrl+c'),
@@ -174,6 +199,13 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
      'click "todo.txt", press ctrl+c, double-click "Archive", press ctrl+v'),
     ("Move todo.txt into Archive with the mouse", FILES, 'drag "todo.txt" onto "Archive"'),
     ("Put 42 in the first cell", SHEET, 'press ctrl+Home, type "42", press Enter'),
+    # a file manager's moves said one at a time; a folder's path through the location bar
+    ("Drag notes.txt and drop it into Archive", FILES, 'drag "notes.txt" onto "Archive"'),
+    ("Cut notes.txt, go into Archive and paste it", FILES,
+     'click "notes.txt", press ctrl+x, double-click "Archive", press ctrl+v'),
+    ("Open notes.txt from the Archive folder", FILES, 'double-click "Archive", double-click "notes.txt"'),
+    ("Navigate to /tmp/reports with the address bar, select all the files, then copy them", FILES,
+     'press ctrl+l, type "/tmp/reports", press Enter, press ctrl+a, press ctrl+c'),
     ("Change the value in B3 to 300 and save", SHEET,
      'press ctrl+Home, press Down 2 times, press Right 1 times, type "300", press Enter, press ctrl+s'),
 ])
@@ -216,6 +248,8 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
     ("Add Ada to the guest list", EDITOR),  # a place, not a text at the document's end
     ("Pick the 15th and confirm", EDITOR),  # no calendar: the grammar's own refusal stands
     ("Call the file results.csv and email it to Bob", SAVE_DIALOG),  # a clause no convention takes
+    ("Copy todo.txt", EDITOR),  # no files in sight: a file manager's copy is no reading here
+    ("Open Archive and paste it", CALCULATOR),
 ])
 def test_requests_no_convention_takes_whole_are_left_as_written(task, screen):
     assert _read(task, screen) is None

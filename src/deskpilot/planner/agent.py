@@ -260,9 +260,10 @@ class Agent:
     def _type_in_place(self, action: Action, task: str, history: list[Step], elements: list[Element],
                        obs: Observation) -> bool:
         """Type `action`'s text into the focused field in place of what it shows (field_text.py): select it first
-        where it holds text (read, or marks OCR did not read) and no key before placed the caret or selected, and where the field then shows more than the value,
-        select it another way and type again, once. Into a date or time field that shows its empty parts, each
-        number goes in whole ("01:49 PM"). Whether what the field held was selected before the typing."""
+        where it holds text (read, or marks OCR did not read) and no key before placed the caret or selected, and
+        where the field then shows more than the value, select it another way and type again, once. Into a date or
+        time field that shows its empty parts, each number goes in whole ("01:49 PM"). Whether what the field held
+        was selected before the typing."""
         box = self._focus.field
         held = field_reading(box, elements) if box is not None else None
         # a time or date field's empty parts, as this screen shows them or as the click into it saw them (a web time

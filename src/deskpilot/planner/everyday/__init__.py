@@ -95,8 +95,8 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.by_buttons, text = True, BY_BUTTONS.sub(" ", text).strip(" ,")
     for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
         text = compound.sub(verb, text)
-    text = _MENU_THEN_ITEM.sub(lambda m: f"{m.group('lead')}{m.group('menu')} > " if context.screen.menu(m.group("menu"))
-                               else m.group(0), text)
+    text = _MENU_THEN_ITEM.sub(lambda m: f"{m.group('lead')}{m.group('menu')} > "
+                               if context.screen.menu(m.group("menu")) else m.group(0), text)
     pieces = SEPARATORS.split(text)
     clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
     read: list[str] = []

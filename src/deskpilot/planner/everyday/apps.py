@@ -158,8 +158,8 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
 _TO_CLIPBOARD = re.compile(rf"^(?P<verb>copy|cut)\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})$", re.I)
 _OPEN = re.compile(rf"^(?i:open|go\s+into)\s+(?:the\s+)?(?P<what>«\d+»|{FILE_NAME}|[A-Z][\w-]*)(?:\s+folder)?"
                    r"(?:\s+(?:from|in|inside)\s+(?:the\s+|my\s+)?(?P<folder>[A-Z][\w-]*)(?:\s+folder)?)?$")
-_PASTE = re.compile(r"^paste\s+(?:it|them|the\s+files?|a\s+copy)(?:\s+(?:there|here|in\s+there|inside|in\s+it|into\s+it))?$",
-                    re.I)
+_PASTE = re.compile(r"^paste\s+(?:it|them|the\s+files?|a\s+copy)"
+                    r"(?:\s+(?:there|here|in\s+there|inside|in\s+it|into\s+it))?$", re.I)
 
 
 def in_a_file_manager(words: str, context: Context) -> list[str] | None:

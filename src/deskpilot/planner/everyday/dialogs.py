@@ -26,10 +26,11 @@ _RENAMED = re.compile(rf"^(?P<old>«\d+»|{FILE_NAME})\s+(?:should|must|needs?\s
 _RENAME_IT = re.compile(r"^(?:rename|change|do)\s+(?:it|that|this|the\s+name)$|^make\s+it\s+so$", re.I)
 _SUBMIT_IT = re.compile(r"^(?:submit|send|confirm)\s+it$", re.I)
 _BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|close", re.I)
-_BY_BUTTON = re.compile(r"^[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(?:using|with|via|through|by\s+(?:clicking|pressing|"
-                        r"hitting|using)(?:\s+on)?)\s+(?:the\s+)?(?:(?:toolbar|tool\s+bar)(?:'s)?\s+)?"
-                        r"(?P<button>[A-Z]\w*(?:\s+[A-Z]\w*)?)(?:\s+(?:button|icon))?(?:\s+(?:on|in)\s+the\s+"
-                        r"tool\s*bar)?$")
+# the request's own words are any case; the button's name is written as the screen writes it (capitalised)
+_BY_BUTTON = re.compile(r"^(?i:[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(?:using|with|via|through|"
+                        r"by\s+(?:clicking|pressing|hitting|using)(?:\s+on)?)\s+(?:the\s+)?(?:(?:toolbar|tool\s+bar)(?:'s)?\s+)?)"
+                        r"(?P<button>[A-Z]\w*(?:\s+[A-Z]\w*)?)(?i:(?:\s+(?:button|icon))?(?:\s+(?:on|in)\s+the\s+"
+                        r"tool\s*bar)?)$")
 # a typing verb before an unquoted value (a quoted one is the grammar's)
 _TYPING_VERB = re.compile(r"^(?:enter|type|put|write|input|use|fill\s+in)\s+(?!«\d+»)", re.I)
 _FILL_FORM = re.compile(r"^(?:fill\s+(?:in\s+|out\s+)?(?:the|this)\s+(?:form|fields|dialog)\s+with|"

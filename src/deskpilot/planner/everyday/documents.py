@@ -32,8 +32,8 @@ _REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+w
                           rf"^(?:change|set|turn|make)\s+{_ALL_TEXT}\s+(?:to|into)\s+(?P<value3>.+)$|"
                           rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
 _CLEAR_ALL = re.compile(rf"^(?:wipe|clear|erase|delete|remove|empty|get\s+rid\s+of)\s+(?:out\s+)?{_ALL_TEXT}$", re.I)
-_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all(?:\s+(?:of\s+)?(?:the\s+)?(?:files|items|icons|"
-                         r"of\s+them))?)$", re.I)
+_SELECT_ALL = re.compile(rf"^(?:select|highlight|mark)\s+(?:{_ALL_TEXT}|all(?:\s+(?:of\s+)?(?:the\s+)?"
+                         r"(?:files|items|icons|of\s+them))?)$", re.I)
 # after a selection: the clipboard's keys ("select all the files and copy them")
 _COPY_SELECTED = re.compile(r"^(?P<verb>copy|cut)\s+(?:it|them|that|those|these|the\s+selection|"
                             r"the\s+selected\s+(?:text|files|items))$", re.I)
@@ -65,7 +65,7 @@ _SAVE_PLAIN = re.compile(r"^(?:save|store|keep)(?:\s+(?:it|this|that|your\s+(?:c
 COPY_RESULT = re.compile(r"^copy\s+(?:the\s+|that\s+|this\s+)?(?:answer|result|total|sum|product|value|number|it|"
                           r"what\s+it\s+(?:shows|says)|what(?:'s|\s+is)\s+(?:shown|on\s+the\s+display)|display)"
                           r"(?:\s+(?:to|onto|into)\s+the\s+clipboard)?$", re.I)
-_MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+the\s+(?P<menu>[A-Z]?\w+)\s+menu$|"
+_MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+(?:the\s+)?(?P<menu>[A-Z]?\w+)\s+menu$|"
                    r"^(?:use\s+the\s+(?P<menu2>[A-Z]?\w+)\s+menu\s+to|(?:from|in|using|via|through)\s+the\s+"
                    r"(?P<menu3>[A-Z]?\w+)\s+menu\s*,?)\s+", re.I)
 # "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
@@ -95,8 +95,8 @@ _VISIT = re.compile(rf"^(?:go\s+to|open|visit|navigate\s+to|browse\s+to|load)\s+
                     rf"(?P<address>«\d+»|{_ADDRESS})(?:\s+in\s+the\s+browser)?$", re.I)
 # "go to ~/Documents/Archive using the location bar": a folder's path typed where ctrl+l puts the keys (a file
 # manager's or a file dialog's location, a browser's address)
-_GO_TO_PATH = re.compile(r"^(?:go\s+to|open|navigate\s+to|browse\s+to|visit|jump\s+to)\s+(?:the\s+(?:folder|directory)\s+)?"
-                         r"(?P<path>«\d+»|[~/][\w~/.-]*)(?:\s+(?:using|with|in|via|from|through|by)\s+(?:the\s+)?"
+_GO_TO_PATH = re.compile(r"^(?:go\s+to|open|navigate\s+to|browse\s+to|visit|jump\s+to)\s+"
+                         r"(?:the\s+(?:folder|directory)\s+)?(?P<path>«\d+»|[~/][\w~/.-]*)(?:\s+(?:using|with|in|via|from|through|by)\s+(?:the\s+)?"
                          r"(?:location|address|path)\s*(?:bar|field|box|entry)?)?$", re.I)
 _FIND_IN_TEXT = re.compile(r"^(?:find|search\s+for|look\s+for|locate)\s+(?P<value>.+?)\s+(?:in|on|within)\s+"
                            r"(?:the|this)\s+(?:text|document|file|page|note)$", re.I)
