@@ -208,7 +208,8 @@ def _file_by_file(words: str, context: Context) -> list[str] | None:
         return ["press ctrl+v"]
     clipped = _TO_CLIPBOARD.match(words)
     opened = _OPEN.match(words)
-    what = context.quoted.restore((clipped or opened).group("what"), keep_quotes=False) if clipped or opened else ""
+    said = clipped or opened
+    what = context.quoted.restore(said.group("what"), keep_quotes=False) if said else ""
     if clipped and context.screen.shows(what) and '"' not in what:
         return [f'click "{what}"', f"press ctrl+{'x' if clipped.group('verb').lower() == 'cut' else 'c'}"]
     if opened is None or '"' in what:

@@ -133,10 +133,10 @@ def menu_steps(words: str, context: Context) -> list[str] | None:
     chosen = menu.group("menu") if menu and menu.group("menu") else context.menu
     if chosen and chosen.lower() in _SAME_MENU:
         chosen = context.last_menu
-    steps = _through_menu(words, chosen) if chosen else None
-    if steps:
+    through = _through_menu(words, chosen) if chosen else None
+    if through:
         context.last_menu = chosen
-    return steps
+    return through
 
 
 def _through_menu(words: str, menu: str) -> list[str] | None:
