@@ -34,6 +34,9 @@ SHEET = [*(_element(c) for c in "ABCDEF"), *(_element(str(r)) for r in range(1, 
 NAME_DIALOG = [Element(Box(20, 60, 110, 84), "text", "Your name:"), Element(Box(120, 60, 300, 84), "input", ""),
                Element(Box(200, 200, 260, 224), "button", "OK")]
 SLIDER = [_element("Volume"), _element("", "slider"), _element("OK", "button")]
+PASSWORD_DIALOG = [Element(Box(20, 60, 110, 84), "text", "Password:"), Element(Box(120, 60, 300, 84), "input", ""),
+                   Element(Box(100, 200, 160, 224), "button", "Cancel"),
+                   Element(Box(200, 200, 260, 224), "button", "OK")]
 
 
 def _read(task: str, screen: list[Element]) -> str | None:
@@ -199,6 +202,11 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
      'click "todo.txt", press ctrl+c, double-click "Archive", press ctrl+v'),
     ("Move todo.txt into Archive with the mouse", FILES, 'drag "todo.txt" onto "Archive"'),
     ("Put 42 in the first cell", SHEET, 'press ctrl+Home, type "42", press Enter'),
+    # "submit" where no Submit button shows: the dialog's own confirming; where one shows, that button
+    ("Type s3cret in the password field, then submit the form", PASSWORD_DIALOG,
+     "Type s3cret in the password field, confirm"),
+    ("Type s3cret in the password field, then submit", [*PASSWORD_DIALOG, _element("Submit", "button")],
+     'Type s3cret in the password field, click "Submit"'),
     # a file manager's moves said one at a time; a folder's path through the location bar
     ("Drag notes.txt and drop it into Archive", FILES, 'drag "notes.txt" onto "Archive"'),
     ("Cut notes.txt, go into Archive and paste it", FILES,

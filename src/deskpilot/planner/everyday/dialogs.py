@@ -25,6 +25,7 @@ _RENAMED = re.compile(rf"^(?P<old>«\d+»|{FILE_NAME})\s+(?:should|must|needs?\s
                       rf"(?:called|named|renamed(?:\s+to)?)\s+(?P<new>«\d+»|{FILE_NAME})$", re.I)
 _RENAME_IT = re.compile(r"^(?:rename|change|do)\s+(?:it|that|this|the\s+name)$|^make\s+it\s+so$", re.I)
 _SUBMIT_IT = re.compile(r"^(?:submit|send|confirm)\s+it$", re.I)
+_SUBMIT = re.compile(r"^(?P<verb>submit|send)(?:\s+(?:it|this|the\s+(?:form|dialog|answer|details)))?$", re.I)
 _BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|close", re.I)
 # the request's own words are any case; the button's name is written as the screen writes it (capitalised)
 _BY_BUTTON = re.compile(r"^(?i:[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(?:using|with|via|through|"
@@ -155,7 +156,11 @@ def by_button(words: str, context: Context) -> list[str] | None:
 
 
 def button_alone(words: str, context: Context) -> list[str] | None:
-    """"..., then OK": a dialog's button said alone, as the screen shows it."""
+    """"..., then OK": a dialog's button said alone, as the screen shows it; "submit" where the screen shows no such
+    button: the dialog's own confirming (its OK, or Enter)."""
+    submit = _SUBMIT.match(words)
+    if submit and not context.screen.any_screen and context.screen.button(submit.group("verb").capitalize()) is None:
+        return ["confirm"]
     if not _BUTTON_WORD.fullmatch(words):
         return None
     shown = next((b for b in context.screen.buttons if b.lower() == words.lower().replace("okay", "ok")), None)
