@@ -1332,3 +1332,28 @@ def test_a_slider_the_task_asks_to_move_by_no_number_must_have_moved(moved):
     check = tracker.check(after)
     assert check.passed is moved, check.failed
     assert moved or check.failed == "the task asks to move the slider, and it shows what it showed at the start"
+
+
+@pytest.mark.parametrize(("shown_after", "passed"), [
+    ("buy milk", False),  # the document as it was: "milk" shows only where it showed before
+    ("milk", True),  # in a text the first screen did not show: it went somewhere
+])
+def test_a_value_typed_over_in_the_same_field_needs_new_evidence_of_it(shown_after, passed):
+    """Mousepad's Find and Replace: "milk" and then "bread" went into the one search field (the "second" field was
+    located on the first), the dialog closed, and the document still read "buy milk": no evidence of "milk"."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    document = Element(Box(320, 220, 958, 640), "input", "buy milk")
+    search = Element(Box(549, 298, 813, 330), "input", "")
+    dialog = [document, Element(Box(432, 305, 503, 322), "text", "Search for:"), search]
+    tracker = GoalTracker(task='Type "milk" into the first text field, type "bread" into the second text field')
+    tracker.start([document])
+    for text, after in (("milk", "milk"), ("bread", "bread")):
+        tracker.follow(Action(kind=ActionKind.CLICK, point=search.center), KeyboardFocus(), dialog, dialog, False)
+        tracker.follow(Action(kind=ActionKind.TYPE, text=text), KeyboardFocus(field=search.box), dialog,
+                       [*dialog[:2], Element(search.box, "input", after)], True)
+    closed = [Element(document.box, "input", shown_after)]
+    check = tracker.check(closed)
+    assert check.passed is passed, check
+    assert passed or check.failed == '"milk" was typed, then typed over in the same field'
