@@ -183,3 +183,21 @@ def test_a_control_the_pixels_guess_where_the_tree_has_another_is_the_trees():
     assert not _other_control(Element(Box(345, 224, 590, 252), role="tab", source="detector"), tree)  # the same
     assert not _other_control(Element(Box(20, 18, 300, 42), role="input", source="layout"), tree)  # beside a label
     assert not _other_control(Element(Box(700, 223, 800, 253), role="button", source="detector"), tree)  # elsewhere
+
+
+def test_a_combo_box_and_the_entry_inside_it_count_as_one_field():
+    """Mousepad's Find and Replace: each field is an entry inside a combo box; "the second text field" is the
+    Replace with field, not the Search for field's entry."""
+    from deskpilot.grounding.description import parse_description
+
+    search, search_entry = (AccessibleNode(Box(549, 297, x1, 331), role, "", 0) for x1, role in ((849, "dropdown"),
+                                                                                                  (813, "input")))
+    replace, replace_entry = (AccessibleNode(Box(549, 335, x1, 369), role, "", 0) for x1, role in ((849, "dropdown"),
+                                                                                                    (813, "input")))
+    trusted = [(node, name) for node, name in ((search, "Search for:"), (search_entry, "Search for:"),
+                                               (replace, "Replace with:"), (replace_entry, "Replace with:"))]
+    grounder = AccessibleGrounder(OcrGrounder(), AccessibilityTree())
+    first = grounder._from_tree(parse_description("the first text field"), trusted)
+    second = grounder._from_tree(parse_description("the second text field"), trusted)
+    assert first is not None and first.box == search_entry.box
+    assert second is not None and second.box == replace_entry.box

@@ -28,6 +28,7 @@ ROLE_FITS: dict[ElementRole | None, tuple[ElementRole, ...]] = {
 }
 LABELLED_ROLES = ("input", "dropdown", "slider")  # controls whose name is the text beside them when they have none
 ACTIONABLE_BONUS = 0.01  # between a label and the control with the same name, the control
+NESTED = 0.9  # the share of a control's box inside another's at which the two are one control (an entry in its combo)
 SAME_PLACE = 0.5  # the overlap (IoU) at which a control the pixels guess and one of the tree are one control
 LABEL_REACH = 4.0  # how far (in the control's heights) a label to the left may stand from its control
 
@@ -73,7 +74,9 @@ class AccessibleGrounder:
     def _from_tree(self, spec: TargetSpec, trusted: list[tuple[AccessibleNode, str]]) -> Element | None:
         fits = ROLE_FITS.get(spec.role, ALL_ROLES)
         candidates = [(node, name) for node, name in trusted if node.role in fits and node.enabled]
-        if not spec.phrase:  # "the second text field": that kind, in reading order
+        if not spec.phrase:  # "the second text field": that kind, in reading order, a combo box and its entry one
+            candidates = [c for c in candidates if not any(
+                o[0].box.area < c[0].box.area and o[0].box.share_in(c[0].box) >= NESTED for o in candidates)]
             fitting = of_its_lines(candidates, spec, lambda found: _element(*found).text_area)
             return _pick([(0.0, node, name) for node, name in fitting], spec.ordinal)
         scored = []
