@@ -109,6 +109,22 @@ def test_commands_every_desktop_binds_to_the_same_keys(task, expected):
     assert _read(task, EDITOR) == expected
 
 
+REPLACED = ('type "eggs" into the first text field, type "ham" into the second text field, click "Replace", '
+            'close the dialog')
+
+
+@pytest.mark.parametrize("task, expected", [
+    ("Replace eggs with ham using Find and Replace", f'open the Edit menu, choose "Find and Replace", {REPLACED}'),
+    ("Open Edit > Find and Replace and swap eggs for ham, then save",
+     f'open the Edit menu, choose "Find and Replace", {REPLACED}, press ctrl+s'),
+    ("Use Edit > Search and Replace to turn eggs into ham",
+     f'open the Edit menu, choose "Search and Replace", {REPLACED}'),
+])
+def test_a_word_replaced_through_the_editors_replace_dialog_fills_its_two_fields(task, expected):
+    assert _read(task, EDITOR) == expected
+    assert _read("Replace eggs with ham using Find and Replace", CALCULATOR) is None  # no menu that holds it
+
+
 def test_a_menu_said_alone_is_one_only_where_the_menu_bar_has_it():
     assert _read("Use Tools then Options", EDITOR) is None  # no Tools menu here: not read as one
 

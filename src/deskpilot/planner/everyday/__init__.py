@@ -32,7 +32,7 @@ from .apps import BY_BUTTONS, TERMINAL, calculating, in_a_file_manager, in_a_ter
 from .context import NUMBER, Context, Reader, Screen
 from .dialogs import (button_alone, by_button, choice_alone, double_clicking, filling, on_screen_controls,
                       referring)
-from .documents import by_shortcut, editing, menu_steps, says_a_menu, saving
+from .documents import by_shortcut, editing, menu_steps, replacing_with_a_dialog, says_a_menu, saving
 
 _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    # "drag todo.txt and drop it on Archive": one drag
@@ -54,6 +54,10 @@ _ON_CLIPBOARD = re.compile(r"^(?:put|place|get|send|stick|pop)\s+(?P<what>.+?)\s
 _MENU_THEN_ITEM = re.compile(r"\b(?P<lead>(?i:use|choose|click(?:\s+on)?|pick|select|go\s+to|open)\s+(?:the\s+)?)"
                              r"(?P<menu>[A-Z]\w+)(?:\s+menu)?\s*(?:,\s*(?:then\s+)?|\s+then\s+|\s*(?:->|→)\s*)"
                              r"(?:(?i:choose|pick|select|click(?:\s+on)?)\s+)?(?=[A-Z])")
+# "Search > Find and Replace", "using Find and Replace": a menu item's name with "and" in it (each word capitalised)
+# is one name, kept whole before the task is split at its "and"s
+_TITLED_AND = re.compile(r"(?P<lead>>\s*|(?i:\busing|\bwith|\bvia|\bthrough)\s+(?:the\s+)?)"
+                         r"(?P<name>[A-Z]\w*(?:\s+[A-Z]\w*)*\s+(?:and|&)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*)")
 _TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
 
 
@@ -95,6 +99,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.by_buttons, text = True, BY_BUTTONS.sub(" ", text).strip(" ,")
     for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
         text = compound.sub(verb, text)
+    text = _TITLED_AND.sub(lambda m: f"{m.group('lead')}{_kept(quoted, m.group('name'))}", text)
     text = _MENU_THEN_ITEM.sub(lambda m: f"{m.group('lead')}{m.group('menu')} > "
                                if context.screen.menu(m.group("menu")) else m.group(0), text)
     pieces = SEPARATORS.split(text)
@@ -125,6 +130,12 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         read.append(", press Enter")  # the file dialog's name set: its Save pressed last
     written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
     return Reading(written, tuple(context.notes), context.screen_bound) if grammar_takes(written) else None
+
+
+def _kept(quoted: Quoted, name: str) -> str:
+    """`name` kept out of the way of splitting, as a quoted value is."""
+    quoted.values.append(name)
+    return f"«{len(quoted.values) - 1}»"
 
 
 def _continues(steps: str, words: str) -> bool:
@@ -181,4 +192,4 @@ def _read_clause(words: str, context: Context) -> list[str] | None:
 
 READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, by_button, saving, in_a_file_manager,
                                on_screen_controls, double_clicking, button_alone, by_shortcut, filling, choice_alone,
-                               editing)
+                               replacing_with_a_dialog, editing)

@@ -146,6 +146,7 @@ class Context:
     screen_bound: bool = False  # a clause was read by a kind of screen only this one shows
     menu: str | None = None  # the menu the task says to do its commands from ("use the Edit menu to ...")
     last_menu: str | None = None  # the menu the clauses before opened ("... from the same menu")
+    replace_dialog: bool = False  # the clause before opened a find-and-replace dialog: "replace X with Y" fills it
     notes: list[str] = field(default_factory=list)
 
 

@@ -70,8 +70,14 @@ _MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+(?:the\s+)?(?P
                    r"(?P<menu3>[A-Z]?\w+)\s+menu\s*,?)\s+", re.I)
 # "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
 _MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open)\s+)?(?P<menu>[A-Z]\w+)\s*>\s*"
-                        r"(?P<item>[A-Z]\w*(?:\s+(?:[A-Z]\w*|and|or|of))*)"
+                        r"(?P<item>«\d+»|[A-Z]\w*(?:\s+(?:[A-Z]\w*|and|or|of))*)"
                         r"(?:\s+to\s+(?P<purpose>(?!(?i:call|name)\b)[a-z][^>]*))?$")  # "to copy it": what it does
+# "change milk into bread", "swap milk for bread", "replace milk with bread": a text in the document for another
+_REPLACE_TEXT = re.compile(r"^(?:replace|change|swap|turn|switch|substitute)\s+(?:every\s+|each\s+|all\s+)?"
+                           r"(?:the\s+word\s+)?(?P<old>«\d+»|[\w'-]+)\s+(?:with|into|for|to|by)\s+(?:the\s+word\s+)?"
+                           r"(?P<new>«\d+»|[\w'-]+)$", re.I)
+_USING_REPLACE_DIALOG = re.compile(r"^(?P<change>.+?)\s+(?:using|with|via|through|in)\s+(?:the\s+)?(?P<item>«\d+»)"
+                                   r"(?:\s+(?:dialog|window|tool|feature|option))?$", re.I)
 _SAME_MENU = ("same", "that", "this", "previous")  # "pick Copy from the same menu": the menu opened before
 _MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
 _SHORTCUTS = tuple((re.compile(pattern, re.I), keys) for pattern, keys in (
@@ -121,9 +127,15 @@ def menu_steps(words: str, context: Context) -> list[str] | None:
     path = _MENU_PATH.match(words)
     if path:
         context.last_menu = path.group("menu")
-        steps = [f"open the {path.group('menu')} menu", f'choose "{path.group("item")}"']
+        item = context.quoted.restore(path.group("item"), keep_quotes=False)
+        steps = [f"open the {path.group('menu')} menu", f"choose {in_quotes(item)}"]
+        purpose = path.group("purpose")
+        replaced = _replacing(purpose, context) if purpose and "replace" in item.lower() else None
+        if replaced:  # "use Search > Find and Replace to change milk into bread": its two fields, its Replace
+            return [*steps, *replaced]
         # "use File > Save As to save it as list.txt": the name the item's dialog takes
-        named = saving(path.group("purpose"), context) if path.group("purpose") else None
+        named = saving(purpose, context) if purpose else None
+        context.replace_dialog = not purpose and "replace" in item.lower()
         return [*steps, *named] if named and context.saved_as else steps
     menu = _MENU.search(words)
     if menu:
@@ -137,6 +149,38 @@ def menu_steps(words: str, context: Context) -> list[str] | None:
     if through:
         context.last_menu = chosen
     return through
+
+
+def replacing_with_a_dialog(words: str, context: Context) -> list[str] | None:
+    """"Swap milk for bread using Find and Replace": the editor's find-and-replace dialog, opened from the menu
+    the screen shows that holds it in desktop editors (Search, else Edit), and filled in; "replace milk with bread"
+    right after a clause that opened it: filled in."""
+    if context.replace_dialog:
+        context.replace_dialog = False
+        return _replacing(words, context)
+    match = _USING_REPLACE_DIALOG.match(words)
+    menu = next((m for m in ("Search", "Edit") if context.screen.menu(m)), None)
+    if match is None or menu is None:
+        return None
+    replaced = _replacing(match.group("change"), context)
+    item = context.quoted.restore(match.group("item"), keep_quotes=False)
+    if replaced is None or "replace" not in item.lower():
+        return None
+    context.last_menu = menu
+    return [f"open the {menu} menu", f"choose {in_quotes(item)}", *replaced]
+
+
+def _replacing(words: str, context: Context) -> list[str] | None:
+    """"change milk into bread" in a find-and-replace dialog just opened: what to find in its first field, what to
+    put instead in its second, its Replace, and the dialog closed."""
+    match = _REPLACE_TEXT.match(words)
+    if match is None:
+        return None
+    old, new = (value_of(match.group(g), context) for g in ("old", "new"))
+    if old is None or new is None:
+        return None
+    return [f"{type_step(old)} into the first text field", f"{type_step(new)} into the second text field",
+            'click "Replace"', "close the dialog"]
 
 
 def _through_menu(words: str, menu: str) -> list[str] | None:
