@@ -302,6 +302,7 @@ def test_the_offline_planner_does_everyday_requests_on_real_apps(tmp_path):
         {"task": "galculator-multiply", "text": "What is 12 times 12? Copy the result"},
         {"task": "mousepad-append", "text": "Go to the very end of the file, add ' and eggs' and save"},
         {"task": "mousepad-tab-untuned", "text": "Switch to the todo.txt tab, add ' and bread' at the end and save"},
+        {"task": "mousepad-find-replace", "text": "Replace milk with bread using Find and Replace and save the file"},
         {"task": "zenity-entry", "text": "My name is Ada, enter it and confirm"},
         {"task": "zenity-calendar", "text": "Choose the 15th of March, then press OK"},
         {"task": "zenity-save-file", "text": "Save it as results.csv"},
