@@ -109,6 +109,7 @@ def test_fuzzy_and_squashed_matches_cope_with_ocr_errors():
     # a number is never near: "March 15" is not a calendar's "March" header, nor "March 2026"
     assert match_text("March 15", "March") is None and match_text("March 15", "March 2026") is None
     assert match_text("Order 1001", "0rder 1001") is not None  # letters OCR confuses still match
+    assert match_text("end", "Edit") is None  # "go to the end" is no click on a menu whose name starts "Ed"
 
 
 @pytest.mark.parametrize("phrase, text, found", [

@@ -16,6 +16,7 @@ from deskpilot.core.task_text import look_alike
 
 EXACT, CASELESS, SQUASHED, WORD_INSIDE, SQUASHED_INSIDE = 1.0, 0.97, 0.93, 0.9, 0.85
 FUZZY_MIN = 80.0
+PART_MIN = 4  # the fewest letters of a phrase matched near inside a longer text ("end" is not the "ed" of "Edit")
 LOOK_ALIKE = 0.82  # the same word but for letters OCR confuses: "guis" read for an underlined "quis"
 EXTRA_TEXT_COST, EXTRA_TEXT_MAX = 0.002, 0.1  # per character around a phrase found inside a longer line
 
@@ -97,7 +98,7 @@ def _fuzzy(want_sq: str, have_sq: str, index: list[int]) -> TextMatch | None:
     whole = fuzz.ratio(want_sq, have_sq)
     if whole >= FUZZY_MIN and digits in re.sub(r"\D", "", have_sq):
         return TextMatch(0.8 * whole / 100, 0, index[-1] + 1)
-    if len(have_sq) > len(want_sq):
+    if len(have_sq) > len(want_sq) >= PART_MIN:  # a short word two of whose letters start a longer one is not it
         part = fuzz.partial_ratio_alignment(want_sq, have_sq)
         if part is not None and part.score >= max(FUZZY_MIN, 100 - 100 / len(want_sq)) and \
                 digits in re.sub(r"\D", "", have_sq[part.dest_start:part.dest_end]):

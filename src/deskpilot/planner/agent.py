@@ -214,14 +214,17 @@ class Agent:
         log.info("the task read with the screen's box labels: %s", written)
         return written, self._restarted(written)
 
-    def _grammar_misreads(self, task: str, obs: Observation) -> bool:
+    def _grammar_misreads(self, task: str, obs: Observation, read: tuple[str, ...]) -> bool:
         """Whether the grammar refuses the task as written, or reads it with a first target the first screen does
-        not show ("pick the 15th" read as a thing called "the 15th")."""
+        not show ("pick the 15th" read as a thing called "the 15th"), or with a target the first screen does not
+        show in a clause `read` takes another way ("go to the end" read as a thing called "the end")."""
         try:
-            first = parse_instructions(task)[0].action
+            plan = [planned.action for planned in parse_instructions(task)]
         except PlannerError:
             return True
-        return first.target is not None and first.point is None and self.grounder.locate(obs, first.target) is None
+        return any(action.target is not None and action.point is None and (
+            index == 0 or any(action.target.lower() in clause.lower() for clause in read))
+            and self.grounder.locate(obs, action.target) is None for index, action in enumerate(plan))
 
     def _in_everyday_words(self, task: str, obs: Observation, elements: list[Element],
                            refusal: DeskpilotError | None) -> tuple[str, DeskpilotError | None]:
@@ -230,7 +233,7 @@ class Agent:
         written, or a clause is read by what only this screen shows (a calculator's keys, a calendar, a file
         dialog); else the task and `refusal` as they were."""
         reading = read_everyday(task, elements)
-        if reading is None or not (reading.screen_bound or self._grammar_misreads(task, obs)):
+        if reading is None or not (reading.screen_bound or self._grammar_misreads(task, obs, reading.clauses)):
             return task, refusal
         self._read_notes = "; ".join(filter(None, (self._read_notes, *reading.notes)))
         refusal = self._restarted(reading.task)

@@ -83,6 +83,12 @@ CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
 SAVING = re.compile(r"\b(?:save|store)\b", re.I)
 SAVE_KEYS = (("ctrl", "s"), ("ctrl", "shift", "s"))
+# A task that asks to make a folder or a file of a name ("create a new folder named Photos", "set up a directory
+# called reports"): the name must show by the end where it did not at the start and no text field holds it (the new
+# icon, a listing, a terminal's line), not only typed into a field.
+MAKING = re.compile(r"\b(?:create|make|add|set\s+up)\s+(?:me\s+|us\s+)?(?:a\s+|an\s+)?(?:new\s+)?(?:empty\s+)?"
+                    r"(?:folder|directory|file)\s+(?:called|named|titled|with\s+the\s+name)\s+[\"“']?(?P<name>\w[\w.-]*)",
+                    re.I)
 SAVE_LABEL = re.compile(r"^\W*(?:save|speichern|enregistrer|guardar|保存)\b", re.I)  # "Save As...", "Save changes"
 SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|done|close|continue|next|finish|"
                      r"sign in|log in|login|sign up|register|create|add|search|go|yes|accept|update|upload|"
@@ -966,6 +972,11 @@ class GoalTracker:
         if SAVING.search(QUOTED.sub(" ", self.task)) and not self.saved:
             return GoalCheck(False, tuple(held), "the task asks to save, and no step saved (the save keys, Save or "
                                                  "Save As, or Enter in a file dialog)")
+        made = MAKING.search(self.task)
+        if made and not _anywhere(made.group("name").rstrip("."), [e for e in elements if e.role not in FIELD_ROLES
+                                                                   and text_key(e.text) not in self.initial]):
+            return GoalCheck(False, tuple(held), f"the task asks to make {_quote(made.group('name').rstrip('.'))}, "
+                                                 "which the screen shows nowhere new but in a text field")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue

@@ -348,6 +348,8 @@ _NAMES_A_FIELD = re.compile(r"\s(?:as|for|in|into|under|on)\s+(?:the|your|my|its
                             r"\s(?:as|for|into)\s+(?-i:[A-Z])\w*", re.I)  # "Ada for First name": a label's capital
 # "write 07700 900123 where it asks for mobile": words that say where the value goes (quoted text is a «n» here)
 _SAYS_WHERE = re.compile(r"\b(?:where|wherever|asks?|says?)\b", re.I)
+# "type done over it": a phrase that ends in a word referring to something is not all text to type
+REFERS_AT_END = re.compile(r"\s(?:it|them|this|that|these|those|there|here)$", re.I)
 
 
 def _given_text(text: str, quoted: Quoted, said: str | None = None) -> None:
@@ -362,7 +364,8 @@ def _type_at_focus(match: re.Match[str], quoted: Quoted) -> list[Action]:
     it could not be split from is refused before anything is done: typed whole, it would go into the wrong place."""
     text = match.group("text")
     _given_text(text, quoted, match.group(0))
-    if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted)) or "«" in text) and \
+    if (_SAYS_WHERE.search(text) or _NAMES_A_FIELD.search(" " + _value(text, quoted)) or "«" in text
+            or REFERS_AT_END.search(text)) and \
             not re.fullmatch(r"«\d+»", text.strip()):  # a quoted value and more words: not all of it is the text
         raise PlannerError(f"cannot tell the field from the value in {quoted.restore(match.group(0))!r}; say it as: "
                            'type "VALUE" into FIELD')

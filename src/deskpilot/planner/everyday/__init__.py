@@ -30,8 +30,8 @@ from deskpilot.core.observation import Element
 from ..instructions import FILLER_WORDS, Quoted, parse_instructions, starts_with_verb
 from .apps import BY_BUTTONS, TERMINAL, calculating, in_a_file_manager, in_a_terminal
 from .context import NUMBER, Context, Reader, Screen
-from .dialogs import (button_alone, by_button, choice_alone, double_clicking, filling, on_screen_controls,
-                      referring)
+from .dialogs import (button_alone, by_button, choice_alone, double_clicking, filling, named_choice,
+                      on_screen_controls, referring)
 from .documents import by_shortcut, editing, menu_steps, replacing_with_a_dialog, says_a_menu, saving
 
 _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
@@ -39,7 +39,10 @@ _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    (re.compile(r"\bdrag\s+(?P<what>[^,;]+?)\s+and\s+drop\s+(?:it|them)\s+(?=(?:on|onto|into|in|over)\b)",
                                re.I), r"drag \g<what> "),
                    (re.compile(r"\bcut\s+and\s+paste\b", re.I), "move"),
-                   (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"))
+                   (re.compile(r"\bcopy\s+and\s+paste\b", re.I), "copy"),
+                   # "check both Milk and Bread": each of the two
+                   (re.compile(r"\b(?P<verb>tick|check|select|choose|pick)\s+both\s+(?:of\s+)?(?!and\b|then\b|of\b)"
+                               r"(?=[\w«])", re.I), r"\g<verb> "))
 # what ends a clause ("a !" is a mark to type, not an end)
 SEPARATORS = re.compile(r"\s*(;|,|\.(?:\s+|$)|\?(?:\s+|$)|(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
 # the grammar's filler, and a few more words that only lead into what the readings take ("use the mouse to move ...")
@@ -58,7 +61,7 @@ _MENU_THEN_ITEM = re.compile(r"\b(?P<lead>(?i:use|choose|click(?:\s+on)?|pick|se
 # is one name, kept whole before the task is split at its "and"s
 _TITLED_AND = re.compile(r"(?P<lead>>\s*|(?i:\busing|\bwith|\bvia|\bthrough)\s+(?:the\s+)?)"
                          r"(?P<name>[A-Z]\w*(?:\s+[A-Z]\w*)*\s+(?:and|&)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*)")
-_TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well)$", re.I)
+_TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well|again)$", re.I)
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ class Reading:
     notes: tuple[str, ...]
     screen_bound: bool = False  # a clause was read by what the screen shows (a calculator, a calendar, a file
     # dialog, ...): the reading stands even where the grammar takes the words another way
+    clauses: tuple[str, ...] = ()  # the words of each clause read differently, as the task writes them
 
 
 def grammar_takes(task: str) -> bool:
@@ -97,6 +101,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
         context.terminal, text = True, TERMINAL.sub(" ", text).strip(" ,")
     if BY_BUTTONS.search(text):
         context.by_buttons, text = True, BY_BUTTONS.sub(" ", text).strip(" ,")
+    said = text
     for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
         text = compound.sub(verb, text)
     text = _TITLED_AND.sub(lambda m: f"{m.group('lead')}{_kept(quoted, m.group('name'))}", text)
@@ -105,7 +110,8 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
     pieces = SEPARATORS.split(text)
     clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
     read: list[str] = []
-    changed = after_reading = False
+    read_clauses: list[str] = []
+    changed, after_reading = text != said, False  # "check both Milk and Bread" is read as "check Milk and Bread"
     for clause, separator in zip(clauses, separators, strict=True):
         words = _bare(clause)
         if not words:
@@ -119,17 +125,19 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
             after_reading = False
             continue
         changed = after_reading = True
+        read_clauses.append(quoted.restore(words))
         if steps:
             context.notes.append(f"{quoted.restore(words)!r} read as {'; '.join(quoted.restore(s) for s in steps)}")
             read.append(_joint(separator) + ", ".join(steps))
     if not changed or (context.referent is not None and not context.referent.used):
         return None  # a value stated and never acted on would be dropped from the task
-    if (context.save_folder and not context.saved_as) or context.new_folder:
-        return None  # a folder to save in, and never a name
+    if (context.save_folder and not context.saved_as) or context.new_folder or context.renaming:
+        return None  # a folder to save in, a new folder, a file to rename, and never a name
     if context.dialog_unsaved:
         read.append(", press Enter")  # the file dialog's name set: its Save pressed last
     written = quoted.restore("".join(read).strip().lstrip(",;. ").strip())
-    return Reading(written, tuple(context.notes), context.screen_bound) if grammar_takes(written) else None
+    return Reading(written, tuple(context.notes), context.screen_bound, tuple(read_clauses)) \
+        if grammar_takes(written) else None
 
 
 def _kept(quoted: Quoted, name: str) -> str:
@@ -169,7 +177,8 @@ def _joined_sums(clauses: list[str], separators: list[str]) -> tuple[list[str], 
 
 
 def _bare(clause: str) -> str:
-    words = _WANT_NEW.sub("make ", clause.strip().rstrip(".!?").strip())
+    # a sentence's end glued to its last word ("... and save."); a mark said after a space is one to type ("a !")
+    words = _WANT_NEW.sub("make ", re.sub(r"(?<=[^\s.!?])[.!?]+$", "", clause.strip()).strip())
     words = _ON_CLIPBOARD.sub(r"copy \g<what>", words)
     while (trimmed := _FILLER.sub("", words).strip()) != words:
         words = trimmed
@@ -190,6 +199,7 @@ def _read_clause(words: str, context: Context) -> list[str] | None:
     return None
 
 
-READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, by_button, saving, in_a_file_manager,
+READERS: tuple[Reader, ...] = (in_a_terminal, calculating, referring, by_button, named_choice, saving,
+                               in_a_file_manager,
                                on_screen_controls, double_clicking, button_alone, by_shortcut, filling, choice_alone,
                                replacing_with_a_dialog, editing)

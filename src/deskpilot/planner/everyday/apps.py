@@ -15,7 +15,8 @@ from .documents import COPY_RESULT
 
 # a calculation: the clause's verb, then its sum in words or signs
 _CALC_VERB = re.compile(r"^(?:(?:please\s+)?(?:work\s+out|calculate|compute|evaluate|figure\s+out|find|do|solve|get)|"
-                        r"what(?:'s|\s+is|\s+are|\s+does)|how\s+much\s+is|type|enter)\s+", re.I)
+                        r"what(?:'s|\s+is|\s+are|\s+does)|how\s+much\s+is|type|enter|key\s+in|punch\s+in|input)\s+",
+                        re.I)
 _OPERATOR_WORDS = {"plus": "+", "and": "+", "+": "+", "minus": "-", "less": "-", "-": "-", "−": "-", "times": "*",
                    "multiplied by": "*", "x": "*", "*": "*", "×": "*", "divided by": "/", "over": "/", "/": "/",
                    "÷": "/"}
@@ -33,15 +34,18 @@ _VERB_SUM = re.compile(
     rf"the\s+(?P<of>sum|product|difference)\s+of\s+(?P<a5>{NUMBER})\s+and\s+(?P<b5>{NUMBER}))$", re.I)
 BY_BUTTONS = re.compile(r"(?:^|,?\s*)(?:(?:by\s+)?using\s+(?:the\s+)?(?:calculator'?s?\s+)?(?:buttons|keypad|keys)|"
                          r"(?:with|on)\s+the\s+(?:calculator'?s?\s+)?(?:buttons|keypad)|by\s+clicking\s+(?:the\s+)?"
-                         r"(?:buttons|keys)|click\s+the\s+(?:buttons|keys)\s+to)(?:\s*,\s*|\s+|$)", re.I)
+                         r"(?:buttons|keys)|(?:click|press|hit|tap)\s+the\s+(?:buttons|keys)\s+(?:to|for))(?:\s*,\s*|\s+|$)",
+                         re.I)
 _PRESS_TO_CLEAR = re.compile(r"^(?:press|click|hit|tap)\s+(?:the\s+)?(?P<key>\w{1,5})(?:\s+(?:key|button))?\s+to\s+"
-                             r"(?:clear|reset)(?:\s+(?:it|the\s+display))?$", re.I)
+                             r"(?:clear|reset)(?:\s+(?:it|the\s+display))?$|"
+                             r"^(?:clear|reset)(?:\s+(?:it|the\s+display))?\s+(?:with|using|by\s+pressing)\s+(?:the\s+)?"
+                             r"(?P<key2>\w{1,5})(?:\s+(?:key|button))?$", re.I)
 _CLEAR_CALC = re.compile(r"^(?:clear|reset)(?:\s+(?:it|the\s+(?:display|calculator|screen|entry|number)))?$", re.I)
 TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|a\s+)?"
                        r"(?:terminal|shell|command\s+line|console)|use\s+the\s+(?:terminal|shell|command\s+line|console)"
                        r"\s+to)(?:\s*,\s*|\s+|$)", re.I)
 _MAKE = r"(?:make|create|add|set\s+up|open)(?:\s+(?:me|us))?\s+(?:a\s+|an\s+)?(?:new\s+)?"
-_NAMED = r"(?:\s+(?:called|named))?\s+"
+_NAMED = r"(?:\s+(?:called|named|titled|with\s+the\s+name|by\s+the\s+name))?\s+"
 MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$", re.I)
 _TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})(?:\s+(?:in|inside|into)\s+"
                     r"(?:the\s+)?(?P<folder>[\w.-]+)(?:\s+(?:folder|directory))?)?$", re.I)
@@ -53,15 +57,20 @@ _ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|int
                    re.I)
 _RUN = re.compile(r"^(?:run|execute|type|enter)\s+(?:the\s+command\s+)?(?P<command>(?!the\b)[\w.~/-]+(?:\s+\S+){0,8}?)"
                   r"(?:\s+and\s+press\s+enter)?$", re.I)
+_LIST_FILES = re.compile(rf"^(?:list|save\s+(?:a|the)\s+list\s+of|write\s+(?:a|the)\s+list\s+of)\s+(?:all\s+|every\s+)?"
+                         r"(?:the\s+)?files?(?:\s+here)?(?P<hidden>,?\s+(?:including|with|and|plus)\s+(?:the\s+)?hidden"
+                         rf"(?:\s+(?:ones|files))?(?:\s+too)?)?\s+(?:in|into|to)\s+(?P<name>«\d+»|{FILE_NAME})$", re.I)
 _CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
                  r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
 _UNNAMED_FOLDER = re.compile(rf"^(?:{_MAKE})?(?:a\s+)?new\s+(?:folder|directory)$", re.I)
-_CALL_IT_PLAIN = re.compile(r"^(?:call|name)\s+it\s+(?P<name>«\d+»|[\w.-]+)$", re.I)
+_CALL_IT_PLAIN = re.compile(r"^(?:call(?:ing)?|nam(?:e|ing)|giving\s+it\s+the\s+name)(?:\s+it)?\s+"
+                            r"(?P<name>«\d+»|[\w.-]+)$", re.I)
+_RENAME_ALONE = re.compile(rf"^rename\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})$", re.I)
 _GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s+)?name\s+(?P<new>«\d+»|{FILE_NAME})$|"
                         rf"^(?:change|set)\s+(?P<old2>«\d+»|{FILE_NAME})'s\s+name\s+to\s+(?P<new2>«\d+»|{FILE_NAME})$",
                         re.I)
 # a file manager's moves, between files and folders the first screen shows
-_COPY_INTO = re.compile(rf"^(?:copy|put\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
+_COPY_INTO = re.compile(rf"^(?:copy|(?:put|make|place)\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
                         r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
 _MOVE_INTO = re.compile(rf"^(?:move|drag(?:\s+and\s+drop)?|put)\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})\s+"
                         r"(?:in|into|to|onto|on|over|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
@@ -76,8 +85,9 @@ def calculating(words: str, context: Context) -> list[str] | None:
     if COPY_RESULT.match(words):
         return ["press ctrl+c"]
     pressed = _PRESS_TO_CLEAR.match(words)
-    if pressed and context.screen.button(pressed.group("key")):  # "press C to clear": the key the screen shows
-        return [f'click "{context.screen.button(pressed.group("key"))}"']
+    key_said = pressed and (pressed.group("key") or pressed.group("key2"))
+    if key_said and context.screen.button(key_said):  # "press C to clear", "clear it with C": the key shown
+        return [f'click "{context.screen.button(key_said)}"']
     if _CLEAR_CALC.match(words):
         key = context.screen.button("C", "AC", "CE", "Clear", "CA")
         return None if key is None else [f'click "{key}"']
@@ -148,6 +158,10 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
     went = _CD.match(words)
     if went:
         return [f'run the command "cd {name(went.group("name"))}"']
+    listed = _LIST_FILES.match(words)
+    if listed:  # "list every file including hidden ones into all.txt"
+        hidden = " -a" if listed.group("hidden") else ""
+        return [f'run the command "ls{hidden} > {name(listed.group("name"))}"']
     command = _RUN.match(words)
     if command and '"' not in command.group("command"):  # the task's own command, as its words give it
         return [f'run the command "{context.quoted.restore(command.group("command"), keep_quotes=False)}"']
@@ -172,7 +186,14 @@ def in_a_file_manager(words: str, context: Context) -> list[str] | None:
     if _UNNAMED_FOLDER.match(words):
         context.new_folder = True
         return []
+    renaming = _RENAME_ALONE.match(words)
+    if renaming:  # "rename notes.txt, calling it minutes.txt": the new name in the next clause
+        context.renaming = context.quoted.restore(renaming.group("what"), keep_quotes=False)
+        return []
     named = _CALL_IT_PLAIN.match(words)
+    if named and context.renaming:
+        old, context.renaming = context.renaming, None
+        return [f'rename "{old}" to "{context.quoted.restore(named.group("name"), keep_quotes=False)}"']
     if named and context.new_folder:
         context.new_folder = False
         return [f'create a new folder named "{context.quoted.restore(named.group("name"), keep_quotes=False)}"']

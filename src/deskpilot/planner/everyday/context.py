@@ -14,7 +14,7 @@ from deskpilot.core.task_text import NUMBER_WORDS
 from deskpilot.grounding.action_context import FIELD_ROLES
 
 from ..goal_check import field_labels
-from ..instructions import Quoted
+from ..instructions import REFERS_AT_END, Quoted
 
 # a file's name: a word with an extension ("qt.txt", "answer.gnumeric", "done.flag")
 FILE_NAME = r"[\w][\w.-]*\.[A-Za-z0-9]{1,9}"
@@ -140,6 +140,7 @@ class Context:
     joined_by: str = ""  # what joined the clause being read to the one before ("and", ",", ...)
     selected: bool = False  # a clause selected all the text: "delete it" is the Delete key
     new_folder: bool = False  # "new folder, ...": its name comes in the next clause
+    renaming: str | None = None  # "rename notes.txt, ...": the file whose new name comes in the next clause
     save_folder: str | None = None  # "save it to Documents, ...": the folder a later "name it X" saves X in
     saved_as: bool = False  # a save as was read: a later plain "save it" is the dialog's own (done)
     dialog_unsaved: bool = False  # a file dialog's name was set and its Save not yet pressed
@@ -169,7 +170,8 @@ def value_of(text: str, context: Context) -> str | None:
     shown_mark = re.fullmatch(r"(?:an?|one)\s+([^\w\s«»])", text)
     if shown_mark:  # "a !": the mark itself
         return shown_mark.group(1)
-    if "«" in text or _PLACE_WORDS.search(f" {text} ") or _DESCRIPTION.match(text) or not text:
+    if "«" in text or _PLACE_WORDS.search(f" {text} ") or _DESCRIPTION.match(text) or REFERS_AT_END.search(text) \
+            or not text:
         return None
     return text
 

@@ -32,6 +32,11 @@ _BY_BUTTON = re.compile(r"^(?i:[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(
                         r"by\s+(?:clicking|pressing|hitting|using)(?:\s+on)?)\s+(?:the\s+)?(?:(?:toolbar|tool\s+bar)(?:'s)?\s+)?)"
                         r"(?P<button>[A-Z]\w*(?:\s+[A-Z]\w*)?)(?i:(?:\s+(?:button|icon))?(?:\s+(?:on|in)\s+the\s+"
                         r"tool\s*bar)?)$")
+_PICK_THE = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|tick|check)\s+the\s+"
+                       r"(?P<what>«\d+»|[\w.'-]+(?:\s+[\w.'-]+)?)\s+(?:option|item|entry|row|choice|radio\s+button|one)$",
+                       re.I)
+_TYPE_THE_NOUN = re.compile(r"^(?:type|enter|put\s+in|input|use|key\s+in)\s+(?:the|my|your)\s+"
+                            r"(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?P<value>«\d+»|[^\s«»]+)$", re.I)
 # a typing verb before an unquoted value (a quoted one is the grammar's)
 _TYPING_VERB = re.compile(r"^(?:enter|type|put|write|input|use|fill\s+in)\s+(?!«\d+»)", re.I)
 _FILL_FORM = re.compile(r"^(?:fill\s+(?:in\s+|out\s+)?(?:the|this)\s+(?:form|fields|dialog)\s+with|"
@@ -101,8 +106,8 @@ def _field_named(noun: str, context: Context) -> str | None:
     if context.screen.any_screen:
         return noun
     wanted = set(normalised(noun).split())
-    found = [label.rstrip(": ") for label in context.screen.field_labels
-             if wanted <= set(normalised(label).split())]
+    found = list(dict.fromkeys(label.rstrip(": ") for label in context.screen.field_labels  # a field two sources
+                               if wanted <= set(normalised(label).split())))  # saw is one
     return found[0] if len(found) == 1 and _PLAIN_LABEL.fullmatch(found[0]) else None
 
 
@@ -143,6 +148,20 @@ def choice_alone(words: str, context: Context) -> list[str] | None:
 
 _BOXES_FOR = re.compile(r"^(?P<verb>tick|check|untick|uncheck)\s+(?:the\s+)?(?:check\s*)?box(?:es)?\s+"
                         r"(?:for|of|next\s+to|beside|labell?ed)\s+(?P<what>[\w .-]+)$", re.I)
+
+
+def named_choice(words: str, context: Context) -> list[str] | None:
+    """"Pick the Train option", "choose the Lisbon row": a thing the screen shows, named with its kind; "type the
+    password hunter2": a value with the noun of the one field it goes in."""
+    picked = _PICK_THE.match(words)
+    if picked:
+        what = context.quoted.restore(picked.group("what"), keep_quotes=False)
+        return [f'click "{what}"'] if '"' not in what and context.screen.shows(what) else None
+    given = _TYPE_THE_NOUN.match(words)
+    label = _field_named(given.group("noun"), context) if given else None
+    if given is None or label is None:
+        return None
+    return [type_step(context.quoted.restore(given.group("value"), keep_quotes=False)) + f" into the {label} field"]
 
 
 def by_button(words: str, context: Context) -> list[str] | None:

@@ -13,7 +13,9 @@ _WHOLE_DOC = r"(?:the\s+)?(?:very\s+)?(?P<end>end|bottom|start|beginning|top)(?:
              r"(?:file|text|document|doc|note|notes|page|memo|line|letter|sheet|spreadsheet))?"
 _AT_PLACE = re.compile(rf"^(?:at|to|on)\s+{_WHOLE_DOC}\s*,?\s*", re.I)  # "at the end of the text, ..."
 _PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to|on(?:to)?)\s+{_WHOLE_DOC}|"
-                          r"after\s+the\s+last\s+(?:word|line|letter|character))$", re.I)
+                          r"after\s+the\s+last\s+(?:word|line|letter|character)|"
+                          r"after\s+(?:the|what(?:'s|\s+is))\s+(?:existing|current|present|there)(?:\s+(?:text|words?|line|"
+                          r"contents?))?|after\s+the\s+(?:text|contents?)(?:\s+(?:already\s+)?there)?)$", re.I)
 _GO_TO_PLACE = re.compile(rf"^(?:go|jump|move|skip|scroll|head)\s+(?:right\s+|all\s+the\s+way\s+)?(?:down\s+|up\s+)?"
                           rf"to\s+{_WHOLE_DOC}$", re.I)
 _FINISH_WITH = re.compile(r"^(?:finish|end|complete|close)\s+(?:off\s+)?(?:the|this)\s+(?:line|text|sentence|note|file|"
@@ -23,8 +25,9 @@ _APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|thi
 _STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
 _STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
 _WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
-                      r"append|stick|tack|pop)\s+(?P<value>.+?)(?:\s+(?:in|into)\s+(?:the|this)\s+(?:editor|document|"
-                      r"file|text(?:\s+area)?|window|page|note))?(?:\s+instead)?$", re.I)
+                      r"append|stick|tack|pop|key\s+in|punch\s+in)\s+(?P<value>.+?)(?:\s+(?:in|into)\s+(?:the|this)\s+(?:editor|document|"
+                      r"file|text(?:\s+area)?|window|page|note))?(?:\s+instead|\s+over\s+(?:it|that|this|the\s+"
+                      r"(?:text|selection)))?$", re.I)
 _ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|everything|the\s+(?:whole\s+|entire\s+)?" \
             r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
             r"memo|editor|window))?"
@@ -42,7 +45,7 @@ _DELETE_SELECTED = re.compile(r"^(?:delete|remove|erase|clear)\s+(?:it|them|that
 _FOLDER_WORDS = r"(?:\s+(?:in|inside|into)\s+(?:my\s+|the\s+)?(?P<{}>[A-Z][\w-]*)(?:\s+folder)?)?"
 _NEW_FILE = re.compile(rf"^(?:put|write|type|save|store)\s+(?P<text>.+?)\s+(?:in|into|to)\s+a\s+new\s+file\s+"
                        rf"(?:called\s+|named\s+)?(?P<name>«\d+»|{FILE_NAME}){_FOLDER_WORDS.format('folder')}$|"
-                       rf"^(?:make|create)\s+(?:a\s+|an\s+)?(?:new\s+)?file\s+(?:called\s+|named\s+)?"
+                       rf"^(?:make|create)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:file\s+)?(?:called\s+|named\s+)?"
                        rf"(?P<name2>«\d+»|{FILE_NAME}){_FOLDER_WORDS.format('folder2')}\s+(?:containing|that\s+says|"
                        r"saying|with\s+the\s+(?:text|words?))\s+(?P<text2>.+)$", re.I)
 _SAVE_VERB = re.compile(r"^(?:save|store|keep|write)\b", re.I)
@@ -108,18 +111,26 @@ _FIND_IN_TEXT = re.compile(r"^(?:find|search\s+for|look\s+for|locate)\s+(?P<valu
                            r"(?:the|this)\s+(?:text|document|file|page|note)$", re.I)
 
 
+_OPEN_MENU = re.compile(r"^(?i:open|click(?:\s+on)?|go\s+to)\s+(?:the\s+)?(?P<menu>[A-Z]\w+)(?i:\s+menu)?$")
 _MENU_ALONE = re.compile(r"^(?:using|from|in|via|through|with)\s+the\s+(?P<menu>[A-Z]?\w+)\s+menu$", re.I)
 
 
 def says_a_menu(words: str, context: Context) -> bool:
-    """Whether the clause is said through a menu (its own words, or "use the Edit menu to ..." before it)."""
-    return bool(context.menu or _MENU_PATH.match(words) or _MENU.search(words) or _MENU_ALONE.match(words))
+    """Whether the clause is said through a menu (its own words, or "use the Edit menu to ..." before it), or
+    opens a menu of the menu bar by its name alone ("open Edit")."""
+    opened = _OPEN_MENU.match(words)
+    return bool(context.menu or _MENU_PATH.match(words) or _MENU.search(words) or _MENU_ALONE.match(words)
+                or opened and context.screen.menu(opened.group("menu")))
 
 
 def menu_steps(words: str, context: Context) -> list[str] | None:
     """A clause said through a menu: "use Edit > Copy", "copy the result from the Edit menu", "use the Edit menu to
     select everything" (and the clauses after it), "from the Edit menu choose Select All": the menu opened and its
     item chosen. None where the clause names no menu, or one whose item it does not say."""
+    opened = _OPEN_MENU.match(words)
+    if opened and context.screen.menu(opened.group("menu")):  # "open Edit": the menu bar's Edit menu
+        context.last_menu = opened.group("menu")
+        return [f"open the {opened.group('menu')} menu"]
     alone = _MENU_ALONE.match(words)
     if alone:  # "Using the Edit menu, select all and then copy": the clauses after it
         context.menu = alone.group("menu")
