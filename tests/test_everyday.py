@@ -90,6 +90,11 @@ def _read(task: str, screen: list[Element]) -> str | None:
     ("Select All from the Edit menu, then Paste from that menu",
      'open the Edit menu, choose "Select All", open the Edit menu, choose "Paste"'),
     ("Get all the text onto the clipboard", "press ctrl+a, press ctrl+c"),
+    ("Highlight everything, type finished over it", 'press ctrl+a, type "finished"'),  # not "finished over it"
+    ("Write ' and milk' after what is there and save", 'press ctrl+End, type " and milk", press ctrl+s'),
+    ("End the line with a ? and save", 'press ctrl+End, type "?", press ctrl+s'),  # a mark after a space is typed
+    ("Click File, pick Save As again", 'open the File menu, choose "Save As"'),
+    ("Create plan.md in Desktop with the words step one", 'type "step one", save the file as "plan.md" in Desktop'),
 ])
 def test_editing_requests_become_the_keys_editors_share(task, expected):
     assert may_read_everyday(task)
@@ -153,6 +158,8 @@ def test_a_request_done_by_a_button_it_names_is_that_buttons_click(task, expecte
      'click "4", click "2", click "+", click "8", click "=", press ctrl+c'),
     ("Multiply 6 by 7 with the buttons", 'click "6", click "×", click "7", click "="'),
     ("Type 999, clear it, then work out 7 minus 2", 'type "999", click "C", type "7-2="'),
+    ("Punch in 55, reset it using C, then find 9 plus 1", 'type "55", click "C", type "9+1="'),
+    ("Hit the keys for 6 + 3", 'click "6", click "+", click "3", click "="'),
 ])
 def test_sums_are_worked_out_on_the_calculator_the_screen_shows(task, expected):
     assert _read(task, CALCULATOR) == expected
@@ -167,6 +174,8 @@ def test_a_sum_is_no_calculation_where_no_calculator_is_in_sight():
     ("In the terminal, write hello into a file named greeting.txt", 'run the command "echo hello > greeting.txt"'),
     ("Use the shell to make notes.txt containing buy milk", "run the command \"echo 'buy milk' > notes.txt\""),
     ("Run ls -a > all.txt in the terminal", 'run the command "ls -a > all.txt"'),
+    ("From the terminal, list the files into names.txt", 'run the command "ls > names.txt"'),
+    ("In the shell, save a list of all files plus the hidden ones to every.txt", 'run the command "ls -a > every.txt"'),
     ("In a terminal, go into Documents and create an empty file done.flag",
      'run the command "cd Documents", run the command "touch done.flag"'),
 ])
@@ -228,6 +237,15 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
     ("Cut notes.txt, go into Archive and paste it", FILES,
      'click "notes.txt", press ctrl+x, double-click "Archive", press ctrl+v'),
     ("Open notes.txt from the Archive folder", FILES, 'double-click "Archive", double-click "notes.txt"'),
+    ("Rename todo.txt, naming it list.txt", FILES, 'rename "todo.txt" to "list.txt"'),
+    ("Place a copy of notes.txt in Archive", FILES,
+     'click "notes.txt", press ctrl+c, double-click "Archive", press ctrl+v'),
+    ("Make a new folder by the name Music", FILES, 'create a new folder named "Music"'),
+    ("Choose the Banana entry and press OK", [_element("Banana"), _element("Cherry"), _element("OK", "button")],
+     'click "Banana", press OK'),
+    ("Select both Banana and Cherry, then OK", [_element("Banana"), _element("Cherry"), _element("OK", "button")],
+     'Select Banana, Cherry, click "OK"'),
+    ("Enter your password s3cret and confirm", PASSWORD_DIALOG, 'type "s3cret" into the Password field, confirm'),
     ("Navigate to /tmp/reports with the address bar, select all the files, then copy them", FILES,
      'press ctrl+l, type "/tmp/reports", press Enter, press ctrl+a, press ctrl+c'),
     ("Change the value in B3 to 300 and save", SHEET,
@@ -274,6 +292,8 @@ def test_a_fields_label_and_its_value_said_alone_are_typed_into_that_field():
     ("Call the file results.csv and email it to Bob", SAVE_DIALOG),  # a clause no convention takes
     ("Copy todo.txt", EDITOR),  # no files in sight: a file manager's copy is no reading here
     ("Open Archive and paste it", CALCULATOR),
+    ("Rename todo.txt", FILES),  # a file to rename, and never a name
+    ("Choose the Durian option", [_element("Banana"), _element("Cherry")]),  # no such option in sight
 ])
 def test_requests_no_convention_takes_whole_are_left_as_written(task, screen):
     assert _read(task, screen) is None

@@ -1357,3 +1357,21 @@ def test_a_value_typed_over_in_the_same_field_needs_new_evidence_of_it(shown_aft
     check = tracker.check(closed)
     assert check.passed is passed, check
     assert passed or check.failed == '"milk" was typed, then typed over in the same field'
+
+
+@pytest.mark.parametrize(("final", "failed"), [
+    ([Element(Box(100, 40, 400, 64), "input", "Photos")], 'the task asks to make "Photos", which the screen shows '
+                                                            "nowhere new but in a text field"),
+    ([Element(Box(100, 40, 400, 64), "input", ""), Element(Box(120, 200, 180, 216), "text", "Photos")], None),
+])
+def test_a_task_that_makes_a_named_folder_needs_the_name_shown_new_outside_a_field(final, failed):
+    """Seed of set 6: a model typed "Photos" into PCManFM's location bar and said done; no folder was made."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    start = [Element(Box(100, 40, 400, 64), "input", ""), Element(Box(120, 200, 180, 216), "text", "todo.txt")]
+    tracker = GoalTracker(task="set up a new folder with the name Photos")
+    tracker.start(start)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=start[0].center), KeyboardFocus(), start, start, False)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="Photos"), KeyboardFocus(field=start[0].box), start, final, True)
+    assert tracker.check(final).failed == failed

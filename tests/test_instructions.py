@@ -104,7 +104,9 @@ def test_steps_joined_by_then_and_commas_semicolons_and_full_stops():
                                   # a clause with a subject of its own is a sentence, not another box to tick
                                   'tick "Subscribe to newsletter" and I want the medium size',
                                   # nor is one that starts with a verb of choosing the grammar does not know
-                                  "Untick the First aid trained, and go with L for the T-shirt size"])
+                                  "Untick the First aid trained, and go with L for the T-shirt size",
+                                  # words that refer to something are no text to type ("done over it")
+                                  "select all, type done over it"])
 def test_unknown_instructions_are_refused_not_guessed(task):
     with pytest.raises(PlannerError):
         parse_instructions(task)

@@ -148,6 +148,10 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
         folder = touched.group("folder")
         path = name(f"{folder}/{touched.group('name')}" if folder else touched.group("name"))
         return [f'run the command "touch {path}"']
+    listed = _LIST_FILES.match(words)
+    if listed:  # "list every file including hidden ones into all.txt"
+        hidden = " -a" if listed.group("hidden") else ""
+        return [f'run the command "ls{hidden} > {name(listed.group("name"))}"']
     echoed = _ECHO.match(words)
     if echoed:
         text = value_of(echoed.group("text") or echoed.group("text2") or echoed.group("text3"), context)
@@ -158,10 +162,6 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
     went = _CD.match(words)
     if went:
         return [f'run the command "cd {name(went.group("name"))}"']
-    listed = _LIST_FILES.match(words)
-    if listed:  # "list every file including hidden ones into all.txt"
-        hidden = " -a" if listed.group("hidden") else ""
-        return [f'run the command "ls{hidden} > {name(listed.group("name"))}"']
     command = _RUN.match(words)
     if command and '"' not in command.group("command"):  # the task's own command, as its words give it
         return [f'run the command "{context.quoted.restore(command.group("command"), keep_quotes=False)}"']
