@@ -1,7 +1,7 @@
 """Everyday requests to three kinds of application: a calculator the screen shows (sums in words or signs, typed
-with "=" or clicked key by key), a terminal (mkdir, touch, echo, cd and a command the task gives, every name and text
-quoted for the shell as one argument), a file manager (copies and moves between the files it shows, new folders,
-renames)."""
+with "=" or clicked key by key), a terminal (mkdir, touch, echo, cd, ls, and a command the task gives, every name
+and text quoted for the shell as one argument), a file manager or file dialog (copies and moves between the files it
+shows, said whole or one move at a time, files and folders opened, new folders, renames)."""
 
 from __future__ import annotations
 

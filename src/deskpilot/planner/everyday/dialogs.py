@@ -1,6 +1,8 @@
 """Everyday requests to dialogs and forms: a value stated, then acted on as "it" ("my name is Ada, enter it"); a
-field's label with its value ("First name Ada", "Ada for First name"); a button said alone ("..., then OK"); a double
-click said after the thing; a calendar's day, a yes or a no, a slider to an end, a spreadsheet's cell."""
+field's label with its value ("First name Ada", "Ada for First name"), or its noun ("type the password X"); a button
+said alone ("..., then OK", "submit"), or as the means ("save using the Save button"); a thing named with its kind
+("the Train option"); a double click said after the thing; a calendar's day, a yes or a no, a slider to an end, a
+spreadsheet's cell."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Everyday requests about a document's text: typing at its end ("add ' and eggs' at the very end"), replacing or
 clearing it ("wipe the text, write all done instead"), saving it (as a name, in a folder, with the text it should
-say, in a file dialog the screen shows), its menus' commands ("copy the result from the Edit menu", "Edit > Copy"),
-and the shortcuts every desktop shares ("open a new tab", "go back", "undo the last change")."""
+say, in a file dialog the screen shows), its menus' commands ("copy the result from the Edit menu", "Edit > Copy",
+"File then Save As", "the same menu"), a word replaced through its find-and-replace dialog, and the shortcuts every
+desktop shares ("open a new tab", "go back", "undo the last change", a folder's path in the location bar)."""
 
 from __future__ import annotations
 
