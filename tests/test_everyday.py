@@ -93,6 +93,7 @@ def _read(task: str, screen: list[Element]) -> str | None:
     ("Highlight everything, type finished over it", 'press ctrl+a, type "finished"'),  # not "finished over it"
     ("Write ' and milk' after what is there and save", 'press ctrl+End, type " and milk", press ctrl+s'),
     ("End the line with a ? and save", 'press ctrl+End, type "?", press ctrl+s'),  # a mark after a space is typed
+    ("Add a hash sign # at the end", 'press ctrl+End, type "#"'),  # the mark said by name, then shown
     ("Click File, pick Save As again", 'open the File menu, choose "Save As"'),
     ("Create plan.md in Desktop with the words step one", 'type "step one", save the file as "plan.md" in Desktop'),
 ])

@@ -27,8 +27,9 @@ _DESCRIPTION = re.compile(r"^(?:(?:the|a|an|this|that|these|those|my|your|our|hi
 _MARKS = {"exclamation mark": "!", "exclamation point": "!", "full stop": ".", "period": ".", "dot": ".",
           "comma": ",", "question mark": "?", "colon": ":", "semicolon": ";", "hyphen": "-", "dash": "-",
           "space": " ", "hash": "#", "hash sign": "#", "at sign": "@", "plus sign": "+"}
+# "an exclamation mark", "... (!)", "... !": a mark said by name (and shown)
 _MARK = re.compile(r"^(?:an?\s+|one\s+)?(?P<name>" + "|".join(sorted(_MARKS, key=len, reverse=True)) +
-                   r")(?:\s*\(\s*(?P<shown>«\d+»|\S)\s*\))?$", re.I)
+                   r")(?:\s*\(\s*(?P<shown>«\d+»|\S)\s*\)|\s+[^\w\s«»])?$", re.I)
 NUMBER = r"(?:\d+(?:\.\d+)?|" + "|".join(NUMBER_WORDS) + r")"
 _PLACES = {"home", "desktop", "documents", "recent", "other locations", "file system", "computer", "downloads"}
 _COMMON_MENUS = {"file", "edit", "view", "search", "tools", "format", "insert", "help", "document", "go"}
