@@ -37,7 +37,7 @@ _BY_BUTTON = re.compile(r"^(?i:[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(
 _PICK_THE = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|tick|check)\s+the\s+"
                        r"(?P<what>«\d+»|[\w.'-]+(?:\s+[\w.'-]+)?)\s+(?:option|item|entry|row|choice|radio\s+button|one)$",
                        re.I)
-_TYPE_THE_NOUN = re.compile(r"^(?:type|enter|put\s+in|input|use|key\s+in)\s+(?:the|my|your)\s+"
+_TYPE_THE_NOUN = re.compile(r"^(?:type|enter|put\s+in|input|key\s+in)\s+(?:the|my|your)\s+"
                             r"(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?P<value>«\d+»|[^\s«»]+)$", re.I)
 # a typing verb before an unquoted value (a quoted one is the grammar's)
 _TYPING_VERB = re.compile(r"^(?:enter|type|put|write|input|use|fill\s+in)\s+(?!«\d+»)", re.I)
