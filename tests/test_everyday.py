@@ -239,6 +239,8 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
      'click "notes.txt", press ctrl+x, double-click "Archive", press ctrl+v'),
     ("Open notes.txt from the Archive folder", FILES, 'double-click "Archive", double-click "notes.txt"'),
     ("Rename todo.txt, naming it list.txt", FILES, 'rename "todo.txt" to "list.txt"'),
+    ("Within the Archive folder, create a blank file named a.txt", FILES,
+     'double-click "Archive", open the File menu, choose "Empty File", type "a.txt", press Enter'),
     ("Place a copy of notes.txt in Archive", FILES,
      'click "notes.txt", press ctrl+c, double-click "Archive", press ctrl+v'),
     ("Make a new folder by the name Music", FILES, 'create a new folder named "Music"'),
