@@ -154,6 +154,7 @@ def test_a_request_done_by_a_button_it_names_is_that_buttons_click(task, expecte
     ("Press C to clear, then work out 2 plus 2", 'click "C", type "2+2="'),
     ("Divide 100 by 8, then copy what it shows to the clipboard", 'type "100/8=", press ctrl+c'),
     ("How much is 7 times 8? Put the answer on the clipboard", 'type "7*8=". press ctrl+c'),
+    ("6 x 7 = ? copy it", 'type "6*7=". press ctrl+c'),  # a question mark after a space ends a question
     ("Work out the sum of 4 and 9", 'type "4+9="'),
     ("Using the calculator's buttons, add 42 and 8, then copy the total",
      'click "4", click "2", click "+", click "8", click "=", press ctrl+c'),

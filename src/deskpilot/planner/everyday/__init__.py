@@ -43,9 +43,9 @@ _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    # "check both Milk and Bread": each of the two
                    (re.compile(r"\b(?P<verb>tick|check|select|choose|pick)\s+both\s+(?:of\s+)?(?!and\b|then\b|of\b)"
                                r"(?=[\w«])", re.I), r"\g<verb> "))
-# what ends a clause ("a !" and "a ?" are marks to type, not ends)
-SEPARATORS = re.compile(r"\s*(;|,|(?<!\s)\.(?:\s+|$)|(?<!\s)\?(?:\s+|$)|(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*",
-                        re.I)
+# what ends a clause ("a !", "a ?" and "a question mark ?" are marks to type; "78 + 5 = ? copy it" is a question)
+SEPARATORS = re.compile(r"\s*(;|,|(?<!\s)\.(?:\s+|$)|(?<!\ba\s)(?<!\ban\s)(?<!\bone\s)(?<!mark\s)\?(?:\s+|$)|"
+                        r"(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
 # the grammar's filler, and a few more words that only lead into what the readings take ("use the mouse to move ...")
 _FILLER = re.compile(rf"^(?:{FILLER_WORDS}|after\s+that|afterwards|so|use\s+the\s+mouse\s+to)\b\s*", re.I)
 # "I need a new folder called Photos": wanting a new thing is making it
