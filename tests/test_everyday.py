@@ -34,6 +34,9 @@ SHEET = [*(_element(c) for c in "ABCDEF"), *(_element(str(r)) for r in range(1, 
 NAME_DIALOG = [Element(Box(20, 60, 110, 84), "text", "Your name:"), Element(Box(120, 60, 300, 84), "input", ""),
                Element(Box(200, 200, 260, 224), "button", "OK")]
 SLIDER = [_element("Volume"), _element("", "slider"), _element("OK", "button")]
+ORDER_FORM = [Element(Box(20, 60, 80, 84), "text", "Name"), Element(Box(120, 60, 300, 84), "input", ""),
+              Element(Box(20, 100, 80, 124), "text", "Size"), Element(Box(120, 100, 300, 124), "dropdown", ""),
+              Element(Box(200, 200, 260, 224), "button", "OK")]
 PASSWORD_DIALOG = [Element(Box(20, 60, 110, 84), "text", "Password:"), Element(Box(120, 60, 300, 84), "input", ""),
                    Element(Box(100, 200, 160, 224), "button", "Cancel"),
                    Element(Box(200, 200, 260, 224), "button", "OK")]
@@ -94,6 +97,15 @@ def _read(task: str, screen: list[Element]) -> str | None:
     ("Write ' and milk' after what is there and save", 'press ctrl+End, type " and milk", press ctrl+s'),
     ("End the line with a ? and save", 'press ctrl+End, type "?", press ctrl+s'),  # a mark after a space is typed
     ("Add a hash sign # at the end", 'press ctrl+End, type "#"'),  # the mark said by name, then shown
+    ("At the end of the memo, write ' thanks'", 'press ctrl+End, type " thanks"'),
+    ("Write 'hello there'", 'type "hello there"'),  # a text to write, not a name to save as
+    ("Copy all of it", "press ctrl+a, press ctrl+c"),
+    ("Type notes into a new document, stored as n.txt in Desktop",
+     'press ctrl+n, type "notes", save the file as "n.txt" in Desktop'),
+    ("Type draft; from the File menu, Save As, file name d.txt",
+     'type "draft", open the File menu, choose "Save As", save the file as "d.txt"'),
+    ("With the Edit menu: Select All, then Paste",
+     'open the Edit menu, choose "Select All", open the Edit menu, choose "Paste"'),
     ("Click File, pick Save As again", 'open the File menu, choose "Save As"'),
     ("Create plan.md in Desktop with the words step one", 'type "step one", save the file as "plan.md" in Desktop'),
 ])
@@ -155,6 +167,8 @@ def test_a_request_done_by_a_button_it_names_is_that_buttons_click(task, expecte
     ("Divide 100 by 8, then copy what it shows to the clipboard", 'type "100/8=", press ctrl+c'),
     ("How much is 7 times 8? Put the answer on the clipboard", 'type "7*8=". press ctrl+c'),
     ("6 x 7 = ? copy it", 'type "6*7=". press ctrl+c'),  # a question mark after a space ends a question
+    ("Key in 12, hit C, then find 3 plus 4", 'type "12", click "C", type "3+4="'),
+    ("9 minus 4 — copy the result", 'type "9-4=", press ctrl+c'),
     ("Work out the sum of 4 and 9", 'type "4+9="'),
     ("Using the calculator's buttons, add 42 and 8, then copy the total",
      'click "4", click "2", click "+", click "8", click "=", press ctrl+c'),
@@ -240,6 +254,12 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
      'click "notes.txt", press ctrl+x, double-click "Archive", press ctrl+v'),
     ("Open notes.txt from the Archive folder", FILES, 'double-click "Archive", double-click "notes.txt"'),
     ("Rename todo.txt, naming it list.txt", FILES, 'rename "todo.txt" to "list.txt"'),
+    ("I want notes.txt renamed to old.txt", FILES, 'rename "notes.txt" to "old.txt"'),
+    ("Enter /tmp/x into the address bar and press Enter", FILES, 'press ctrl+l, type "/tmp/x", press Enter'),
+    ("Using the terminal, mkdir logs and touch notes.md", [],
+     'run the command "mkdir logs", run the command "touch notes.md"'),
+    ("Type Ada for Name and pick Small for Size", ORDER_FORM,
+     'type "Ada" into the Name field, select "Small" from Size'),
     ("Within the Archive folder, create a blank file named a.txt", FILES,
      'double-click "Archive", open the File menu, choose "Empty File", type "a.txt", press Enter'),
     ("Place a copy of notes.txt in Archive", FILES,

@@ -1375,3 +1375,20 @@ def test_a_task_that_makes_a_named_folder_needs_the_name_shown_new_outside_a_fie
     tracker.follow(Action(kind=ActionKind.CLICK, point=start[0].center), KeyboardFocus(), start, start, False)
     tracker.follow(Action(kind=ActionKind.TYPE, text="Photos"), KeyboardFocus(field=start[0].box), start, final, True)
     assert tracker.check(final).failed == failed
+
+
+@pytest.mark.parametrize(("display", "passed"), [("42", True), ("59982", False)])
+def test_a_sum_typed_with_its_equals_sign_needs_its_result_on_the_screen(display, passed):
+    """Set 7: "999" typed, "press C" pressed as a key Galculator ignores, then "7*6=": the display showed 59982 and
+    the run was judged done."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    start = [Element(Box(20, 20, 300, 50), "text", "0"), Element(Box(20, 80, 60, 110), "button", "7")]
+    tracker = GoalTracker(task='type "7*6="')  # the last step of the task as read (999, C, then the sum)
+    tracker.start(start)
+    final = [Element(Box(20, 20, 300, 50), "text", display), start[1]]
+    tracker.follow(Action(kind=ActionKind.TYPE, text="7*6="), KeyboardFocus(), start, final, True)
+    check = tracker.check(final)
+    assert check.passed is passed, check
+    assert passed or check.failed == '"7*6=" was typed, and the screen does not show its result "42"'

@@ -424,3 +424,8 @@ def test_a_confirming_clicks_the_one_ok_like_button_the_screen_shows_else_presse
 def test_a_requests_polite_frame_asks_nothing_and_let_x_be_y_sets_x(task, first):
     action = parse_instructions(task)[0].action
     assert (action.kind.value, action.target) == first
+
+
+def test_a_question_mark_ends_a_request_as_a_full_stop_does():
+    *_, path, _ = parse_instructions("Could you type hi and save that as a.txt in my Documents?")
+    assert path.action.text == "~/Documents/a.txt"  # not "~/Documents?/a.txt"

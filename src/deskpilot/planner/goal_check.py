@@ -58,6 +58,7 @@ from deskpilot.grounding.task_echoes import echoes_task
 from deskpilot.grounding.text_match import PATH
 from deskpilot.grounding.widgets import toggle_for_label
 
+from .equations import DECIMALS, solve
 from .field_text import SELECTING_KEYS, replaces
 from .field_values import field_values
 from .number_controls import goals as number_goals
@@ -81,8 +82,11 @@ CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password
                         r"|\b(?:then|and)\s+(?:ok|okay)\W*$", re.I)
 # A task that asks to save its work ("... and save", "store it as x.txt", "hit the save icon"): some step must save
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
-SAVING = re.compile(r"\b(?:save|store)\b", re.I)
+SAVING = re.compile(r"\b(?:sav(?:e|ed|es|ing)|stor(?:e|ed|es|ing))\b", re.I)
 SAVE_KEYS = (("ctrl", "s"), ("ctrl", "shift", "s"))
+# A sum of two numbers typed with its "=" ("7*6="), as into a calculator: the screen must show its result, new (a
+# "999" typed before it and never cleared had made 59982, and the run was judged done).
+SUM_TYPED = re.compile(r"^\s*\d+(?:\.\d+)?\s*[-+*/×÷]\s*\d+(?:\.\d+)?\s*=\s*$")
 # A task that asks to make a folder or a file of a name ("create a new folder named Photos", "set up a directory
 # called reports"): the name must show by the end where it did not at the start and no text field holds it (the new
 # icon, a listing, a terminal's line), not only typed into a field.
@@ -977,6 +981,12 @@ class GoalTracker:
                                                                    and text_key(e.text) not in self.initial]):
             return GoalCheck(False, tuple(held), f"the task asks to make {_quote(made.group('name').rstrip('.'))}, "
                                                  "which the screen shows nowhere new but in a text field")
+        for line in self.typed:
+            result = solve(line) if SUM_TYPED.match(line) else None
+            if result is not None and len(result.partition(".")[2]) < DECIMALS and not _anywhere(
+                    result, [e for e in elements if text_key(e.text) not in self.initial]):
+                return GoalCheck(False, tuple(held), f"{_quote(line)} was typed, and the screen does not show its "
+                                                     f"result {_quote(result)}")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue

@@ -148,7 +148,7 @@ def parse_instructions(task: str) -> list[PlannedAction]:
     for raw, before in clauses:
         if before and before.strip() in (".", ""):  # a full stop or a line break
             verb = ""  # "... in the Paid with. urgent, no": a new sentence with no verb is no more of the last
-        clause = _FILLER.sub("", raw.strip().rstrip(".!")).strip()
+        clause = _FILLER.sub("", raw.strip().rstrip(".!?")).strip()
         while _FILLER.match(clause):
             clause = _FILLER.sub("", clause).strip()
         while (trimmed := _TRAILING_FILLER.sub("", clause)) != clause and len(trimmed.split()) >= 2:

@@ -44,7 +44,7 @@ _COMPOUND_VERBS = ((re.compile(r"\bdrag\s+and\s+drop\b", re.I), "drag"),
                    (re.compile(r"\b(?P<verb>tick|check|select|choose|pick)\s+both\s+(?:of\s+)?(?!and\b|then\b|of\b)"
                                r"(?=[\w«])", re.I), r"\g<verb> "))
 # what ends a clause ("a !", "a ?" and "a question mark ?" are marks to type; "78 + 5 = ? copy it" is a question)
-SEPARATORS = re.compile(r"\s*(;|,|(?<!\s)\.(?:\s+|$)|(?<!\ba\s)(?<!\ban\s)(?<!\bone\s)(?<!mark\s)\?(?:\s+|$)|"
+SEPARATORS = re.compile(r"\s*(;|,|—|(?<!\s)\.(?:\s+|$)|(?<!\ba\s)(?<!\ban\s)(?<!\bone\s)(?<!mark\s)\?(?:\s+|$)|"
                         r"(?<=\w)!(?:\s+|$)|\n|\bthen\b|\band\b)\s*", re.I)
 # the grammar's filler, and a few more words that only lead into what the readings take ("use the mouse to move ...")
 _FILLER = re.compile(rf"^(?:{FILLER_WORDS}|after\s+that|afterwards|so|use\s+the\s+mouse\s+to)\b\s*", re.I)
@@ -62,6 +62,7 @@ _MENU_THEN_ITEM = re.compile(r"\b(?P<lead>(?i:use|choose|click(?:\s+on)?|pick|se
 # is one name, kept whole before the task is split at its "and"s
 _TITLED_AND = re.compile(r"(?P<lead>>\s*|(?i:\busing|\bwith|\bvia|\bthrough)\s+(?:the\s+)?)"
                          r"(?P<name>[A-Z]\w*(?:\s+[A-Z]\w*)*\s+(?:and|&)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*)")
+_MENU_COLON = re.compile(r"(?<=\bmenu)\s*:\s*", re.I)
 _TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well|again)$", re.I)
 
 
@@ -105,6 +106,7 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
     said = text
     for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
         text = compound.sub(verb, text)
+    text = _MENU_COLON.sub(", ", text)  # "with the Edit menu: Select All, then Copy"
     text = _TITLED_AND.sub(lambda m: f"{m.group('lead')}{_kept(quoted, m.group('name'))}", text)
     text = _MENU_THEN_ITEM.sub(lambda m: f"{m.group('lead')}{m.group('menu')} > "
                                if context.screen.menu(m.group("menu")) else m.group(0), text)
@@ -191,8 +193,9 @@ def _bare(clause: str) -> str:
 def _read_clause(words: str, context: Context) -> list[str] | None:
     """The steps one clause asks for (an empty list: a clause that only says something later ones refer to), or
     None where no convention takes it."""
-    if says_a_menu(words, context):
-        return menu_steps(words, context)
+    steps = menu_steps(words, context) if says_a_menu(words, context) else None
+    if steps is not None:
+        return steps
     for reader in READERS:
         steps = reader(words, context)
         if steps is not None:

@@ -40,6 +40,8 @@ _PRESS_TO_CLEAR = re.compile(r"^(?:press|click|hit|tap)\s+(?:the\s+)?(?P<key>\w{
                              r"(?:clear|reset)(?:\s+(?:it|the\s+display))?$|"
                              r"^(?:clear|reset)(?:\s+(?:it|the\s+display))?\s+(?:with|using|by\s+pressing)\s+(?:the\s+)?"
                              r"(?P<key2>\w{1,5})(?:\s+(?:key|button))?$", re.I)
+_PRESS_KEY = re.compile(r"^(?i:press|hit|tap|click(?:\s+on)?)\s+(?i:the\s+)?(?P<key>C|CE|AC|CA|MC|MR|%|=|±)"
+                        r"(?i:\s+(?:key|button))?$")  # a calculator's own keys, as it writes them
 _CLEAR_CALC = re.compile(r"^(?:clear|reset)(?:\s+(?:it|the\s+(?:display|calculator|screen|entry|number)))?$", re.I)
 TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|a\s+)?"
                        r"(?:terminal|shell|command\s+line|console)|use\s+the\s+(?:terminal|shell|command\s+line|console)"
@@ -60,6 +62,7 @@ _RUN = re.compile(r"^(?:run|execute|type|enter)\s+(?:the\s+command\s+)?(?P<comma
 _LIST_FILES = re.compile(rf"^(?:list|save\s+(?:a|the)\s+list\s+of|write\s+(?:a|the)\s+list\s+of)\s+(?:all\s+|every\s+)?"
                          r"(?:the\s+)?files?(?:\s+here)?(?P<hidden>,?\s+(?:including|with|and|plus)\s+(?:the\s+)?hidden"
                          rf"(?:\s+(?:ones|files))?(?:\s+too)?)?\s+(?:in|into|to)\s+(?P<name>«\d+»|{FILE_NAME})$", re.I)
+_PLAIN_COMMAND = re.compile(rf"^(?P<command>touch|mkdir)\s+(?P<name>«\d+»|{FILE_NAME}|[\w.-]+)$", re.I)
 _CD = re.compile(r"^(?:(?:go|change|move|switch|step|cd)\s+(?:in)?to|go\s+into|enter|open)\s+(?:the\s+)?"
                  r"(?P<name>«\d+»|[\w.~/-]+)(?:\s+(?:folder|directory))?$", re.I)
 _UNNAMED_FOLDER = re.compile(rf"^(?:{_MAKE})?(?:a\s+)?new\s+(?:folder|directory)$", re.I)
@@ -67,8 +70,9 @@ _CALL_IT_PLAIN = re.compile(r"^(?:call(?:ing)?|nam(?:e|ing)|giving\s+it\s+the\s+
                             r"(?P<name>«\d+»|[\w.-]+)$", re.I)
 _RENAME_ALONE = re.compile(rf"^rename\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})$", re.I)
 _GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s+)?name\s+(?P<new>«\d+»|{FILE_NAME})$|"
-                        rf"^(?:change|set)\s+(?P<old2>«\d+»|{FILE_NAME})'s\s+name\s+to\s+(?P<new2>«\d+»|{FILE_NAME})$",
-                        re.I)
+                        rf"^(?:change|set)\s+(?P<old2>«\d+»|{FILE_NAME})'s\s+name\s+to\s+(?P<new2>«\d+»|{FILE_NAME})$|"
+                        rf"^(?:i(?:'d|\s+would)\s+like|i\s+want|please\s+have|have)\s+(?P<old3>«\d+»|{FILE_NAME})\s+"
+                        rf"(?:renamed|called)\s+(?:to\s+|as\s+)?(?P<new3>«\d+»|{FILE_NAME})$", re.I)
 # a file manager's moves, between files and folders the first screen shows
 _COPY_INTO = re.compile(rf"^(?:copy|(?:put|make|place)\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
                         r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
@@ -86,6 +90,9 @@ def calculating(words: str, context: Context) -> list[str] | None:
         return ["press ctrl+c"]
     pressed = _PRESS_TO_CLEAR.match(words)
     key_said = pressed and (pressed.group("key") or pressed.group("key2"))
+    key_pressed = _PRESS_KEY.match(words)
+    if key_pressed and context.screen.button(key_pressed.group("key")):  # "press C": the calculator's own C button
+        return [f'click "{context.screen.button(key_pressed.group("key"))}"']
     if key_said and context.screen.button(key_said):  # "press C to clear", "clear it with C": the key shown
         return [f'click "{context.screen.button(key_said)}"']
     if _CLEAR_CALC.match(words):
@@ -148,6 +155,9 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
         folder = touched.group("folder")
         path = name(f"{folder}/{touched.group('name')}" if folder else touched.group("name"))
         return [f'run the command "touch {path}"']
+    plain = _PLAIN_COMMAND.match(words)
+    if plain:  # "touch done.flag", "mkdir reports": a command said as itself, its one argument quoted
+        return [f'run the command "{plain.group("command").lower()} {name(plain.group("name"))}"']
     listed = _LIST_FILES.match(words)
     if listed:  # "list every file including hidden ones into all.txt"
         hidden = " -a" if listed.group("hidden") else ""
@@ -203,8 +213,8 @@ def in_a_file_manager(words: str, context: Context) -> list[str] | None:
         return [f'create a new folder named "{context.quoted.restore(named.group("name"), keep_quotes=False)}"']
     renamed = _GIVE_NAME.match(words)
     if renamed:
-        old, new = (context.quoted.restore(renamed.group(g) or renamed.group(f"{g}2"), keep_quotes=False)
-                    for g in ("old", "new"))
+        old, new = (context.quoted.restore(renamed.group(g) or renamed.group(f"{g}2") or renamed.group(f"{g}3"),
+                                           keep_quotes=False) for g in ("old", "new"))
         return [f'rename "{old}" to "{new}"']
     steps = _file_by_file(words, context)
     if steps is not None:

@@ -37,6 +37,8 @@ _BY_BUTTON = re.compile(r"^(?i:[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(
 _PICK_THE = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|tick|check)\s+the\s+"
                        r"(?P<what>«\d+»|[\w.'-]+(?:\s+[\w.'-]+)?)\s+(?:option|item|entry|row|choice|radio\s+button|one)$",
                        re.I)
+_CHOOSE_FOR = re.compile(r"^(?i:choose|pick|select|set|go\s+with)\s+(?P<value>«\d+»|[\w.-]+)\s+(?i:for|as|in)\s+"
+                         r"(?i:the\s+)?(?P<label>[A-Z][\w-]*(?:\s+[\w-]+)?)(?i:\s+(?:list|dropdown|field|box))?$")
 _TYPE_THE_NOUN = re.compile(r"^(?:type|enter|put\s+in|input|key\s+in)\s+(?:the|my|your)\s+"
                             r"(?P<noun>[a-z]+(?:\s+[a-z]+)?)\s+(?P<value>«\d+»|[^\s«»]+)$", re.I)
 # a typing verb before an unquoted value (a quoted one is the grammar's)
@@ -155,6 +157,12 @@ _BOXES_FOR = re.compile(r"^(?P<verb>tick|check|untick|uncheck)\s+(?:the\s+)?(?:c
 def named_choice(words: str, context: Context) -> list[str] | None:
     """"Pick the Train option", "choose the Lisbon row": a thing the screen shows, named with its kind; "type the
     password hunter2": a value with the noun of the one field it goes in."""
+    chosen = _CHOOSE_FOR.match(words)
+    if chosen and context.screen.shows(chosen.group("label")) and (context.screen.any_screen
+                                                                   or "dropdown" in context.screen.roles):
+        value = context.quoted.restore(chosen.group("value"), keep_quotes=False)
+        if '"' not in value:  # "choose Large for Size": the Size list's option (a list's options are not in sight)
+            return [f'select "{value}" from {chosen.group("label")}']
     picked = _PICK_THE.match(words)
     if picked:
         what = context.quoted.restore(picked.group("what"), keep_quotes=False)

@@ -13,6 +13,7 @@ from .context import FILE_NAME, Context, in_quotes, type_step, value_of
 _WHOLE_DOC = r"(?:the\s+)?(?:very\s+)?(?P<end>end|bottom|start|beginning|top)(?:\s+of\s+(?:the\s+|this\s+|my\s+)?" \
              r"(?:file|text|document|doc|note|notes|page|memo|line|letter|sheet|spreadsheet))?"
 _AT_PLACE = re.compile(rf"^(?:at|to|on)\s+{_WHOLE_DOC}\s*,?\s*", re.I)  # "at the end of the text, ..."
+_PLACE_ALONE = re.compile(rf"^(?:at|to)\s+{_WHOLE_DOC}$", re.I)  # "at the end of the line, add ...": go there first
 _PLACE_AFTER = re.compile(rf"\s+(?:(?:at|to|on(?:to)?)\s+{_WHOLE_DOC}|"
                           r"after\s+the\s+last\s+(?:word|line|letter|character)|"
                           r"after\s+(?:the|what(?:'s|\s+is))\s+(?:existing|current|present|there)(?:\s+(?:text|words?|line|"
@@ -26,12 +27,12 @@ _APPEND = re.compile(r"^append\s+(?P<value>.+?)(?:\s+(?:to|onto)\s+(?:the\s+|thi
 _STYLE_KEYS = {"bold": "ctrl+b", "italics": "ctrl+i", "italic": "ctrl+i", "underlined": "ctrl+u"}
 _STYLED = re.compile(r"\s+(?:in\s+)?(?P<style>bold|italics|italic|underlined)(?:\s+(?:type|letters|text))?$", re.I)
 _WRITING = re.compile(r"^(?:write|type(?:\s+out)?|write\s+(?:out|down)|jot\s+down|put(?:\s+down)?|enter|add|insert|"
-                      r"append|stick|tack|pop|key\s+in|punch\s+in)\s+(?P<value>.+?)(?:\s+(?:in|into)\s+(?:the|this)\s+(?:editor|document|"
-                      r"file|text(?:\s+area)?|window|page|note))?(?:\s+instead|\s+over\s+(?:it|that|this|the\s+"
+                      r"append|stick|tack|pop|key\s+in|punch\s+in)\s+(?P<value>.+?)(?:\s+(?:in|into)\s+(?:the|this)\s+"
+                      r"(?:editor|document|file|text(?:\s+area)?|window|page|note))?(?:\s+instead|\s+over\s+(?:it|that|this|the\s+"
                       r"(?:text|selection)))?$", re.I)
-_ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|everything|the\s+(?:whole\s+|entire\s+)?" \
-            r"(?:text|contents?|file|document|note|memo))(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|" \
-            r"memo|editor|window))?"
+_ALL_TEXT = r"(?:all\s+(?:of\s+)?(?:the\s+|its\s+)?(?:text|contents?|words)|all\s+of\s+it|everything|" \
+            r"the\s+(?:whole\s+|entire\s+)?(?:text|contents?|file|document|note|memo))" \
+            r"(?:\s+(?:in|of)\s+(?:the\s+|this\s+)?(?:file|document|note|memo|editor|window))?"
 _REPLACE_ALL = re.compile(rf"^(?:replace|overwrite|substitute)\s+{_ALL_TEXT}\s+with\s+(?P<value>.+)$|"
                           rf"^(?:change|set|turn|make)\s+{_ALL_TEXT}\s+(?:to|into)\s+(?P<value3>.+)$|"
                           rf"^overwrite\s+(?:it|the\s+file)\s+with\s+(?P<value2>.+)$", re.I)
@@ -44,12 +45,14 @@ _COPY_SELECTED = re.compile(r"^(?P<verb>copy|cut)\s+(?:it|them|that|those|these|
 _DELETE_SELECTED = re.compile(r"^(?:delete|remove|erase|clear)\s+(?:it|them|that|the\s+selection|"
                               r"the\s+selected\s+text)$", re.I)  # after a selection: the Delete key
 _FOLDER_WORDS = r"(?:\s+(?:in|inside|into)\s+(?:my\s+|the\s+)?(?P<{}>[A-Z][\w-]*)(?:\s+folder)?)?"
+# "put Qt notes into a new file, ...": a new document, and the text in it (its name comes in a later clause)
+_INTO_NEW_FILE = re.compile(r"^(?:put|write|type)\s+(?P<text>.+?)\s+(?:in|into)\s+a\s+new\s+(?:file|document)$", re.I)
 _NEW_FILE = re.compile(rf"^(?:put|write|type|save|store)\s+(?P<text>.+?)\s+(?:in|into|to)\s+a\s+new\s+file\s+"
                        rf"(?:called\s+|named\s+)?(?P<name>«\d+»|{FILE_NAME}){_FOLDER_WORDS.format('folder')}$|"
                        rf"^(?:make|create)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:file\s+)?(?:called\s+|named\s+)?"
                        rf"(?P<name2>«\d+»|{FILE_NAME}){_FOLDER_WORDS.format('folder2')}\s+(?:containing|that\s+says|"
                        r"saying|with\s+the\s+(?:text|words?))\s+(?P<text2>.+)$", re.I)
-_SAVE_VERB = re.compile(r"^(?:save|store|keep|write)\b", re.I)
+_SAVE_VERB = re.compile(r"^(?:save|saved|store|stored|keep|write)\b", re.I)
 _SAVED_THING = re.compile(r"^(?:(?:it|this|that|them|your\s+(?:changes|work|edits)|the\s+changes|my\s+(?:changes|work)|"
                           r"(?:the\s+|this\s+|a\s+|a\s+new\s+)?(?:file|document|doc|text|note|sheet|spreadsheet|"
                           r"workbook|memo|letter))\b\s*)", re.I)
@@ -59,6 +62,7 @@ _NAMING = r"(?:as|under\s+the\s+name|with\s+the\s+name|named|called|to)"
 _IN_FOLDER = re.compile(r"(?:^|\s+)(?:in|inside|into|under|to|within|on)\s+(?:my\s+|the\s+|your\s+)?(?P<folder>[~/]"
                         r"[\w~/.-]*|[A-Z][\w-]*)(?:\s+(?:folder|directory))?(?=\s|$)")
 _CALL_IT = re.compile(rf"^(?:call|name)\s+(?:it|this|the\s+file|the\s+document)\s+(?P<name>«\d+»|{FILE_NAME}|\S+)$|"
+                      rf"^(?:the\s+)?(?:file\s*name|name)\s*(?::|=|is)?\s+(?P<name3>«\d+»|{FILE_NAME})$|"
                       rf"^use\s+(?:file\s*>\s*)?save\s+as\s+to\s+(?:call|name)\s+it\s+(?P<name2>«\d+»|{FILE_NAME})$",
                       re.I)
 _PRESS_SAVE = re.compile(r"^(?:(?:click|press|hit|tap|push)\s+(?:on\s+)?(?:the\s+)?)?(?:save|ok|okay)(?:\s+button)?$",
@@ -73,7 +77,8 @@ _MENU = re.compile(r"\s*,?\s+(?:from|using|through|via|with|in)\s+(?:the\s+)?(?P
                    r"^(?:use\s+the\s+(?P<menu2>[A-Z]?\w+)\s+menu\s+to|(?:from|in|using|via|through)\s+the\s+"
                    r"(?P<menu3>[A-Z]?\w+)\s+menu\s*,?)\s+", re.I)
 # "use Edit > Copy to copy it", "go to File > Save As": a menu and its item
-_MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open)\s+)?(?P<menu>[A-Z]\w+)\s*>\s*"
+_MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open|in|from|via|through)\s+)?"
+                        r"(?P<menu>[A-Z]\w+)\s*>\s*"
                         r"(?P<item>«\d+»|[A-Z]\w*(?:\s+(?:[A-Z]\w*|and|or|of))*)"
                         r"(?:\s+to\s+(?P<purpose>(?!(?i:call|name)\b)[a-z][^>]*))?$")  # "to copy it": what it does
 # "change milk into bread", "swap milk for bread", "replace milk with bread": a text in the document for another
@@ -105,6 +110,9 @@ _VISIT = re.compile(rf"^(?:go\s+to|open|visit|navigate\s+to|browse\s+to|load)\s+
                     rf"(?P<address>«\d+»|{_ADDRESS})(?:\s+in\s+the\s+browser)?$", re.I)
 # "go to ~/Documents/Archive using the location bar": a folder's path typed where ctrl+l puts the keys (a file
 # manager's or a file dialog's location, a browser's address)
+# "type ~/Documents/Archive into the location bar": the path where ctrl+l puts the keys
+_PATH_INTO_BAR = re.compile(r"^(?:type|enter|put|write|paste)\s+(?P<path>«\d+»|[~/][\w~/.-]*)\s+(?:in|into)\s+"
+                            r"(?:the\s+)?(?:location|address|path)\s*(?:bar|field|box|entry)$", re.I)
 _GO_TO_PATH = re.compile(r"^(?:go\s+to|open|navigate\s+to|browse\s+to|visit|jump\s+to)\s+"
                          r"(?:the\s+(?:folder|directory)\s+)?(?P<path>«\d+»|[~/][\w~/.-]*)(?:\s+(?:using|with|in|via|from|through|by)\s+(?:the\s+)?"
                          r"(?:location|address|path)\s*(?:bar|field|box|entry)?)?$", re.I)
@@ -206,8 +214,8 @@ def _through_menu(words: str, menu: str) -> list[str] | None:
         items = ["Copy"]
     elif lower.split(" ", 1)[0] in _MENU_COMMANDS and re.fullmatch(r"\w+(?:\s+(?:it|this|that|the\s+file))?", lower):
         items = [_MENU_COMMANDS[lower.split(" ", 1)[0]]]
-    elif chosen := re.fullmatch(r"(?:choose|click|pick|select)\s+(?:on\s+)?(?P<item>[A-Z][\w ]*?\w)", words):
-        items = [chosen.group("item")]  # "from the Edit menu choose Select All": the item as the task names it
+    elif chosen := re.fullmatch(r"(?:(?:choose|click|pick|select)\s+(?:on\s+)?)?(?P<item>[A-Z][\w ]*?\w)", words):
+        items = [chosen.group("item")]  # "from the Edit menu choose Select All", "..., Save As": the item as named
     else:
         return None
     return [step for item in items for step in (f"open the {menu.capitalize()} menu", f'choose "{item}"')]
@@ -215,7 +223,7 @@ def _through_menu(words: str, menu: str) -> list[str] | None:
 
 def editing(words: str, context: Context) -> list[str] | None:
     """Typing at a place in a document, replacing or clearing all its text, going to its end."""
-    go = _GO_TO_PLACE.match(words)
+    go = _GO_TO_PLACE.match(words) or _PLACE_ALONE.match(words)
     if go:
         return [_place_key(go.group("end"))]
     if _SELECT_ALL.match(words):
@@ -266,7 +274,7 @@ def saving(words: str, context: Context) -> list[str] | None:
     dialog."""
     call = None if context.new_folder else _CALL_IT.match(words)  # "new folder, call it X": the folder's name
     if call:
-        return _saved_as(call.group("name") or call.group("name2"), context.save_folder, context)
+        return _saved_as(call.group("name") or call.group("name2") or call.group("name3"), context.save_folder, context)
     if _SAVE_PLAIN.match(words) or (context.saved_as and _PRESS_SAVE.match(words)):
         if context.dialog_unsaved:
             context.dialog_unsaved = False
@@ -274,6 +282,9 @@ def saving(words: str, context: Context) -> list[str] | None:
         if context.saved_as:
             return []  # the save as before saved it
         return ["press Enter"] if context.screen.save_dialog else ["press ctrl+s"]
+    into_new = _INTO_NEW_FILE.match(words)
+    if into_new and (text := value_of(into_new.group("text"), context)) is not None:
+        return ["press ctrl+n", type_step(text)]
     new_file = _NEW_FILE.match(words)
     if new_file:  # "put Dear team in a new file memo.txt (in Documents)", "make a file qt.txt containing Qt notes"
         text = value_of(new_file.group("text") or new_file.group("text2"), context)
@@ -302,11 +313,14 @@ def saving(words: str, context: Context) -> list[str] | None:
     said = re.fullmatch(rf"(?P<text>.+?)\s+as\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
     if said and not typed and (text := value_of(said.group("text"), context)) is not None:
         typed, rest = [type_step(text)], f"as {said.group('name')}"  # "save Dear team as memo.txt": write it, save it
-    name = re.fullmatch(rf"(?:{_NAMING}\s+)?(?:a\s+file\s+(?:called|named)\s+)?(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
+    name = re.fullmatch(rf"(?P<naming>{_NAMING}\s+)?(?:a\s+file\s+(?:called|named)\s+)?(?P<name>«\d+»|{FILE_NAME})",
+                        rest, re.I)
     if name is None:
-        name = re.fullmatch(rf"(?:a\s+)?(?:new\s+)?file\s+(?:called|named)\s+(?P<name>«\d+»|{FILE_NAME})", rest, re.I)
-    if name is None:
-        return None
+        name = re.fullmatch(rf"(?P<naming>(?:a\s+)?(?:new\s+)?file\s+(?:called|named)\s+)(?P<name>«\d+»|{FILE_NAME})",
+                            rest, re.I)
+    said_name = context.quoted.restore(name.group("name"), keep_quotes=False) if name else ""
+    if name is None or not (name.group("naming") or re.fullmatch(FILE_NAME, said_name)):
+        return None  # "write ' thanks'": a text to write, not a name to save as
     return [*typed, *_saved_as(name.group("name"), folder_name, context)]
 
 
@@ -332,6 +346,10 @@ def by_shortcut(words: str, context: Context) -> list[str] | None:
     if visit:
         return ["press ctrl+l", type_step(context.quoted.restore(visit.group("address"), keep_quotes=False)),
                 "press Enter"]
+    into_bar = _PATH_INTO_BAR.match(words)
+    if into_bar:
+        where = context.quoted.restore(into_bar.group("path"), keep_quotes=False)
+        return None if '"' in where else ["press ctrl+l", type_step(where)]
     path = _GO_TO_PATH.match(words)
     if path:
         where = context.quoted.restore(path.group("path"), keep_quotes=False)
