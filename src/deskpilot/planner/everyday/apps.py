@@ -182,9 +182,6 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
 _TO_CLIPBOARD = re.compile(rf"^(?P<verb>copy|cut)\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})$", re.I)
 _OPEN = re.compile(rf"^(?i:open|go\s+into)\s+(?:the\s+)?(?P<what>«\d+»|{FILE_NAME}|[A-Z][\w-]*)(?:\s+folder)?"
                    r"(?:\s+(?:from|in|inside)\s+(?:the\s+|my\s+)?(?P<folder>[A-Z][\w-]*)(?:\s+folder)?)?$")
-# "make an empty file called index.txt (there)": the file manager's File menu holds it (a submenu's Empty File)
-_EMPTY_FILE = re.compile(rf"^(?:make|create|add)\s+(?:a\s+|an\s+)?(?:new\s+)?(?:empty|blank)\s+(?:text\s+)?file{_NAMED}"
-                         rf"(?P<name>«\d+»|{FILE_NAME})(?:\s+(?:there|here|in\s+it|inside(?:\s+it)?))?$", re.I)
 _INSIDE_FOLDER = re.compile(r"^(?i:inside|in|within|into)\s+(?i:the\s+|my\s+)?(?P<what>[A-Z][\w-]*)(?:\s+folder)?$")
 _PASTE = re.compile(r"^paste\s+(?:it|them|the\s+files?|a\s+copy)"
                     r"(?:\s+(?:there|here|in\s+there|inside|in\s+it|into\s+it))?$", re.I)
@@ -241,10 +238,6 @@ def _file_by_file(words: str, context: Context) -> list[str] | None:
         return None
     if _PASTE.match(words):
         return ["press ctrl+v"]
-    empty = _EMPTY_FILE.match(words)
-    if empty:  # the File menu's Empty File (in a submenu), its name asked for in the dialog it opens
-        name = context.quoted.restore(empty.group("name"), keep_quotes=False)
-        return None if '"' in name else ["open the File menu", 'choose "Empty File"', type_step(name), "press Enter"]
     inside = _INSIDE_FOLDER.match(words)
     if inside and context.screen.shows(inside.group("what")) and not context.screen.menu(inside.group("what")):
         return [f'double-click "{inside.group("what")}"']  # "inside the Archive folder, ...": into it first
