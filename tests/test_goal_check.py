@@ -1392,3 +1392,26 @@ def test_a_sum_typed_with_its_equals_sign_needs_its_result_on_the_screen(display
     check = tracker.check(final)
     assert check.passed is passed, check
     assert passed or check.failed == '"7*6=" was typed, and the screen does not show its result "42"'
+
+
+def test_a_menu_item_the_task_asks_for_must_be_pressed_though_its_menu_is_gone():
+    """Set 8: "Edit menu: Select All, then Edit menu: Copy" — a model chose Select All, opened Edit again and said
+    done; Copy, gone with its menu by the end, was never pressed, and the run had passed."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    edit = Element(Box(340, 160, 370, 180), "menu_item", "Edit")
+    select_all = Element(Box(480, 260, 600, 280), "menu_item", "Select All")
+    copy = Element(Box(480, 336, 600, 356), "menu_item", "Copy")
+    closed, opened = [edit], [edit, select_all, copy]
+
+    def run(clicks: list[Element]) -> object:
+        tracker = GoalTracker(task="Edit menu: Select All, then Edit menu: Copy")
+        tracker.start(closed)
+        for target in clicks:
+            before, after = (closed, opened) if target is edit else (opened, closed)
+            tracker.follow(Action(kind=ActionKind.CLICK, point=target.center), KeyboardFocus(), before, after, True)
+        return tracker.check(closed)
+
+    assert run([edit, select_all, edit]).failed == 'the task says to press "Copy", which no step did'
+    assert run([edit, select_all, edit, copy]).passed

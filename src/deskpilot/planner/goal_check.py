@@ -123,14 +123,14 @@ _TASK_CLICK = re.compile(r"\b(?:click|clicking|tap|tapping)\s+(?:on\s+)?(?:the\s
 NEGATION = re.compile(r"\b(?:un(?:tick|check|mark|select)(?:ed)?|deselect|clear|disable|deactivate|off|don't|dont|"
                       r"do not|no|not|without|remove|drop|exclude|leave out|take out|never|stop|opt out|skip|omit|"
                       r"ignore|forgo|decline|avoid)\b")
-# What a task says right before a control it asks to press ("press the", "finish with", "then click on"), and after
-# it ("... button").
-PRESS_BEFORE = re.compile(r"\b(?:click|clicking|clicks|press|pressing|presses|push|pushing|hit|hitting|tap|tapping|"
-                          r"select|selecting|choose|choosing|pick|picking|go\s+for|going\s+for|opt\s+for|go\s+with|"
+# What a task says right before a control it asks to press ("press the", "finish with", "then click on", a menu's
+# "Edit menu: " or "Edit > " before its item), and after it ("... button").
+PRESS_BEFORE = re.compile(r"(?:\bmenu\s*:\s*|>\s*|\b(?:click|clicking|clicks|press|pressing|presses|push|pushing|hit|"
+                          r"hitting|tap|tapping|select|selecting|choose|choosing|pick|picking|go\s+for|going\s+for|opt\s+for|go\s+with|"
                           r"(?:finish|finishing|end|ending|wrap up|submit|submitting|confirm|confirming|"
                           r"complete|completing|close|closing)\s+(?:it\s+|this\s+|that\s+|off\s+|up\s+)?"
                           r"(?:with|by|using|via)(?:\s+(?:clicking|pressing|hitting))?)"
-                          r"\s+(?:on\s+)?(?:the\s+)?$", re.I)
+                          r"\s+(?:on\s+)?(?:the\s+)?)$", re.I)
 CHOOSE_VERB = re.compile(r"(?:select|choos|pick|go|opt)", re.I)  # the words of choosing among PRESS_BEFORE's
 CHOSEN_FROM = re.compile(r"^\s+(?:from|in|on|out\s+of)\b", re.I)
 PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
@@ -424,6 +424,8 @@ class GoalTracker:
     unshown: list[str] = field(default_factory=list)  # short typed texts the screen right after did not show whole
     missed: list[str] = field(default_factory=list)  # a button's words clicked where the button was not
     overwritten: list[str] = field(default_factory=list)  # values a later typing into the same field replaced
+    pressables: dict[str, Element] = field(default_factory=dict)  # each control seen during the run, by its text
+    # (a menu's item, gone with its menu by the end)
     clicked: list[tuple[Point, list[Element]]] = field(default_factory=list)  # where every click landed, with the
     # texts it landed on
     picked: list[str] = field(default_factory=list)  # texts clicked outside a drop-down where the click changed the
@@ -467,6 +469,9 @@ class GoalTracker:
         shows no mark on the screen it left (pixels)."""
         choosing = self.opened is not None  # Enter now picks the open list's option: it presses no default button
         self._note_number_controls(after)
+        for element in (*before, *after):
+            if element.role in PRESSABLE and element.text:
+                self.pressables.setdefault(text_key(element.text), element)
         if action.kind not in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK):
             self._opened_by_last = None
         if action.kind is ActionKind.TYPE and action.text and not action.secret:
@@ -963,8 +968,10 @@ class GoalTracker:
             if not ticked and not any(control.box.padded(RANK_SLACK).contains(*point) for point, _ in self.clicked):
                 return GoalCheck(False, tuple(held), f"the task names {_quote(words)}, which no step clicked")
             held.append(f"{_quote(words)} was clicked")
-        asked = [] if self.entered else [e for e in elements if e.role in PRESSABLE and e.text
-                                         and asked_to_press(self.task, e.text)]
+        shown = {text_key(e.text) for e in elements if e.text}
+        asked = [] if self.entered else [e for e in [*elements, *(e for key, e in self.pressables.items()
+                                                                   if key not in shown)]
+                                         if e.role in PRESSABLE and e.text and asked_to_press(self.task, e.text)]
         unpressed = next((e.text for e in asked if not any(_pressed(e, point, texts)
                                                            for point, texts in self.clicked)), None)
         if unpressed is not None:
