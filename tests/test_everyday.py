@@ -104,6 +104,8 @@ def _read(task: str, screen: list[Element]) -> str | None:
      'press ctrl+n, type "notes", save the file as "n.txt" in Desktop'),
     ("Type draft; from the File menu, Save As, file name d.txt",
      'type "draft", open the File menu, choose "Save As", save the file as "d.txt"'),
+    ("Write notes and use Save As from the File menu to store it as n.txt",
+     'type "notes", open the File menu, choose "Save As", save the file as "n.txt"'),
     ("With the Edit menu: Select All, then Paste",
      'open the Edit menu, choose "Select All", open the Edit menu, choose "Paste"'),
     ("Click File, pick Save As again", 'open the File menu, choose "Save As"'),
@@ -133,6 +135,7 @@ REPLACED = ('type "eggs" into the first text field, type "ham" into the second t
 
 @pytest.mark.parametrize("task, expected", [
     ("Replace eggs with ham using Find and Replace", f'open the Edit menu, choose "Find and Replace", {REPLACED}'),
+    ("With Find and Replace, change eggs to ham", f'open the Edit menu, choose "Find and Replace", {REPLACED}'),
     ("Open Edit > Find and Replace and swap eggs for ham, then save",
      f'open the Edit menu, choose "Find and Replace", {REPLACED}, press ctrl+s'),
     ("Use Edit > Search and Replace to turn eggs into ham",
@@ -176,6 +179,7 @@ def test_a_request_done_by_a_button_it_names_is_that_buttons_click(task, expecte
     ("Type 999, clear it, then work out 7 minus 2", 'type "999", click "C", type "7-2="'),
     ("Punch in 55, reset it using C, then find 9 plus 1", 'type "55", click "C", type "9+1="'),
     ("Hit the keys for 6 + 3", 'click "6", click "+", click "3", click "="'),
+    ("Use the keypad to add 2 and 5", 'click "2", click "+", click "5", click "="'),
 ])
 def test_sums_are_worked_out_on_the_calculator_the_screen_shows(task, expected):
     assert _read(task, CALCULATOR) == expected
@@ -255,6 +259,11 @@ def test_a_hostile_value_is_one_argument_of_the_one_command_the_words_name():
     ("Open notes.txt from the Archive folder", FILES, 'double-click "Archive", double-click "notes.txt"'),
     ("Rename todo.txt, naming it list.txt", FILES, 'rename "todo.txt" to "list.txt"'),
     ("I want notes.txt renamed to old.txt", FILES, 'rename "notes.txt" to "old.txt"'),
+    ("todo.txt should be named list.txt from now on", FILES, 'rename "todo.txt" to "list.txt"'),
+    ("New directory: Music", FILES, 'create a new folder named "Music"'),
+    ("Drag notes.txt over into Archive", FILES, 'drag "notes.txt" onto "Archive"'),
+    ("Go with Cherry, then OK", [_element("Banana"), _element("Cherry"), _element("OK", "button")],
+     'click "Cherry", click "OK"'),
     ("Enter /tmp/x into the address bar and press Enter", FILES, 'press ctrl+l, type "/tmp/x", press Enter'),
     ("Using the terminal, mkdir logs and touch notes.md", [],
      'run the command "mkdir logs", run the command "touch notes.md"'),

@@ -63,7 +63,7 @@ _MENU_THEN_ITEM = re.compile(r"\b(?P<lead>(?i:use|choose|click(?:\s+on)?|pick|se
 _TITLED_AND = re.compile(r"(?P<lead>>\s*|(?i:\busing|\bwith|\bvia|\bthrough)\s+(?:the\s+)?)"
                          r"(?P<name>[A-Z]\w*(?:\s+[A-Z]\w*)*\s+(?:and|&)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*)")
 _MENU_COLON = re.compile(r"(?<=\bmenu)\s*:\s*", re.I)
-_TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well|again)$", re.I)
+_TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well|again|from\s+now\s+on)$", re.I)
 
 
 @dataclass(frozen=True)

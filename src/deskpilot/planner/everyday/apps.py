@@ -34,8 +34,8 @@ _VERB_SUM = re.compile(
     rf"the\s+(?P<of>sum|product|difference)\s+of\s+(?P<a5>{NUMBER})\s+and\s+(?P<b5>{NUMBER}))$", re.I)
 BY_BUTTONS = re.compile(r"(?:^|,?\s*)(?:(?:by\s+)?using\s+(?:the\s+)?(?:calculator'?s?\s+)?(?:buttons|keypad|keys)|"
                          r"(?:with|on)\s+the\s+(?:calculator'?s?\s+)?(?:buttons|keypad)|by\s+clicking\s+(?:the\s+)?"
-                         r"(?:buttons|keys)|(?:click|press|hit|tap)\s+the\s+(?:buttons|keys)\s+(?:to|for))(?:\s*,\s*|\s+|$)",
-                         re.I)
+                         r"(?:buttons|keys)|use\s+the\s+(?:calculator'?s?\s+)?(?:buttons|keys|keypad)\s+to|"
+                         r"(?:click|press|hit|tap)\s+the\s+(?:buttons|keys)\s+(?:to|for))(?:\s*,\s*|\s+|$)", re.I)
 _PRESS_TO_CLEAR = re.compile(r"^(?:press|click|hit|tap)\s+(?:the\s+)?(?P<key>\w{1,5})(?:\s+(?:key|button))?\s+to\s+"
                              r"(?:clear|reset)(?:\s+(?:it|the\s+display))?$|"
                              r"^(?:clear|reset)(?:\s+(?:it|the\s+display))?\s+(?:with|using|by\s+pressing)\s+(?:the\s+)?"
@@ -48,7 +48,9 @@ TERMINAL = re.compile(r"(?:^|,?\s*)(?:(?:from|in|on|using|with|via)\s+(?:the\s+|
                        r"\s+to)(?:\s*,\s*|\s+|$)", re.I)
 _MAKE = r"(?:make|create|add|set\s+up|open)(?:\s+(?:me|us))?\s+(?:a\s+|an\s+)?(?:new\s+)?"
 _NAMED = r"(?:\s+(?:called|named|titled|with\s+the\s+name|by\s+the\s+name))?\s+"
-MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$", re.I)
+# "make a folder called Photos", "new folder: Photos"
+MKDIR = re.compile(rf"^{_MAKE}(?:directory|folder|dir){_NAMED}(?P<name>«\d+»|[\w.-]+)$|"
+                   r"^(?:a\s+)?new\s+(?:folder|directory)\s*:\s*(?P<name2>«\d+»|[\w.-]+)$", re.I)
 _TOUCH = re.compile(rf"^{_MAKE}(?:empty\s+)?(?:file{_NAMED})?(?P<name>«\d+»|{FILE_NAME})(?:\s+(?:in|inside|into)\s+"
                     r"(?:the\s+)?(?P<folder>[\w.-]+)(?:\s+(?:folder|directory))?)?$", re.I)
 _ECHO = re.compile(rf"^(?:write|put|save|store|echo)\s+(?P<text>.+?)\s+(?:in|into|to)\s+(?:a\s+|the\s+)?(?:new\s+)?"
@@ -77,7 +79,7 @@ _GIVE_NAME = re.compile(rf"^give\s+(?P<old>«\d+»|{FILE_NAME})\s+the\s+(?:new\s
 _COPY_INTO = re.compile(rf"^(?:copy|(?:put|make|place)\s+a\s+copy\s+of|duplicate)\s+(?P<what>«\d+»|{FILE_NAME})\s+"
                         r"(?:in|into|to|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?$", re.I)
 _MOVE_INTO = re.compile(rf"^(?:move|drag(?:\s+and\s+drop)?|put)\s+(?:the\s+file\s+)?(?P<what>«\d+»|{FILE_NAME})\s+"
-                        r"(?:in|into|to|onto|on|over|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
+                        r"(?:over\s+)?(?:in|into|to|onto|on|over|inside)\s+(?:the\s+)?(?P<where>«\d+»|[\w.-]+)(?:\s+folder)?(?:\s+(?:with|using)\s+the\s+"
                         r"mouse|\s+by\s+dragging(?:\s+it)?)?$", re.I)
 
 
@@ -149,7 +151,7 @@ def in_a_terminal(words: str, context: Context) -> list[str] | None:
 
     made = MKDIR.match(words)
     if made:
-        return [f'run the command "mkdir {name(made.group("name"))}"']
+        return [f'run the command "mkdir {name(made.group("name") or made.group("name2"))}"']
     touched = _TOUCH.match(words)
     if touched:
         folder = touched.group("folder")
@@ -193,7 +195,8 @@ def in_a_file_manager(words: str, context: Context) -> list[str] | None:
     file given a new name."""
     folder = MKDIR.match(words)
     if folder:
-        return [f'create a new folder named "{context.quoted.restore(folder.group("name"), keep_quotes=False)}"']
+        made = folder.group("name") or folder.group("name2")
+        return [f'create a new folder named "{context.quoted.restore(made, keep_quotes=False)}"']
     if _UNNAMED_FOLDER.match(words):
         context.new_folder = True
         return []

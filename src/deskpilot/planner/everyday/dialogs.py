@@ -32,11 +32,14 @@ _BUTTON_WORD = re.compile(r"ok|okay|cancel|save|submit|done|apply|next|finish|cl
 # the request's own words are any case; the button's name is written as the screen writes it (capitalised)
 _BY_BUTTON = re.compile(r"^(?i:[a-z]+(?:\s+(?:it|this|that|them|the\s+\w+))?\s+(?:using|with|via|through|"
                         r"by\s+(?:clicking|pressing|hitting|using)(?:\s+on)?)\s+(?:the\s+)?(?:(?:toolbar|tool\s+bar)(?:'s)?\s+)?)"
-                        r"(?P<button>[A-Z]\w*(?:\s+[A-Z]\w*)?)(?i:(?:\s+(?:button|icon))?(?:\s+(?:on|in)\s+the\s+"
+                        r"(?P<button>[A-Z]\w*(?:\s+[A-Z]\w*)?)(?i:\s+(?:button|icon)(?:\s+(?:on|in)\s+the\s+"
                         r"tool\s*bar)?)$")
-_PICK_THE = re.compile(r"^(?:pick|choose|select|click(?:\s+on)?|tick|check)\s+the\s+"
-                       r"(?P<what>«\d+»|[\w.'-]+(?:\s+[\w.'-]+)?)\s+(?:option|item|entry|row|choice|radio\s+button|one)$",
-                       re.I)
+# "pick the Train option", "go for Train": a thing the screen shows, chosen
+_PICK_THE = re.compile(r"^(?:(?:pick|choose|select|click(?:\s+on)?|tick|check)\s+the\s+(?=\S+(?:\s+\S+)?\s+"
+                       r"(?:option|item|entry|row|choice|radio\s+button|one)$)|(?:go|settle|opt)\s+(?:for|with|on)\s+"
+                       r"(?:the\s+)?)"
+                       r"(?P<what>«\d+»|[\w.'-]+(?:\s+[\w.'-]+)??)"
+                       r"(?:\s+(?:option|item|entry|row|choice|radio\s+button|one))?$", re.I)
 _CHOOSE_FOR = re.compile(r"^(?i:choose|pick|select|set|go\s+with)\s+(?P<value>«\d+»|[\w.-]+)\s+(?i:for|as|in)\s+"
                          r"(?i:the\s+)?(?P<label>[A-Z][\w-]*(?:\s+[\w-]+)?)(?i:\s+(?:list|dropdown|field|box))?$")
 _TYPE_THE_NOUN = re.compile(r"^(?:type|enter|put\s+in|input|key\s+in)\s+(?:the|my|your)\s+"

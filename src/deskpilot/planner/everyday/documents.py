@@ -85,8 +85,13 @@ _MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open|in|f
 _REPLACE_TEXT = re.compile(r"^(?:replace|change|swap|turn|switch|substitute)\s+(?:every\s+|each\s+|all\s+)?"
                            r"(?:the\s+word\s+)?(?P<old>«\d+»|[\w'-]+)\s+(?:with|into|for|to|by)\s+(?:the\s+word\s+)?"
                            r"(?P<new>«\d+»|[\w'-]+)$", re.I)
+_USING_DIALOG_ALONE = re.compile(r"^(?:using|with|via|through|in|open)\s+(?:the\s+)?(?P<item>«\d+»)"
+                                 r"(?:\s+(?:dialog|window|tool|feature|option))?$", re.I)
 _USING_REPLACE_DIALOG = re.compile(r"^(?P<change>.+?)\s+(?:using|with|via|through|in)\s+(?:the\s+)?(?P<item>«\d+»)"
                                    r"(?:\s+(?:dialog|window|tool|feature|option))?$", re.I)
+# "use Save As in the File menu to save it as list.txt": an item, then its menu
+_ITEM_IN_MENU = re.compile(r"^(?i:use|choose|pick|click(?:\s+on)?)\s+(?P<item>[A-Z][\w ]*?)\s+(?i:in|from|on)\s+"
+                           r"(?i:the\s+)?(?P<menu>[A-Z]\w+)\s+(?i:menu)(?:\s+(?i:to)\s+(?P<purpose>[a-z].*))?$")
 _SAME_MENU = ("same", "that", "this", "previous")  # "pick Copy from the same menu": the menu opened before
 _MENU_COMMANDS = {"copy": "Copy", "paste": "Paste", "cut": "Cut", "undo": "Undo", "redo": "Redo", "save": "Save"}
 _SHORTCUTS = tuple((re.compile(pattern, re.I), keys) for pattern, keys in (
@@ -129,7 +134,7 @@ def says_a_menu(words: str, context: Context) -> bool:
     opens a menu of the menu bar by its name alone ("open Edit")."""
     opened = _OPEN_MENU.match(words)
     return bool(context.menu or _MENU_PATH.match(words) or _MENU.search(words) or _MENU_ALONE.match(words)
-                or opened and context.screen.menu(opened.group("menu")))
+                or _ITEM_IN_MENU.match(words) or opened and context.screen.menu(opened.group("menu")))
 
 
 def menu_steps(words: str, context: Context) -> list[str] | None:
@@ -144,19 +149,10 @@ def menu_steps(words: str, context: Context) -> list[str] | None:
     if alone:  # "Using the Edit menu, select all and then copy": the clauses after it
         context.menu = alone.group("menu")
         return []
-    path = _MENU_PATH.match(words)
+    path = _MENU_PATH.match(words) or _ITEM_IN_MENU.match(words)
     if path:
-        context.last_menu = path.group("menu")
-        item = context.quoted.restore(path.group("item"), keep_quotes=False)
-        steps = [f"open the {path.group('menu')} menu", f"choose {in_quotes(item)}"]
-        purpose = path.group("purpose")
-        replaced = _replacing(purpose, context) if purpose and "replace" in item.lower() else None
-        if replaced:  # "use Search > Find and Replace to change milk into bread": its two fields, its Replace
-            return [*steps, *replaced]
-        # "use File > Save As to save it as list.txt": the name the item's dialog takes
-        named = saving(purpose, context) if purpose else None
-        context.replace_dialog = not purpose and "replace" in item.lower()
-        return [*steps, *named] if named and context.saved_as else steps
+        return _menu_item(path.group("menu"), context.quoted.restore(path.group("item"), keep_quotes=False),
+                          path.group("purpose"), context)
     menu = _MENU.search(words)
     if menu:
         words = (words[:menu.start()] + " " + words[menu.end():]).strip()
@@ -171,6 +167,19 @@ def menu_steps(words: str, context: Context) -> list[str] | None:
     return through
 
 
+def _menu_item(menu: str, item: str, purpose: str | None, context: Context) -> list[str]:
+    """A menu's item chosen, and what the task says it is for: "... Find and Replace to change milk into bread"
+    (its two fields, its Replace), "... Save As to save it as list.txt" (the name its dialog takes)."""
+    context.last_menu = menu
+    steps = [f"open the {menu} menu", f"choose {in_quotes(item)}"]
+    replaced = _replacing(purpose, context) if purpose and "replace" in item.lower() else None
+    if replaced:
+        return [*steps, *replaced]
+    named = saving(purpose, context) if purpose else None
+    context.replace_dialog = not purpose and "replace" in item.lower()  # "..., replace milk with bread" fills it
+    return [*steps, *named] if named and context.saved_as else steps
+
+
 def replacing_with_a_dialog(words: str, context: Context) -> list[str] | None:
     """"Swap milk for bread using Find and Replace": the editor's find-and-replace dialog, opened from the menu
     the screen shows that holds it in desktop editors (Search, else Edit), and filled in; "replace milk with bread"
@@ -180,6 +189,9 @@ def replacing_with_a_dialog(words: str, context: Context) -> list[str] | None:
         return _replacing(words, context)
     match = _USING_REPLACE_DIALOG.match(words)
     menu = next((m for m in ("Search", "Edit") if context.screen.menu(m)), None)
+    alone = _USING_DIALOG_ALONE.match(words)
+    if alone and menu and "replace" in (item := context.quoted.restore(alone.group("item"), keep_quotes=False)).lower():
+        return _menu_item(menu, item, None, context)  # "using Find and Replace, replace milk with bread"
     if match is None or menu is None:
         return None
     replaced = _replacing(match.group("change"), context)
