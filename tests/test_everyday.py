@@ -146,6 +146,11 @@ def test_a_word_replaced_through_the_editors_replace_dialog_fills_its_two_fields
     assert _read("Replace eggs with ham using Find and Replace", CALCULATOR) is None  # no menu that holds it
 
 
+def test_two_names_joined_by_and_are_one_only_where_they_name_a_tool():
+    reading = _read("Tick the box with Ada and Grace, then submit", PASSWORD_DIALOG)
+    assert reading is None or '"Ada and Grace"' not in reading  # two names; not one menu item "Find and Replace"
+
+
 def test_a_menu_said_alone_is_one_only_where_the_menu_bar_has_it():
     assert _read("Use Tools then Options", EDITOR) is None  # no Tools menu here: not read as one
 

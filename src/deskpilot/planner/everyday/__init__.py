@@ -62,6 +62,7 @@ _MENU_THEN_ITEM = re.compile(r"\b(?P<lead>(?i:use|choose|click(?:\s+on)?|pick|se
 # is one name, kept whole before the task is split at its "and"s
 _TITLED_AND = re.compile(r"(?P<lead>>\s*|(?i:\busing|\bwith|\bvia|\bthrough)\s+(?:the\s+)?)"
                          r"(?P<name>[A-Z]\w*(?:\s+[A-Z]\w*)*\s+(?:and|&)\s+[A-Z]\w*(?:\s+[A-Z]\w*)*)")
+_A_TOOL = re.compile(r"\b(?:Find|Replace|Search)\b")  # "using Find and Replace" (not "with Ada and Lovelace")
 _MENU_COLON = re.compile(r"(?<=\bmenu)\s*:\s*", re.I)
 _TRAILING = re.compile(r"\s+(?:please|for\s+me|afterwards|after|too|as\s+well|again|from\s+now\s+on)$", re.I)
 
@@ -106,15 +107,17 @@ def read_everyday(task: str, elements: list[Element] | None) -> Reading | None:
     said = text
     for compound, verb in _COMPOUND_VERBS:  # one verb of two joined by "and": no clause of its own
         text = compound.sub(verb, text)
+    changed = text != said  # "check both Milk and Bread" is read as "check Milk and Bread"
     text = _MENU_COLON.sub(", ", text)  # "with the Edit menu: Select All, then Copy"
-    text = _TITLED_AND.sub(lambda m: f"{m.group('lead')}{_kept(quoted, m.group('name'))}", text)
+    text = _TITLED_AND.sub(lambda m: f"{m.group('lead')}{_kept(quoted, m.group('name'))}"
+                           if m.group("lead").startswith(">") or _A_TOOL.search(m.group("name")) else m.group(0), text)
     text = _MENU_THEN_ITEM.sub(lambda m: f"{m.group('lead')}{m.group('menu')} > "
                                if context.screen.menu(m.group("menu")) else m.group(0), text)
     pieces = SEPARATORS.split(text)
     clauses, separators = _joined_sums(pieces[::2], ["", *pieces[1::2]])
     read: list[str] = []
     read_clauses: list[str] = []
-    changed, after_reading = text != said, False  # "check both Milk and Bread" is read as "check Milk and Bread"
+    after_reading = False
     for clause, separator in zip(clauses, separators, strict=True):
         words = _bare(clause)
         if not words:
