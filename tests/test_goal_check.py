@@ -1393,8 +1393,8 @@ def test_a_menu_item_the_task_asks_for_must_be_pressed_though_its_menu_is_gone()
     copy = Element(Box(480, 336, 600, 356), "menu_item", "Copy")
     closed, opened = [edit], [edit, select_all, copy]
 
-    def run(clicks: list[Element]) -> object:
-        tracker = GoalTracker(task="Edit menu: Select All, then Edit menu: Copy")
+    def run(clicks: list[Element], task: str = "Edit menu: Select All, then Edit menu: Copy") -> object:
+        tracker = GoalTracker(task=task)
         tracker.start(closed)
         for target in clicks:
             before, after = (closed, opened) if target is edit else (opened, closed)
@@ -1403,3 +1403,7 @@ def test_a_menu_item_the_task_asks_for_must_be_pressed_though_its_menu_is_gone()
 
     assert run([edit, select_all, edit]).failed == 'the task says to press "Copy", which no step did'
     assert run([edit, select_all, edit, copy]).passed
+    # the verb before the first item asks for the second too (the same run's second false success)
+    chained = "pick Select All and then Copy, both from the Edit menu"
+    assert run([edit, select_all, edit], chained).failed == 'the task says to press "Copy", which no step did'
+    assert run([edit, select_all, edit, copy], chained).passed

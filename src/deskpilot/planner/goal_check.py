@@ -131,6 +131,9 @@ PRESS_BEFORE = re.compile(r"(?:\bmenu\s*:\s*|>\s*|\b(?:click|clicking|clicks|pre
                           r"complete|completing|close|closing)\s+(?:it\s+|this\s+|that\s+|off\s+|up\s+)?"
                           r"(?:with|by|using|via)(?:\s+(?:clicking|pressing|hitting))?)"
                           r"\s+(?:on\s+)?(?:the\s+)?)$", re.I)
+# "pick Select All and then Copy": a control named after another that a verb of pressing asks for, joined to it
+PRESS_CHAIN = re.compile(r"\b(?i:click|press|pick|choose|select|tap|hit)\s+(?i:on\s+)?(?i:the\s+)?"
+                         r"[A-Z]\w*(?:\s+[A-Z]\w*){0,3}(?:\s*,\s*(?:(?i:and|then)\s+)?|\s+(?i:and|then)\s+(?:(?i:then)\s+)?)$")
 CHOOSE_VERB = re.compile(r"(?:select|choos|pick|go|opt)", re.I)  # the words of choosing among PRESS_BEFORE's
 CHOSEN_FROM = re.compile(r"^\s+(?:from|in|on|out\s+of)\b", re.I)
 PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
@@ -214,7 +217,7 @@ def asked_to_press(task: str, name: str) -> bool:
                 pressing = PRESS_BEFORE.search(before)
                 if pressing and CHOOSE_VERB.match(pressing.group()) and CHOSEN_FROM.match(task[end.end():]):
                     break  # "choose Travel from the Category": an option, whatever grounding takes its list for
-                if pressing or PRESS_AFTER.match(task[end.end():]) or (
+                if pressing or PRESS_AFTER.match(task[end.end():]) or PRESS_CHAIN.search(before) or (
                         end is not start and CLAUSE_START.search(before)):
                     return True
                 break
