@@ -84,8 +84,10 @@ CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
 SAVING = re.compile(r"\b(?:sav(?:e|ed|es|ing)|stor(?:e|ed|es|ing))\b", re.I)
 SAVE_KEYS = (("ctrl", "s"), ("ctrl", "shift", "s"))
-# A sum of two numbers typed with its "=" ("7*6="), as into a calculator: the screen must show its result, new (a
-# "999" typed before it and never cleared had made 59982, and the run was judged done).
+# A sum of two numbers typed with its "=" ("7*6="), as into a calculator: where the screen shows a number it did not
+# show at the start (a display OCR read), that number must be its result (a "999" typed before it and never cleared
+# had made 59982, and the run was judged done); a display OCR does not read says nothing.
+NUMBER_SHOWN = re.compile(r"-?\d+(?:[.,]\d+)?\.?")
 SUM_TYPED = re.compile(r"^\s*\d+(?:\.\d+)?\s*[-+*/×÷]\s*\d+(?:\.\d+)?\s*=\s*$")
 # A task that asks to make a folder or a file of a name ("create a new folder named Photos", "set up a directory
 # called reports"): the name must show by the end where it did not at the start and no text field holds it (the new
@@ -134,6 +136,7 @@ PRESS_BEFORE = re.compile(r"(?:\bmenu\s*:\s*|>\s*|\b(?:click|clicking|clicks|pre
 # "pick Select All and then Copy": a control named after another that a verb of pressing asks for, joined to it
 PRESS_CHAIN = re.compile(r"\b(?i:click|press|pick|choose|select|tap|hit)\s+(?i:on\s+)?(?i:the\s+)?"
                          r"[A-Z]\w*(?:\s+[A-Z]\w*){0,3}(?:\s*,\s*(?:(?i:and|then)\s+)?|\s+(?i:and|then)\s+(?:(?i:then)\s+)?)$")
+TITLE_GOES_ON = re.compile(r"\s+(?:(?:and|&|or|of)\s+)?[A-Z]\w")  # "Find| and Replace", "Save| As"
 CHOOSE_VERB = re.compile(r"(?:select|choos|pick|go|opt)", re.I)  # the words of choosing among PRESS_BEFORE's
 CHOSEN_FROM = re.compile(r"^\s+(?:from|in|on|out\s+of)\b", re.I)
 PRESS_AFTER = re.compile(r"^\s+(?:button|btn)\b", re.I)
@@ -198,12 +201,13 @@ def task_clicks(task: str) -> list[str]:
     return [m.group(1).strip() for m in _TASK_CLICK.finditer(task) if m.group(1).strip()]
 
 
-def asked_to_press(task: str, name: str) -> bool:
+def asked_to_press(task: str, name: str, whole: bool = False) -> bool:
     """Whether the task asks to press the control called `name` (as OCR read it: "Submitclaim" for "Submit claim"):
     it says the name, with the words of pressing or choosing right before it ("press the", "finish with", "then click
     on", "go for"; not an option chosen from a list: "choose Travel from the Category") or
     "button" right after it, or a name the task says in two words or more as a clause of its own ("... and then
-    submit claim": the name is what to do)."""
+    submit claim": the name is what to do). `whole`: not where the task's name goes on past it ("Find" of "choose
+    Find and Replace")."""
     wanted = _skeleton(name)
     if len(wanted) < READABLE:
         return False
@@ -213,6 +217,8 @@ def asked_to_press(task: str, name: str) -> bool:
         for end in words[first:first + 6]:
             said += _skeleton(end.group())
             if said == wanted:
+                if whole and TITLE_GOES_ON.match(task[end.end():]):
+                    break
                 before = task[:start.start()]
                 pressing = PRESS_BEFORE.search(before)
                 if pressing and CHOOSE_VERB.match(pressing.group()) and CHOSEN_FROM.match(task[end.end():]):
@@ -972,9 +978,10 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"the task names {_quote(words)}, which no step clicked")
             held.append(f"{_quote(words)} was clicked")
         shown = {text_key(e.text) for e in elements if e.text}
-        asked = [] if self.entered else [e for e in [*elements, *(e for key, e in self.pressables.items()
-                                                                   if key not in shown)]
-                                         if e.role in PRESSABLE and e.text and asked_to_press(self.task, e.text)]
+        gone = [e for key, e in self.pressables.items() if key not in shown]  # seen during the run, not at the end
+        asked = [] if self.entered else [
+            e for e in [*elements, *gone] if e.role in PRESSABLE and e.text
+            and asked_to_press(self.task, e.text, whole=any(e is g for g in gone))]
         unpressed = next((e.text for e in asked if not any(_pressed(e, point, texts)
                                                            for point, texts in self.clicked)), None)
         if unpressed is not None:
@@ -991,12 +998,14 @@ class GoalTracker:
                                                                    and text_key(e.text) not in self.initial]):
             return GoalCheck(False, tuple(held), f"the task asks to make {_quote(made.group('name').rstrip('.'))}, "
                                                  "which the screen shows nowhere new but in a text field")
+        shown_numbers = [e.text.strip().rstrip(".") for e in elements if e.role not in PRESSABLE and e.text
+                         and NUMBER_SHOWN.fullmatch(e.text.strip()) and text_key(e.text) not in self.initial]
         for line in self.typed:
             result = solve(line) if SUM_TYPED.match(line) else None
-            if result is not None and len(result.partition(".")[2]) < DECIMALS and not _anywhere(
-                    result, [e for e in elements if text_key(e.text) not in self.initial]):
-                return GoalCheck(False, tuple(held), f"{_quote(line)} was typed, and the screen does not show its "
-                                                     f"result {_quote(result)}")
+            if result is not None and len(result.partition(".")[2]) < DECIMALS and shown_numbers \
+                    and result not in shown_numbers:
+                return GoalCheck(False, tuple(held), f"{_quote(line)} was typed, and the screen shows "
+                                                     f"{_quote(shown_numbers[-1])}, not its result {_quote(result)}")
         for value in task_values(self.task):
             if value in self.secrets or any(same_text(line, value) for line in self.typed):
                 continue
