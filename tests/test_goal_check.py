@@ -946,6 +946,8 @@ def test_an_option_chosen_from_a_list_is_not_asked_to_be_pressed():
     # suite's Find button, in "choose Find and Replace"
     assert not asked_to_press("choose Find and Replace, then click Replace", "Find", whole=True)
     assert asked_to_press("choose Find and Replace, then click Replace", "Replace", whole=True)
+    # a verb after a pressed name is no name chained to it: "click Replace, close the dialog" (Escape closed it)
+    assert not asked_to_press("click Replace, close the dialog and press ctrl+s", "Close", whole=True)
 
 
 def test_a_time_picker_open_over_submit_takes_the_click_and_a_value_never_shown_whole_is_no_success():

@@ -223,7 +223,8 @@ def asked_to_press(task: str, name: str, whole: bool = False) -> bool:
                 pressing = PRESS_BEFORE.search(before)
                 if pressing and CHOOSE_VERB.match(pressing.group()) and CHOSEN_FROM.match(task[end.end():]):
                     break  # "choose Travel from the Category": an option, whatever grounding takes its list for
-                if pressing or PRESS_AFTER.match(task[end.end():]) or PRESS_CHAIN.search(before) or (
+                chained = PRESS_CHAIN.search(before) and task[start.start()].isupper()  # a name, as written
+                if pressing or PRESS_AFTER.match(task[end.end():]) or chained or (
                         end is not start and CLAUSE_START.search(before)):
                     return True
                 break
