@@ -929,9 +929,9 @@ class GoalTracker:
             if not _anywhere(value, showing):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, but nothing on the screen took "
                                                      "it and the screen does not show it")
+        fresh = [e for e in elements if text_key(e.text) not in self.initial]  # what the first screen did not show
         for value in self.overwritten:  # shown since, in a text the first screen did not show: it went somewhere
-            if value in task_values(self.task) and not _anywhere(
-                    value, [e for e in elements if text_key(e.text) not in self.initial]):
+            if value in task_values(self.task) and not _anywhere(value, fresh):
                 return GoalCheck(False, tuple(held), f"{_quote(value)} was typed, then typed over in the same field")
         for label in self.missed:
             if label not in self.submits:
@@ -979,10 +979,10 @@ class GoalTracker:
                 return GoalCheck(False, tuple(held), f"the task names {_quote(words)}, which no step clicked")
             held.append(f"{_quote(words)} was clicked")
         shown = {text_key(e.text) for e in elements if e.text}
-        gone = [e for key, e in self.pressables.items() if key not in shown]  # seen during the run, not at the end
-        asked = [] if self.entered else [
-            e for e in [*elements, *gone] if e.role in PRESSABLE and e.text
-            and asked_to_press(self.task, e.text, whole=any(e is g for g in gone))]
+        controls = [*((e, False) for e in elements),  # and those seen during the run, gone by the end
+                    *((e, True) for key, e in self.pressables.items() if key not in shown)]
+        asked = [] if self.entered else [e for e, gone in controls if e.role in PRESSABLE and e.text
+                                         and asked_to_press(self.task, e.text, whole=gone)]
         unpressed = next((e.text for e in asked if not any(_pressed(e, point, texts)
                                                            for point, texts in self.clicked)), None)
         if unpressed is not None:
@@ -995,12 +995,12 @@ class GoalTracker:
             return GoalCheck(False, tuple(held), "the task asks to save, and no step saved (the save keys, Save or "
                                                  "Save As, or Enter in a file dialog)")
         made = MAKING.search(self.task)
-        if made and not _anywhere(made.group("name").rstrip("."), [e for e in elements if e.role not in FIELD_ROLES
-                                                                   and text_key(e.text) not in self.initial]):
-            return GoalCheck(False, tuple(held), f"the task asks to make {_quote(made.group('name').rstrip('.'))}, "
-                                                 "which the screen shows nowhere new but in a text field")
-        shown_numbers = [e.text.strip().rstrip(".") for e in elements if e.role not in PRESSABLE and e.text
-                         and NUMBER_SHOWN.fullmatch(e.text.strip()) and text_key(e.text) not in self.initial]
+        name = made.group("name").rstrip(".") if made else ""
+        if made and not _anywhere(name, [e for e in fresh if e.role not in FIELD_ROLES]):
+            return GoalCheck(False, tuple(held), f"the task asks to make {_quote(name)}, which the screen shows "
+                                                 "nowhere new but in a text field")
+        shown_numbers = [e.text.strip().rstrip(".") for e in fresh if e.role not in PRESSABLE and e.text
+                         and NUMBER_SHOWN.fullmatch(e.text.strip())]
         for line in self.typed:
             result = solve(line) if SUM_TYPED.match(line) else None
             if result is not None and len(result.partition(".")[2]) < DECIMALS and shown_numbers \

@@ -90,13 +90,11 @@ def calculating(words: str, context: Context) -> list[str] | None:
         return None
     if COPY_RESULT.match(words):
         return ["press ctrl+c"]
-    pressed = _PRESS_TO_CLEAR.match(words)
-    key_said = pressed and (pressed.group("key") or pressed.group("key2"))
-    key_pressed = _PRESS_KEY.match(words)
-    if key_pressed and context.screen.button(key_pressed.group("key")):  # "press C": the calculator's own C button
-        return [f'click "{context.screen.button(key_pressed.group("key"))}"']
-    if key_said and context.screen.button(key_said):  # "press C to clear", "clear it with C": the key shown
-        return [f'click "{context.screen.button(key_said)}"']
+    # "press C", "press C to clear", "clear it with C": the key as the screen shows it
+    pressed = _PRESS_KEY.match(words) or _PRESS_TO_CLEAR.match(words)
+    shown_key = context.screen.button(pressed.group("key") or pressed.group("key2")) if pressed else None
+    if shown_key:
+        return [f'click "{shown_key}"']
     if _CLEAR_CALC.match(words):
         key = context.screen.button("C", "AC", "CE", "Clear", "CA")
         return None if key is None else [f'click "{key}"']

@@ -85,10 +85,9 @@ _MENU_PATH = re.compile(r"^(?:(?i:use|choose|click|pick|select|go\s+to|open|in|f
 _REPLACE_TEXT = re.compile(r"^(?:replace|change|swap|turn|switch|substitute)\s+(?:every\s+|each\s+|all\s+)?"
                            r"(?:the\s+word\s+)?(?P<old>«\d+»|[\w'-]+)\s+(?:with|into|for|to|by)\s+(?:the\s+word\s+)?"
                            r"(?P<new>«\d+»|[\w'-]+)$", re.I)
-_USING_DIALOG_ALONE = re.compile(r"^(?:using|with|via|through|in|open)\s+(?:the\s+)?(?P<item>«\d+»)"
-                                 r"(?:\s+(?:dialog|window|tool|feature|option))?$", re.I)
-_USING_REPLACE_DIALOG = re.compile(r"^(?P<change>.+?)\s+(?:using|with|via|through|in)\s+(?:the\s+)?(?P<item>«\d+»)"
-                                   r"(?:\s+(?:dialog|window|tool|feature|option))?$", re.I)
+# "swap milk for bread using Find and Replace"; "using Find and Replace" alone, its change in the next clause
+_USING_A_DIALOG = re.compile(r"^(?:(?P<change>.+?)\s+(?:using|with|via|through|in)|using|with|via|through|in|open)\s+"
+                             r"(?:the\s+)?(?P<item>«\d+»)(?:\s+(?:dialog|window|tool|feature|option))?$", re.I)
 # "use Save As in the File menu to save it as list.txt": an item, then its menu
 _ITEM_IN_MENU = re.compile(r"^(?i:use|choose|pick|click(?:\s+on)?)\s+(?P<item>[A-Z][\w ]*?)\s+(?i:in|from|on)\s+"
                            r"(?i:the\s+)?(?P<menu>[A-Z]\w+)\s+(?i:menu)(?:\s+(?i:to)\s+(?P<purpose>[a-z].*))?$")
@@ -187,16 +186,15 @@ def replacing_with_a_dialog(words: str, context: Context) -> list[str] | None:
     if context.replace_dialog:
         context.replace_dialog = False
         return _replacing(words, context)
-    match = _USING_REPLACE_DIALOG.match(words)
+    match = _USING_A_DIALOG.match(words)
     menu = next((m for m in ("Search", "Edit") if context.screen.menu(m)), None)
-    alone = _USING_DIALOG_ALONE.match(words)
-    if alone and menu and "replace" in (item := context.quoted.restore(alone.group("item"), keep_quotes=False)).lower():
-        return _menu_item(menu, item, None, context)  # "using Find and Replace, replace milk with bread"
-    if match is None or menu is None:
+    item = context.quoted.restore(match.group("item"), keep_quotes=False) if match else ""
+    if match is None or menu is None or "replace" not in item.lower():
         return None
+    if match.group("change") is None:  # "using Find and Replace, replace milk with bread"
+        return _menu_item(menu, item, None, context)
     replaced = _replacing(match.group("change"), context)
-    item = context.quoted.restore(match.group("item"), keep_quotes=False)
-    if replaced is None or "replace" not in item.lower():
+    if replaced is None:
         return None
     context.last_menu = menu
     return [f"open the {menu} menu", f"choose {in_quotes(item)}", *replaced]
