@@ -13,7 +13,7 @@ import os
 import random
 from pathlib import Path
 
-from deskpilot.grounding.detector import UiDetector, prepare
+from deskpilot.grounding.detector import UiDetector, screen_bytes
 from deskpilot.grounding.ocr import OcrEngine
 from deskpilot.training.detector.data import compose
 from deskpilot.training.detector.synth.qt import QtRenderer
@@ -35,7 +35,7 @@ def main() -> None:
         detector = UiDetector(args.model, device="cpu", threads=threads)
         name = f"cpu threads={threads or 'default'}"
         results[name] = median_ms(lambda d=detector: d.detect(frame), args.repeats, warmup=1)
-        pixels = prepare(frame, detector.scale)
+        pixels = screen_bytes(frame, detector.scale)
         network = median_ms(lambda d=detector, p=pixels: d.session.run(None, {"image": p}), args.repeats,
                             warmup=1)
         print(f"detector {name:<20} median {results[name]:7.1f} ms/frame (network alone {network:.1f} ms, "

@@ -19,9 +19,11 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
 from deskpilot.core.screen import Screen
 from deskpilot.grounding import OcrGrounder
-from deskpilot.grounding.detector import UI_CLASSES, UiDetector, bundled_model, prepare
+from deskpilot.grounding.detector import UI_CLASSES, UiDetector, bundled_model, prepare, screen_bytes
+from deskpilot.grounding.onnx_graph import byte_input
 from deskpilot.grounding.onnx_session import open_session
-from deskpilot.grounding.ocr import OcrEngine
+from deskpilot.grounding.ocr import REC_MODEL, OcrEngine, models_dir
+from deskpilot.grounding.text_detector import bundled_model as bundled_text_detector
 from deskpilot.training.detector.data import compose, load_rgb, read_dataset
 from deskpilot.training.detector.evaluate import evaluate_screens
 
@@ -75,14 +77,21 @@ def test_compose_moves_boxes_with_the_window():
     assert (screen[box.y0:box.y1, box.x0:box.x1] == 255).all()
 
 
-def test_an_input_written_over_equals_a_fresh_one():
-    rng = np.random.default_rng(2)
-    wide = rng.integers(0, 256, size=(60, 90, 3)).astype(np.uint8)
-    narrow = rng.integers(0, 256, size=(50, 100, 3)).astype(np.uint8)
-    earlier = prepare(wide, 1.5)  # 90 x 135 -> padded to 96 x 160, as 75 x 150 is
-    again = prepare(narrow, 1.5, reuse=earlier)
-    assert again is earlier and np.array_equal(again, prepare(narrow, 1.5))  # the padding is black again
-    assert prepare(narrow, 1.0, reuse=earlier) is not earlier  # another size: a new input
+def test_the_detectors_sessions_take_the_screens_bytes_and_answer_as_to_float_planes():
+    """onnx_graph.byte_input: the UI detector's and the text-line detector's sessions take the screen's bytes (scaled,
+    padded black to the stride), and answer exactly as the models do to the float planes training feeds them; a model
+    with another input is refused in one line."""
+    image = np.random.default_rng(2).integers(0, 256, size=(90, 135, 3)).astype(np.uint8)
+    pixels = screen_bytes(image, 1.5)  # 135 x 202 -> padded to 160 x 224
+    assert pixels.dtype == np.uint8 and pixels.shape == (1, 160, 224, 3)
+    assert not pixels[0, 135:].any() and not pixels[0, :, 202:].any()
+    for model in (bundled_model(), bundled_text_detector()):
+        planes = open_session(model).run(None, {"image": prepare(image, 1.5)})
+        given = open_session(model, rewrite=byte_input).run(None, {"image": pixels})
+        for expected, got in zip(planes, given, strict=True):
+            np.testing.assert_array_equal(got, expected)
+    with pytest.raises(GroundingError, match="its input is not 'image' as float planes"):
+        open_session(models_dir() / REC_MODEL, rewrite=byte_input)
 
 
 @pytest.mark.slow

@@ -74,7 +74,7 @@ def test_pp_ocrs_recogniser_reads_the_same_from_its_simplified_graph():
     assert counted[1] < 0.7 * counted[0]
     assert sum(node.op_type == "HardSwish" for node in after.graph.node) >= 20
     line = np.random.default_rng(2).uniform(-1, 1, size=(2, 3, 48, 320)).astype(np.float32)
-    plain, rewritten = open_session(path, "cpu"), open_session(path, "cpu", simplify=True)
+    plain, rewritten = open_session(path, "cpu"), open_session(path, "cpu", rewrite=simplified)
     assert rewritten.get_modelmeta().custom_metadata_map["character"] == \
         plain.get_modelmeta().custom_metadata_map["character"]
     expected, got = plain.run(None, {"x": line})[0], rewritten.run(None, {"x": line})[0]
@@ -88,15 +88,15 @@ def test_a_rewritten_graph_is_made_once_and_kept_on_disk(tmp_path, monkeypatch):
     _lcnet_block(source)
     image = np.random.default_rng(3).uniform(-1, 1, size=(1, 3, 12, 20)).astype(np.float32)
     expected = ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, {"x": image})[0]
-    cached = Path(rewritten(source))
-    assert cached.parent == rewrite_cache_dir() and cached.is_file() and rewritten(source) == str(cached)
+    cached = Path(rewritten(source, simplified))
+    assert cached.parent == rewrite_cache_dir() and cached.is_file() and rewritten(source, simplified) == str(cached)
     assert not list(cached.parent.glob("*.partial"))
     cached.write_bytes(b"damaged")  # a cached file spoilt on disk is made again, not an error
-    got = open_session(source, "cpu", simplify=True).run(None, {"x": image})[0]
+    got = open_session(source, "cpu", rewrite=simplified).run(None, {"x": image})[0]
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
     assert onnx.load(str(cached)).graph.node  # whole again
     source.touch()  # an edited source is rewritten afresh
-    assert rewritten(source) != str(cached)
+    assert rewritten(source, simplified) != str(cached)
     (tmp_path / "not-a-folder").write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "not-a-folder"))  # no cache can be written there
-    assert isinstance(rewritten(source), bytes)
+    assert isinstance(rewritten(source, simplified), bytes)

@@ -19,6 +19,7 @@ from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, reading_order
 from deskpilot.core.observation import ElementRole
 
+from . import onnx_graph
 from .device_choice import sample_screen
 from .onnx_session import open_on_best_device, session_device
 
@@ -47,26 +48,23 @@ def bundled_model() -> Path:
     return Path(str(resources.files("deskpilot.resources") / "models" / BUNDLED))
 
 
-def prepare(image: np.ndarray, scale: float, reuse: np.ndarray | None = None,
-            side: Callable[[int], int] | None = None) -> np.ndarray:
-    """RGB uint8 image -> the network's input: scaled, padded (black) to a multiple of PAD_TO or, with `side`, to
-    what it gives for each side, NCHW float in [0, 1]. `reuse` is an earlier input to write into when it has the same
-    size (a new array the size of an enlarged full-HD frame costs, in page faults, almost as much as filling it)."""
+def screen_bytes(image: np.ndarray, scale: float, side: Callable[[int], int] | None = None) -> np.ndarray:
+    """RGB uint8 image -> what the detectors' sessions take (onnx_graph.byte_input): scaled, padded (black) to a
+    multiple of PAD_TO or, with `side`, to what it gives for each side, 1 x H x W x 3 uint8."""
     height, width = image.shape[:2]
     scaled = cv2.resize(image, (max(1, round(width * scale)), max(1, round(height * scale))),
                         interpolation=cv2.INTER_AREA) if scale != 1.0 else image
     height, width = scaled.shape[:2]
     padded = side or (lambda length: length + -length % PAD_TO)
-    shape = (1, 3, padded(height), padded(width))
-    if reuse is not None and reuse.shape == shape:
-        planes = reuse
-        planes[:, :, height:] = 0  # padding is black
-        planes[:, :, :height, width:] = 0
-    else:
-        planes = np.zeros(shape, np.float32)
-    for channel in range(3):  # plane by plane, converted and scaled in one pass: a third of a strided transpose's time
-        np.divide(scaled[:, :, channel], np.float32(255.0), out=planes[0, channel, :height, :width], dtype=np.float32,
-                  casting="unsafe")
+    framed = cv2.copyMakeBorder(np.ascontiguousarray(scaled), 0, padded(height) - height, 0, padded(width) - width,
+                                cv2.BORDER_CONSTANT, value=(0, 0, 0))
+    return framed[None]
+
+
+def prepare(image: np.ndarray, scale: float) -> np.ndarray:
+    """RGB uint8 image -> the network's own input, as training feeds it: `screen_bytes` as NCHW float in [0, 1]."""
+    planes: np.ndarray = np.divide(screen_bytes(image, scale).transpose(0, 3, 1, 2), np.float32(255.0),
+                                   dtype=np.float32)
     return planes
 
 
@@ -111,13 +109,12 @@ class UiDetector:
         if not self.path.is_file():
             raise GroundingError(f"no detector model at {self.path} (train one with `deskpilot detector train`)")
         self.session, self.choice = open_on_best_device(self.path, device, threads, "detector",
-                                                        self._one_frame)
+                                                        self._one_frame, rewrite=onnx_graph.byte_input)
         self.classes, self.scale = _metadata(self.path, self.session)
-        self._input: np.ndarray | None = None  # the last input, written over by the next of its size
 
     def _one_frame(self, session: ModelSession) -> None:
         """What one screen asks of the detector (device_choice's workload)."""
-        session.run(None, {"image": prepare(sample_screen().image, _metadata(self.path, session)[1])})
+        session.run(None, {"image": screen_bytes(sample_screen().image, _metadata(self.path, session)[1])})
 
     @property
     def device(self) -> str:
@@ -127,8 +124,7 @@ class UiDetector:
         """Elements on an RGB image, boxes in its pixels."""
         if image.size == 0 or min(image.shape[:2]) < 8:
             return []
-        self._input = prepare(image, self.scale, self._input)
-        scores, ltrb = self.session.run(None, {"image": self._input})
+        scores, ltrb = self.session.run(None, {"image": screen_bytes(image, self.scale)})
         height, width = image.shape[:2]
         frame = Box(0, 0, width, height)
         return [Detection(d.box.clipped(frame), d.role, d.score)

@@ -54,11 +54,13 @@ class Widget:
     vertical: bool = False  # a slider that runs up and down
 
 
-def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
-    """Every control outline on the image, in reading order."""
+def find_widgets(image: np.ndarray, lines: list[TextLine],
+                 outlines: list[tuple[Box, bool]] | None = None) -> list[Widget]:
+    """Every control outline on the image, in reading order; `outlines` are the image's (`frames`), where the
+    caller has them already (they depend on the pixels alone, not on the lines)."""
     toggles: list[Widget] = []
     controls: list[Widget] = []
-    outlines = _outlines(image)
+    outlines = frames(image) if outlines is None else outlines
     for (box, round_), in_text in zip(outlines, _in_wider_text(outlines, lines)):
         if in_text:
             continue
@@ -77,11 +79,12 @@ def find_widgets(image: np.ndarray, lines: list[TextLine]) -> list[Widget]:
     # A frame that no more than holds a text line, at the start of a much wider field's inside, is that text's own
     # outline (a web field's "77341" closed by its text cursor, inside the focus ring): no control, and no reason to
     # take the field for a container. (A small control in its focus ring fills the ring: that is the control.)
-    outlines_of_text = [c for c in controls if any(c.box.share_in(ln.box.padded(TEXT_OUTLINE)) == 1 for ln in lines)
-                        and any(o is not c and _contains(o.box, c.box) and o.box.width > 4 * o.box.height
-                                and c.box.width < TEXT_OUTLINE_WIDTH * o.box.width
-                                and o.box.height - c.box.height <= 2 * SPLIT_INSET
-                                and c.box.x0 - o.box.x0 <= SPLIT_INSET for o in controls)]
+    outlines_of_text = [c for c in controls if any(o is not c and _contains(o.box, c.box)
+                                                    and o.box.width > 4 * o.box.height
+                                                    and c.box.width < TEXT_OUTLINE_WIDTH * o.box.width
+                                                    and o.box.height - c.box.height <= 2 * SPLIT_INSET
+                                                    and c.box.x0 - o.box.x0 <= SPLIT_INSET for o in controls)
+                        and any(c.box.share_in(ln.box.padded(TEXT_OUTLINE)) == 1 for ln in lines)]
     controls = [c for c in controls if not any(o is c for o in outlines_of_text)]
     controls = [c for c in controls if not _after_caret(c.box, [o.box for o in controls], lines)]
     # A frame drawn a few pixels inside another with text (a web select's own border within its margin or focus
@@ -189,7 +192,7 @@ def _contains(outer: Box, inner: Box) -> bool:
         and outer != inner
 
 
-def _outlines(image: np.ndarray) -> list[tuple[Box, bool]]:
+def frames(image: np.ndarray) -> list[tuple[Box, bool]]:
     """Closed frames drawn on the image: rectangles whose four sides are drawn, and circles (flagged True).
     The inner and outer edge of one border come out as nearly equal boxes; only the outer one is kept."""
     edges = edge_map(image)

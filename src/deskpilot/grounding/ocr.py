@@ -25,6 +25,7 @@ import numpy as np
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box, shared_areas
 
+from . import onnx_graph
 from .ctc import Reading, greedy_decode
 from .device_choice import Choice, sample_screen
 from .onnx_session import fixed_shapes, ladder, open_on_best_device, rungs, session_device
@@ -130,13 +131,15 @@ class OcrEngine:
             from rapidocr_onnxruntime.ch_ppocr_det.utils import DBPostProcess
 
             self._det, self._det_choice = open_on_best_device(models / DET_MODEL, self.device_setting, self.threads,
-                                                              "PP-OCR text detector", _detect_screen, simplify=True)
+                                                              "PP-OCR text detector", _detect_screen,
+                                                              rewrite=onnx_graph.simplified)
             self._boxes = DBPostProcess(thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, use_dilation=True)
             self._det.run(None, {self._det.get_inputs()[0].name: np.zeros((1, 3, 768, 768), np.float32)})
         readers = self._cores()
         self._pool = ThreadPoolExecutor(readers, thread_name_prefix="ppocr") if readers > 1 else None
         rec, self._rec_choice = open_on_best_device(models / REC_MODEL, self.device_setting, self.threads,
-                                                    "PP-OCR recogniser", self._read_screen, simplify=True,
+                                                    "PP-OCR recogniser", self._read_screen,
+                                                    rewrite=onnx_graph.simplified,
                                                     cpu_threads=1 if readers > 1 else self.threads)
         if session_device(rec) == "cuda" and self._pool is not None:  # one reader on a GPU, not one per core
             self._pool.shutdown()

@@ -22,7 +22,7 @@ from .colours import fill_colour, fits
 from .controls import detected_widgets, field_beside, merge_controls, toggle_before
 from .description import TargetSpec, nth, of_its_lines, parse_description
 from .detector import UiDetector
-from .layout import Widget, find_widgets, ink_box, label_beside
+from .layout import Widget, find_widgets, frames, ink_box, label_beside
 from .short_text import short_texts
 from .sibling_toggles import sibling_toggles
 from .sliders import VALUE_REACH, Slider, find_sliders
@@ -115,7 +115,8 @@ class OcrGrounder:
     def _controls(self, image: np.ndarray) -> list[Widget]:
         if self._widgets is None:
             started = time.perf_counter()
-            widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
+            outlines = frames(image)  # the pixels' alone: the same for the second naming after a split
+            widgets = self._named(image, find_widgets(image, self._lines, outlines)) + month_arrows(image, self._lines)
             sliders = self._sliders(image, widgets)
             laid_out = time.perf_counter()
             detections = self.detector.detect(image) if self.detector is not None else []
@@ -124,7 +125,8 @@ class OcrGrounder:
             siblings = sibling_toggles(image, widgets + detected, self._lines)
             if self._split_at_controls(image, widgets + detected + siblings, [s.handle for s in sliders]):
                 # the labels read apart now: name again
-                widgets = self._named(image, find_widgets(image, self._lines)) + month_arrows(image, self._lines)
+                widgets = self._named(image, find_widgets(image, self._lines, outlines)) + \
+                    month_arrows(image, self._lines)
                 sliders = self._sliders(image, widgets)
                 detected = detected_widgets(image, detections, self._lines)
                 siblings = [replace(s, text=label_beside(s.box, self._lines)) for s in siblings

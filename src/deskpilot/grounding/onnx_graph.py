@@ -12,6 +12,10 @@ feature map and a layout reorder on either side. Here:
   the zeros padded in would no longer be zeros after the affine).
 
 Every rewrite checks its pattern exactly (constants, single readers), so a graph of another shape is left as it is.
+
+deskpilot's own detectors (the UI detector, the text-line detector) take an image as float planes in [0, 1]; their
+sessions are given the screen's bytes instead (`byte_input`): the conversion runs inside the model, on ONNX Runtime's
+threads or on the GPU, and a quarter of the data crosses to a GPU (exactly the same values: a byte divided by 255).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     from onnx import ModelProto, NodeProto
 
 HARD_SWISH_OPSET = 14  # the first opset with HardSwish
+BYTE_INPUT = "image"  # the input `byte_input` rewrites (deskpilot's detectors')
 
 
 class _Graph:
@@ -204,4 +209,32 @@ def simplified(path: Path) -> bytes:
     for rewrite in (_affines_into_convs_before, _hard_swishes, _affines_into_convs_after):
         rewrite(graph)
         graph.refresh()
+    return bytes(model.SerializeToString())
+
+
+def byte_input(path: Path) -> bytes:
+    """The model at `path`, whose input `image` is float planes (1 x 3 x H x W, values in [0, 1]), taking the image's
+    bytes instead (1 x H x W x 3 uint8, RGB as the screen gives them): Transpose, Cast and Div by 255 before its first
+    layers. A model with another input is an error (ValueError), not rewritten."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    given = next((i for i in graph.input if i.name == BYTE_INPUT), None)
+    dims = list(given.type.tensor_type.shape.dim) if given is not None else []
+    if given is None or given.type.tensor_type.elem_type != TensorProto.FLOAT or len(dims) != 4 or \
+            dims[1].dim_value != 3:
+        raise ValueError(f"its input is not {BYTE_INPUT!r} as float planes of 3 channels")
+    planes = f"{BYTE_INPUT}__planes"
+    for node in graph.node:
+        node.input[:] = [planes if name == BYTE_INPUT else name for name in node.input]
+    height, width = (d.dim_param or d.dim_value or None for d in dims[2:])
+    graph.input.remove(given)
+    graph.input.insert(0, helper.make_tensor_value_info(BYTE_INPUT, TensorProto.UINT8, [1, height, width, 3]))
+    graph.initializer.append(numpy_helper.from_array(np.array(255.0, np.float32), f"{BYTE_INPUT}__255"))
+    graph.node.insert(0, helper.make_node("Div", [f"{BYTE_INPUT}__float", f"{BYTE_INPUT}__255"], [planes]))
+    graph.node.insert(0, helper.make_node("Cast", [f"{BYTE_INPUT}__bytes"], [f"{BYTE_INPUT}__float"],
+                                          to=TensorProto.FLOAT))
+    graph.node.insert(0, helper.make_node("Transpose", [BYTE_INPUT], [f"{BYTE_INPUT}__bytes"], perm=[0, 3, 1, 2]))
     return bytes(model.SerializeToString())

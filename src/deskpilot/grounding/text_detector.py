@@ -20,7 +20,8 @@ import numpy as np
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.geometry import Box
 
-from .detector import STRIDE, prepare
+from . import onnx_graph
+from .detector import STRIDE, screen_bytes
 from .device_choice import sample_screen
 from .regions import content_regions
 from .onnx_session import fixed_shapes, ladder, open_on_best_device, session_device
@@ -99,7 +100,7 @@ class TextLineDetector:
             raise GroundingError(f"no text-line detector model at {path} (train one with `deskpilot recognizer "
                                  "train-detector`, or turn text_detector off)")
         self._session, self.choice = open_on_best_device(path, device, threads, "text-line detector",
-                                                         self._one_screen)
+                                                         self._one_screen, rewrite=onnx_graph.byte_input)
         meta = self._session.get_modelmeta().custom_metadata_map
         if meta.get("kind") != KIND:
             raise GroundingError(f"cannot load the text-line detector {path}: it is not one (its metadata says "
@@ -108,8 +109,7 @@ class TextLineDetector:
             self.threshold = float(meta["threshold"])
         except (KeyError, ValueError) as exc:
             raise GroundingError(f"cannot load the text-line detector {path}: its metadata lacks {exc}") from None
-        self._session.run(None, {"image": np.zeros((1, 3, SMALLEST_SIDE, SMALLEST_SIDE), np.float32)})  # set-up
-        self._input: np.ndarray | None = None  # the last input, written over by the next of its size
+        self._session.run(None, {"image": np.zeros((1, SMALLEST_SIDE, SMALLEST_SIDE, 3), np.uint8)})  # set-up
 
     @staticmethod
     def _one_screen(session: ModelSession) -> None:
@@ -118,7 +118,7 @@ class TextLineDetector:
         image = sample_screen().image
         crops = [image] if fixed_shapes(session) else [image[r.y0:r.y1, r.x0:r.x1] for r in content_regions(image)]
         for crop in crops:
-            session.run(None, {"image": prepare(crop, 1.5, side=_side(session))})
+            session.run(None, {"image": screen_bytes(crop, 1.5, _side(session))})
 
     @property
     def whole_frame(self) -> bool:
@@ -135,8 +135,7 @@ class TextLineDetector:
         """Text lines of an RGB image seen at `scale`, in its pixels."""
         if image.size == 0 or min(image.shape[:2]) < 8:
             return []
-        self._input = prepare(image, scale, self._input, _side(self._session))
-        scores, ltrb = self._session.run(None, {"image": self._input})
+        scores, ltrb = self._session.run(None, {"image": screen_bytes(image, scale, _side(self._session))})
         frame = Box(0, 0, image.shape[1], image.shape[0])
         return [b.clipped(frame) for b in decode_lines(scores[0, 0], ltrb[0], scale, self.threshold)]
 
