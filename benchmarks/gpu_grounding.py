@@ -3,10 +3,8 @@ text-line detector, its recogniser, PP-OCR's recogniser where that one is unsure
 each model on
 
 - cpu: every model on the CPU (all its cores);
-- cuda: every model on CUDA (cuDNN's heuristic algorithm choice), a session per input shape with the model's free
-  dimensions fixed to it, run as a CUDA graph through buffers bound on the GPU, inputs padded to the shape ladder
-  (grounding.onnx_session);
-- cuda-no-graphs: as cuda, each shape's session run plainly (as before CUDA graphs);
+- cuda: every model on CUDA (cuDNN's heuristic algorithm choice), a session per input shape, inputs padded to the
+  shape ladder (grounding.onnx_session);
 - auto: each model where grounding.device_choice measured it faster on this machine (measured at the first load,
   from an empty cache, on its sample screen; the load's time and the figures it chose by are printed); a model on
   CUDA runs a shape without a session yet on the CPU while that session is made in the background;
@@ -23,7 +21,7 @@ screen.
 
     python benchmarks/gpu_grounding.py screens --out DIR        # here: the demo app, a Qt save dialog, a busy desktop
     python benchmarks/gpu_grounding.py measure --screens DIR [--repeats 7] [--new 3] [--out FILE.jsonl]
-    python benchmarks/gpu_grounding.py models --screens DIR     # each model's run alone: cpu, cuda, CUDA graph
+    python benchmarks/gpu_grounding.py models --screens DIR     # each model's run alone, on the CPU and on CUDA
 
 The measure step needs only numpy, opencv, onnxruntime(-gpu), rapidfuzz and rapidocr-onnxruntime (for PP-OCR's
 models) beside deskpilot's source: it runs on a lent GPU machine (../shared/notes/gpu.md)."""
@@ -56,7 +54,7 @@ from deskpilot.grounding.text_recognizer import bundled_model as bundled_recogni
 
 STAGES = {"text lines": "ocr_detect_ms", "reading": "ocr_recognise_ms", "UI detector": "detector_ms"}
 # name -> (device setting, fixed shapes: None = as the device wants)
-VARIANTS = ("cpu", "cuda", "auto", "cuda-no-graphs", "cuda-one-session")
+VARIANTS = ("cpu", "cuda", "auto", "cuda-one-session")
 QT_SAVE_DIALOG = """
 import sys
 from PySide6.QtWidgets import QApplication, QFileDialog
@@ -110,8 +108,7 @@ def observation(image: np.ndarray) -> Observation:
 
 
 def new_grounder(variant: str) -> OcrGrounder:
-    device = "cuda" if variant.startswith("cuda") else variant
-    onnx_session.CUDA_GRAPHS = variant != "cuda-no-graphs"
+    device = "cuda" if variant == "cuda-one-session" else variant
     with ExitStack() as stack:
         if variant == "cuda-one-session":  # what open_session gave on CUDA before ShapeSessions
             shaped = onnx_session.open_session
@@ -298,9 +295,9 @@ def run(args: argparse.Namespace) -> None:
 
 
 def model_runs(args: argparse.Namespace) -> None:
-    """Each model's run alone on an input of the busy screen's size, median of `repeats` after 3 warm-up runs: on
-    the CPU, on CUDA in a session of that shape, and as a CUDA graph (BoundSession); with the largest difference of
-    each GPU answer from the CPU's, and whether a graph's answer stays as it was after the next run."""
+    """Each model's run alone on an input of the busy screen's size (the text-line detector's and the UI detector's
+    whole frame, a batch of each recogniser's), median of `repeats` after 3 warm-up runs: on the CPU (all cores) and
+    on CUDA (its session for that shape, copies in and out included), with the largest difference of the answers."""
     from deskpilot.grounding import onnx_graph
     from deskpilot.grounding.detector import bundled_model as bundled_ui_detector
     from deskpilot.grounding.detector import screen_bytes
@@ -311,40 +308,25 @@ def model_runs(args: argparse.Namespace) -> None:
     rng = np.random.default_rng(0)
     side = lambda length: onnx_session.ladder(length, 256)  # noqa: E731 - as the text-line detector pads on CUDA
     models = {"text-line detector": (bundled_text_detector(), onnx_graph.byte_input,
-                                     lambda: {"image": screen_bytes(busy, 1.5, side)}),
-              "UI detector": (bundled_ui_detector(), onnx_graph.byte_input,
-                              lambda: {"image": screen_bytes(busy, 1.0)}),
-              "small recogniser": (bundled_recognizer(), None,
-                                   lambda: {"lines": rng.random((16, 1, 32, 384), np.float32)}),
+                                     {"image": screen_bytes(busy, 1.5, side)}),
+              "UI detector": (bundled_ui_detector(), onnx_graph.byte_input, {"image": screen_bytes(busy, 1.0)}),
+              "small recogniser": (bundled_recognizer(), None, {"lines": rng.random((16, 1, 32, 384), np.float32)}),
               "PP-OCR recogniser": (models_dir() / REC_MODEL, onnx_graph.simplified,
-                                    lambda: {"x": rng.uniform(-1, 1, (8, 3, 48, 576)).astype(np.float32)})}
+                                    {"x": rng.uniform(-1, 1, (8, 3, 48, 576)).astype(np.float32)})}
     for name, (path, rewrite, feed) in models.items():
-        first, second = feed(), feed()
-        cpu = onnx_session.open_session(path, "cpu", rewrite=rewrite)
-        sizes = onnx_session.fixed_dimensions(cpu, first)
-        plain = onnx_session._one_session(path, "cuda", 0, name, rewrite, sizes)
-        record: dict[str, object] = {"model": name, "input": {key: list(v.shape) for key, v in first.items()}}
-        try:
-            graph: onnx_session.ModelSession = onnx_session.BoundSession(
-                onnx_session._one_session(path, "cuda", 0, name, rewrite, sizes, graph=True), first)
-        except Exception as exc:  # noqa: BLE001 - said in the record: the measure's point
-            record["graph_error"] = str(exc).splitlines()[0]
-            graph = plain
-        expected = cpu.run(None, first)
-        for label, session in (("cpu", cpu), ("cuda", plain), ("graph", graph)):
+        record: dict[str, object] = {"model": name, "input": {key: list(v.shape) for key, v in feed.items()}}
+        answers = {}
+        for device in ("cpu", "cuda"):
+            session = onnx_session.open_session(path, device, what=name, rewrite=rewrite)
             for _ in range(3):
-                session.run(None, first)
+                session.run(None, feed)
             times = []
             for _ in range(args.repeats):
                 started = time.perf_counter()
-                got = session.run(None, first)
+                answers[device] = session.run(None, feed)
                 times.append((time.perf_counter() - started) * 1000)
-            record[f"{label}_ms"] = round(median(times), 3)
-            record[f"{label}_max_diff"] = float(max(np.abs(a - b).max() for a, b in zip(got, expected)))
-        kept = [answer.copy() for answer in graph.run(None, first)]
-        answer = graph.run(None, first)
-        graph.run(None, second)
-        record["graph_answer_kept"] = all(np.array_equal(a, b) for a, b in zip(answer, kept))
+            record[f"{device}_ms"] = round(median(times), 3)
+        record["max_difference"] = float(max(np.abs(a - b).max() for a, b in zip(answers["cpu"], answers["cuda"])))
         print(json.dumps(record), flush=True)
 
 
@@ -360,7 +342,7 @@ def main() -> None:
     timing.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
     timing.add_argument("--as-shipped", action="store_true")
     timing.add_argument("--out", type=Path)
-    alone = commands.add_parser("models", help="each model's run alone on CPU, CUDA and as a CUDA graph")
+    alone = commands.add_parser("models", help="each model's run alone, on the CPU and on CUDA")
     alone.add_argument("--screens", type=Path, required=True)
     alone.add_argument("--repeats", type=int, default=20)
     child = commands.add_parser("variant", help="one variant's figures, as measure runs it in a process of its own")

@@ -6,7 +6,6 @@ a machine without CUDA nothing is measured and everything runs on the CPU."""
 from __future__ import annotations
 
 import json
-import logging
 
 import numpy as np
 import onnxruntime
@@ -123,14 +122,14 @@ def test_on_cuda_each_input_shape_has_its_own_session_and_the_oldest_goes(monkey
     made on its first run; the same outputs as one session; past the limit the least recently used goes."""
     opened = []
 
-    def open_one(feed):
+    def open_one():
         opened.append(onnx_session.open_session(bundled_recognizer(), "cpu", what="text recogniser"))
         return opened[-1]
 
     plain = onnx_session.open_session(bundled_recognizer(), "cpu")
-    shaped = onnx_session.ShapeSessions(plain, open_one, limit=2)
+    shaped = onnx_session.ShapeSessions(open_one, limit=2)
     assert onnx_session.fixed_shapes(shaped) and not onnx_session.fixed_shapes(plain)
-    assert onnx_session.session_device(shaped) == "cpu" and not opened  # a shape's session comes with the shape
+    assert onnx_session.session_device(shaped) == "cpu" and len(opened) == 1  # opened at once: errors come now
     name = plain.get_inputs()[0].name
     batches = [np.random.default_rng(width).random((16, 1, 32, width), np.float32) for width in (64, 96, 64, 128)]
     for batch in batches:
@@ -157,7 +156,7 @@ def test_under_auto_a_new_shape_runs_on_the_stand_in_while_its_own_session_is_ma
     cannot be made stays on the stand-in, said in the log."""
     opened = []
 
-    def open_one(feed):
+    def open_one():
         if len(opened) == 3:
             raise RuntimeError("out of GPU memory\nmore detail")
         opened.append(_Counted(onnx_session.open_session(bundled_recognizer(), "cpu", what="text recogniser")))
@@ -165,7 +164,7 @@ def test_under_auto_a_new_shape_runs_on_the_stand_in_while_its_own_session_is_ma
 
     plain = onnx_session.open_session(bundled_recognizer(), "cpu")
     stand_in = _Counted(plain)
-    shaped = onnx_session.ShapeSessions(plain, open_one)
+    shaped = onnx_session.ShapeSessions(open_one)
     shaped.stand_in_with(stand_in)
     name = plain.get_inputs()[0].name
     batch = np.random.default_rng(0).random((16, 1, 32, 64), np.float32)
@@ -173,7 +172,7 @@ def test_under_auto_a_new_shape_runs_on_the_stand_in_while_its_own_session_is_ma
     assert np.allclose(shaped.run(None, {name: batch})[0], expected, atol=1e-5)
     assert stand_in.runs == 1
     shaped.settle()
-    assert shaped.shapes == 1 and len(opened) == 1 and opened[0].runs == 1  # made, and warmed by one run
+    assert shaped.shapes == 1 and len(opened) == 1 and opened[0].runs == 1  # the spare, warmed by one run
     assert np.allclose(shaped.run(None, {name: batch})[0], expected, atol=1e-5)
     assert stand_in.runs == 1 and opened[0].runs == 2
     shaped.prepare({name: np.zeros((16, 1, 32, 256), np.float32)})  # made ahead (at load): the stand-in idle
@@ -192,8 +191,7 @@ def test_under_auto_a_new_shape_runs_on_the_stand_in_while_its_own_session_is_ma
 
 def test_auto_gives_a_model_on_cuda_its_cpu_session_as_stand_in_and_cuda_asked_for_gets_none(monkeypatch):
     one_session = onnx_session._one_session
-    monkeypatch.setattr(onnx_session, "_one_session",
-                        lambda path, device, *rest, **named: one_session(path, "cpu", *rest, **named))
+    monkeypatch.setattr(onnx_session, "_one_session", lambda path, device, *rest: one_session(path, "cpu", *rest))
     monkeypatch.setattr(onnx_session, "resolve", lambda setting, *rest: ("cuda", None))
     for setting, stands_in in (("auto", True), ("cuda", False)):
         session, _ = onnx_session.open_on_best_device(bundled_recognizer(), setting, 0, "text recogniser", print)
@@ -209,8 +207,9 @@ def test_as_on_cuda_the_small_recogniser_reads_the_same_and_the_detectors_boxes_
     padded = OcrEngine(device="cpu", recognizer=bundled_recognizer(), text_detector=bundled_text_detector())
     padded.load()
     assert padded._fast is not None and padded._lines is not None
-    padded._fast._session = _on_cpu_per_shape(bundled_recognizer())
-    padded._lines._session = _on_cpu_per_shape(bundled_text_detector(), byte_input)
+    padded._fast._session = onnx_session.ShapeSessions(lambda: onnx_session.open_session(bundled_recognizer()))
+    padded._lines._session = onnx_session.ShapeSessions(lambda: onnx_session.open_session(bundled_text_detector(),
+                                                                                          rewrite=byte_input))
     crops = screen.line_crops()
     plain.load()
     assert plain._fast is not None
@@ -223,67 +222,9 @@ def test_as_on_cuda_the_small_recogniser_reads_the_same_and_the_detectors_boxes_
     assert all(min(max(abs(a - b) for a, b in zip(mine, other)) for other in theirs) <= 2 for mine in ours)
     # PP-OCR's recogniser, lines padded to ladder widths and read 8 at a time: rows do not mix, so each line reads
     # as it would alone at its padded width, almost always as unpadded (PaddleOCR pads its own batches so)
-    shaped = _on_cpu_per_shape(models_dir() / REC_MODEL, simplified)
+    shaped = onnx_session.ShapeSessions(lambda: onnx_session.open_session(models_dir() / REC_MODEL,
+                                                                          rewrite=simplified))
     alone = [greedy_decode(columns, plain._alphabet, used) for columns, used in plain._read_lines(plain._rec, crops)]
     batched = [greedy_decode(columns, plain._alphabet, used) for columns, used in plain._read_lines(shaped, crops)]
     assert sum(a.text == b.text for a, b in zip(alone, batched)) >= 0.9 * len(crops)
     assert shaped.shapes < len({crop.shape[1] for crop in crops}) / 4  # a few ladder widths, not one per line
-
-
-def _on_cpu_per_shape(path, rewrite=None):
-    """ShapeSessions of plain CPU sessions: the inputs a model gets on CUDA, run on the CPU."""
-    return onnx_session.ShapeSessions(onnx_session.open_session(path, rewrite=rewrite),
-                                      lambda feed: onnx_session.open_session(path, rewrite=rewrite))
-
-
-def test_a_shapes_session_fixes_the_free_dimensions_and_runs_through_bound_buffers():
-    """What each input shape's session is on CUDA (a BoundSession: buffers bound on the GPU, the run replayed as a
-    CUDA graph), on the CPU: the first input fixes the model's free dimensions, so every output's shape is known
-    before a run; runs answer as the plain session does, new inputs copied into the same buffers, and an answer
-    given stays as it was after the next run. A session whose outputs the input does not fix is refused."""
-    path = bundled_recognizer()
-    plain = onnx_session.open_session(path, "cpu")
-    name = plain.get_inputs()[0].name
-    first, second = (np.random.default_rng(seed).random((16, 1, 32, 96), np.float32) for seed in (1, 2))
-    sizes = onnx_session.fixed_dimensions(plain, {name: first})
-    assert sorted(sizes.values()) == [16, 96]  # the batch and the width; the height and channels are the model's
-    bound = onnx_session.BoundSession(onnx_session._one_session(path, "cpu", 0, "text recogniser", None, sizes),
-                                      {name: first})
-    answers = [bound.run(None, {name: batch})[0] for batch in (first, second)]
-    for batch, answer in zip((first, second), answers):
-        np.testing.assert_array_equal(answer, plain.run(None, {name: batch})[0])
-    with pytest.raises(GroundingError, match="is not of a fixed shape"):
-        onnx_session.BoundSession(onnx_session._one_session(path, "cpu", 0, "text recogniser", None), {name: first})
-
-
-def test_on_cuda_a_shape_runs_as_a_graph_and_where_none_can_be_made_plainly_said_once(monkeypatch, caplog):
-    """open_session on CUDA, with CPU sessions standing in for the GPU's: each shape gets a session with the free
-    dimensions fixed, bound (the CUDA graph's way); where the graph session cannot be made, a plain session of that
-    shape serves, and the log says so once a model."""
-    real = onnx_session._one_session
-    made: list[tuple[dict[str, int] | None, bool]] = []
-    graphs = {"work": True}
-
-    def one_session(path, device, threads, what, rewrite, sizes=None, graph=False):
-        made.append((sizes, graph))
-        if graph and not graphs["work"]:
-            raise GroundingError("cannot load the text recogniser: CUDA graphs need every node on CUDA")
-        return real(path, "cpu", threads, what, rewrite, sizes)
-
-    monkeypatch.setattr(onnx_session, "_one_session", one_session)
-    monkeypatch.setattr(onnx_session, "_GRAPHLESS", set())
-    caplog.set_level(logging.INFO, logger=onnx_session.__name__)
-    plain = real(bundled_recognizer(), "cpu", 0, "text recogniser", None)
-    name = plain.get_inputs()[0].name
-    for works in (True, False):
-        graphs["work"] = works
-        made.clear()
-        shaped = onnx_session.open_session(bundled_recognizer(), "cuda", what="text recogniser")
-        for width in (64, 96, 64):
-            batch = np.random.default_rng(width).random((16, 1, 32, width), np.float32)
-            np.testing.assert_array_equal(shaped.run(None, {name: batch})[0], plain.run(None, {name: batch})[0])
-        kinds = {type(session).__name__ for session in shaped._by_shape.values()}
-        assert kinds == ({"BoundSession"} if works else {"InferenceSession"})
-        assert [graph for _, graph in made] == ([False, True, True] if works else [False, True, False, True, False])
-        assert made[0][0] is None and all(sizes and 16 in sizes.values() for sizes, _ in made[1:])
-    assert caplog.text.count("runs on CUDA without a CUDA graph") == 1

@@ -7,11 +7,9 @@ its result is kept on disk, keyed by the source file and the rewriting code, so 
 On CUDA a model is a set of sessions, one per input shape (ShapeSessions), and its callers pad their inputs up to
 the sizes of a coarse ladder (`ladder`) so that shapes recur: ONNX Runtime's CUDA convolutions re-plan every time a
 session's input shape differs from its last run's, which made grounding's many runs of varying shapes slower on a
-GPU than on the CPU beside it. Each shape's session has the model's free dimensions fixed to that shape and runs as
-a CUDA graph through buffers bound on the GPU (BoundSession): grounding's models are small, and launching their
-kernels one by one was most of a run. Making a session costs a few hundred milliseconds on a GPU, so under `auto` a
-shape whose session is not made yet runs on the CPU while a background thread makes it (a new screen costs what the
-CPU takes, not 3-5x that)."""
+GPU than on the CPU beside it. Making a session costs a few hundred milliseconds on a GPU, so under `auto` a shape
+whose session is not made yet runs on the CPU while a background thread makes it (a new screen costs what the CPU
+takes, not 3-5x that)."""
 
 from __future__ import annotations
 
@@ -28,8 +26,6 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
-import numpy as np
-
 from deskpilot.core.errors import GroundingError
 from deskpilot.core.files import cache_dir, write_atomic
 
@@ -43,10 +39,6 @@ log = logging.getLogger(__name__)
 SESSIONS_PER_MODEL = 12  # input shapes a model keeps a CUDA session for (the least recently used one goes)
 Shape = tuple[tuple[int, ...], ...]  # the shapes of one run's inputs
 Rewrite = Callable[[Path], bytes]  # one of onnx_graph's rewrites of a model file
-Feed = dict[str, Any]  # one run's inputs by name
-CUDA_GRAPHS = True  # each input shape's CUDA session replays its run as a CUDA graph (False: plain runs)
-ELEMENT_TYPES = {"tensor(float)": np.float32, "tensor(float16)": np.float16, "tensor(int64)": np.int64,
-                 "tensor(int32)": np.int32, "tensor(uint8)": np.uint8}  # an output's type -> its buffer's
 
 
 class ModelSession(Protocol):
@@ -66,22 +58,19 @@ class ShapeSessions:
     ever sees one shape keeps its convolutions' plans (a busy full-HD parse's text models took 3-5x the CPU's time
     in one session re-planning on every shape change). The least recently used session goes past `limit`.
 
-    `meta` is a session of the model for no shape in particular (opened first, so a model that cannot load says so
-    then): its inputs, outputs and metadata. `open_shape(feed)` opens the session for the shape of `feed`.
-
     With a `stand_in` (a CPU session of the same model, `auto`'s choice), a shape's first runs go to the stand-in
     while its session is made on a background thread, one at a time, and warmed by a run of that shape; from then on
     the shape runs on its own session. Without one, the first run of a shape makes its session and waits for it."""
 
-    def __init__(self, meta: ModelSession, open_shape: Callable[[Feed], ModelSession],
-                 limit: int = SESSIONS_PER_MODEL):
-        self._open = open_shape
+    def __init__(self, open_one: Callable[[], InferenceSession], limit: int = SESSIONS_PER_MODEL):
+        self._open = open_one
         self._limit = limit
-        self._meta = meta
+        self._spare: InferenceSession | None = open_one()  # opened now, so a model that cannot load says so now
+        self._meta = self._spare
         self._by_shape: OrderedDict[Shape, ModelSession] = OrderedDict()
         self._stand_in: ModelSession | None = None
         self._wanted: OrderedDict[Shape, dict[str, Any]] = OrderedDict()  # shapes waiting for a session, one input
-        self._making: tuple[Shape, Future[ModelSession]] | None = None
+        self._making: tuple[Shape, Future[InferenceSession]] | None = None
         self._maker: ThreadPoolExecutor | None = None
         self._lock = threading.RLock()
         self._made = threading.Condition(self._lock)
@@ -117,7 +106,8 @@ class ShapeSessions:
                 self._wanted[shape] = {name: value.copy() for name, value in input_feed.items()}
                 self._make_next()
             return self._stand_in
-        made = self._open(input_feed)
+        made: ModelSession = self._spare or self._open()
+        self._spare = None
         self._keep(shape, made)
         return made
 
@@ -140,12 +130,14 @@ class ShapeSessions:
         self._making = (shape, making)
         making.add_done_callback(self._finished)
 
-    def _warmed(self, feed: Feed) -> ModelSession:
-        session = self._open(feed)
+    def _warmed(self, feed: dict[str, Any]) -> InferenceSession:
+        with self._lock:
+            spare, self._spare = self._spare, None
+        session = spare or self._open()
         session.run(None, feed)  # the shape's first run plans its convolutions here, not in a parse
         return session
 
-    def _finished(self, making: Future[ModelSession]) -> None:
+    def _finished(self, making: Future[InferenceSession]) -> None:
         with self._lock:
             assert self._making is not None
             shape, self._making = self._making[0], None
@@ -176,61 +168,6 @@ class ShapeSessions:
 
     def get_providers(self) -> list[str]:
         return list(self._meta.get_providers())
-
-
-class BoundSession:
-    """A session for one input shape run through input and output buffers kept on its device (ONNX Runtime's I/O
-    binding): a run copies its inputs into the buffers, runs, and copies the outputs out. On CUDA with the session's
-    CUDA graph on, ONNX Runtime captures the run's kernels on the first run and replays them as one graph after (the
-    buffers' addresses stay the same: the graph reads and writes them). `session` must have every output's shape
-    fixed (its free dimensions set from `feed`'s shape); `feed` is the first run, made here."""
-
-    def __init__(self, session: InferenceSession, feed: Feed):
-        import onnxruntime as ort
-
-        device = session_device(session)
-        self._session = session
-        self._binding = session.io_binding()
-        self._inputs = {name: ort.OrtValue.ortvalue_from_shape_and_type(value.shape, value.dtype, device, 0)
-                        for name, value in feed.items()}  # buffers of their own (from_numpy on the CPU would share)
-        for name, buffer in self._inputs.items():
-            self._binding.bind_ortvalue_input(name, buffer)
-        self._outputs = {}
-        for output in session.get_outputs():
-            if not all(isinstance(size, int) for size in output.shape) or output.type not in ELEMENT_TYPES:
-                raise GroundingError(f"its output {output.name} is not of a fixed shape and type ({output.shape}, "
-                                     f"{output.type})")
-            self._outputs[output.name] = ort.OrtValue.ortvalue_from_shape_and_type(
-                output.shape, ELEMENT_TYPES[output.type], device, 0)
-            self._binding.bind_ortvalue_output(output.name, self._outputs[output.name])
-        self._on_cpu = device == "cpu"
-        self._lock = threading.Lock()  # the buffers are one run's at a time
-        self.run(None, feed)
-
-    def run(self, output_names: list[str] | None, input_feed: Feed) -> list[Any]:
-        with self._lock:
-            for name, value in input_feed.items():
-                self._inputs[name].update_inplace(np.ascontiguousarray(value))
-            self._session.run_with_iobinding(self._binding)
-            # a device's buffer comes out as a new array; a CPU buffer's array is the buffer itself, which the next
-            # run writes over
-            return [self._outputs[name].numpy().copy() if self._on_cpu else self._outputs[name].numpy()
-                    for name in output_names or self._outputs]
-
-    def get_inputs(self) -> list[Any]:
-        return list(self._session.get_inputs())
-
-    def get_modelmeta(self) -> Any:
-        return self._session.get_modelmeta()
-
-    def get_providers(self) -> list[str]:
-        return list(self._session.get_providers())
-
-
-def fixed_dimensions(session: ModelSession, feed: Feed) -> dict[str, int]:
-    """The model's free (named) input dimensions, as the shapes of `feed`'s inputs set them."""
-    return {size: int(given) for arg in session.get_inputs()
-            for size, given in zip(arg.shape, feed[arg.name].shape) if isinstance(size, str)}
 
 
 def fixed_shapes(session: ModelSession) -> TypeGuard[ShapeSessions]:
@@ -313,12 +250,10 @@ def _code_bytes(code: CodeType) -> bytes:
 CUDA_OPTIONS = {"cudnn_conv_algo_search": "HEURISTIC", "do_copy_in_default_stream": "1"}
 
 
-def providers(device: str, graph: bool = False) -> list[str | tuple[str, dict[str, str]]]:
-    """ONNX Runtime execution providers for `device` (cpu | cuda, as device_choice resolved it); `graph`: a CUDA
-    session's runs captured and replayed as a CUDA graph (through BoundSession)."""
+def providers(device: str) -> list[str | tuple[str, dict[str, str]]]:
+    """ONNX Runtime execution providers for `device` (cpu | cuda, as device_choice resolved it)."""
     if device == "cuda":
-        return [("CUDAExecutionProvider", CUDA_OPTIONS | ({"enable_cuda_graph": "1"} if graph else {})),
-                "CPUExecutionProvider"]
+        return [("CUDAExecutionProvider", CUDA_OPTIONS), "CPUExecutionProvider"]
     return ["CPUExecutionProvider"]
 
 
@@ -329,42 +264,16 @@ def open_session(path: Path, device: str = "cpu", threads: int = 0, what: str = 
     PP-OCR's models, `byte_input` for deskpilot's detectors) first rewrites the graph (cached). A CUDA session that
     ONNX Runtime could only start on the CPU (no GPU, no driver or no cuDNN) is an error: the caller asked for
     CUDA."""
-    session: ModelSession = _one_session(path, device, threads, what, rewrite)
     if device == "cuda":
-        meta = session
-        return ShapeSessions(meta, lambda feed: _shape_session(path, threads, what, rewrite, meta, feed))
+        return ShapeSessions(lambda: _one_session(path, device, threads, what, rewrite))
+    session: ModelSession = _one_session(path, device, threads, what, rewrite)
     return session
 
 
-def _shape_session(path: Path, threads: int, what: str, rewrite: Rewrite | None, meta: ModelSession,
-                   feed: Feed) -> ModelSession:
-    """A CUDA session for the shape of `feed` alone: the model's free dimensions fixed to it, and with CUDA_GRAPHS its
-    run replayed as a CUDA graph (BoundSession, its first run made here); where no graph can be captured (a node
-    ONNX Runtime keeps on the CPU, an output whose shape the input does not fix) a plain session of that shape,
-    said once a model in the log."""
-    sizes = fixed_dimensions(meta, feed)
-    if CUDA_GRAPHS:
-        try:
-            return BoundSession(_one_session(path, "cuda", threads, what, rewrite, sizes, graph=True), feed)
-        except Exception as exc:  # noqa: BLE001 - a plain session serves; the reason goes to the log
-            if path not in _GRAPHLESS:
-                _GRAPHLESS.add(path)
-                log.info("the %s runs on CUDA without a CUDA graph: %s", what, str(exc).splitlines()[0])
-    plain: ModelSession = _one_session(path, "cuda", threads, what, rewrite, sizes)
-    return plain
-
-
-_GRAPHLESS: set[Path] = set()  # models whose CUDA graph could not be captured (said once)
-
-
-def _one_session(path: Path, device: str, threads: int, what: str, rewrite: Rewrite | None,
-                 sizes: dict[str, int] | None = None, graph: bool = False) -> InferenceSession:
-    """One ONNX Runtime session; `sizes` fixes the model's free dimensions by name, `graph` as `providers`."""
+def _one_session(path: Path, device: str, threads: int, what: str, rewrite: Rewrite | None) -> InferenceSession:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
-    for name, size in (sizes or {}).items():
-        options.add_free_dimension_override_by_name(name, size)
     options.intra_op_num_threads = threads
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # Worker threads sleep between runs instead of spinning: the CPU is shared with the app being driven and with
@@ -378,7 +287,7 @@ def _one_session(path: Path, device: str, threads: int, what: str, rewrite: Rewr
         # cuDNN plan fell back ("running in Fallback mode. May be extremely slow"): thousands of lines a screen on
         # a terminal. What that costs is measured by device_choice and shown by `deskpilot doctor` instead.
         ort.set_default_logger_severity(3)
-    chosen = providers(device, graph)
+    chosen = providers(device)
     try:
         source = rewritten(path, rewrite) if rewrite else str(path)
         try:

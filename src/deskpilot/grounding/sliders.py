@@ -126,6 +126,8 @@ def _raised_handle(mask: np.ndarray) -> tuple[Box, Box] | None:
     below it; None otherwise."""
     h, w = mask.shape
     heights = mask.sum(axis=0)
+    if int(heights.max()) - int(heights.min()) < 2 * STANDS_OUT:  # no column can stand out of the bar (most outlines)
+        return None
     thickness = float(np.median(heights))
     if thickness < 2:
         return None
@@ -173,17 +175,13 @@ def _inner_handle(image: np.ndarray, edges: np.ndarray, box: Box) -> tuple[Box, 
 
 def _runs(flags: np.ndarray, gap: int = 2) -> list[tuple[int, int]]:
     """The runs of True in `flags` as (start, end), runs no more than `gap` apart joined."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([False], flags.astype(bool), [False])).astype(np.int8)))
     runs: list[tuple[int, int]] = []
-    start = None
-    for i, flag in enumerate([*flags.tolist(), False]):
-        if flag and start is None:
-            start = i
-        elif not flag and start is not None:
-            if runs and start - runs[-1][1] <= gap:
-                runs[-1] = (runs[-1][0], i)
-            else:
-                runs.append((start, i))
-            start = None
+    for start, end in zip(edges[::2].tolist(), edges[1::2].tolist()):
+        if runs and start - runs[-1][1] <= gap:
+            runs[-1] = (runs[-1][0], end)
+        else:
+            runs.append((start, end))
     return runs
 
 
