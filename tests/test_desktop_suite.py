@@ -56,7 +56,8 @@ def test_every_task_is_well_formed_and_the_suite_spans_the_apps():
 
 @pytest.mark.parametrize("name", ["desktop_suite.json", "desktop_suite_2.json", "desktop_suite_3.json",
                                   "desktop_suite_4.json", "desktop_suite_5.json",
-                                  "desktop_suite_6.json", "desktop_suite_7.json", "desktop_suite_8.json"])
+                                  "desktop_suite_6.json", "desktop_suite_7.json", "desktop_suite_8.json",
+                                  "desktop_suite_9.json"])
 def test_the_suite_driven_by_instructions_in_other_words_keeps_each_tasks_start_and_checker(tmp_path, name):
     held_out = instructed_tasks(TESTS_DIR.parent / "benchmarks" / "heldout" / name)
     known = {task.name: task for task in TASKS}
