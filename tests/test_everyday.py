@@ -384,3 +384,17 @@ def test_a_password_stated_in_words_stays_a_secret_once_the_task_is_read(unseen_
     assert "read as" in read_episode(episode).steps[0].thought  # the reading is named in the episode
     for path in episode.rglob("*.json*"):
         assert "Kx7qWv2z" not in path.read_text()
+
+
+@pytest.mark.parametrize(("said", "written"), [
+    ("use Edit → Select All and then Edit → Copy", "use Edit > Select All and then Edit > Copy"),
+    ("File->Save As", "File > Save As"), ('type "a -> b" into Notes', 'type "a -> b" into Notes')])
+def test_an_arrow_between_a_menu_and_its_item_is_the_grammars_path(said, written):
+    """Desktop set 9: "Edit → Copy" was read as nothing and said done on a press of Edit alone; the agent reads the
+    task with each arrow as the grammar's ">" (a quoted value kept), so the menu path is read as one."""
+    from deskpilot.core.task_text import menu_paths
+
+    assert menu_paths(said) == written
+    if said.startswith("use Edit"):
+        reading = read_everyday(menu_paths(said), EDITOR)
+        assert reading is not None and reading.task.endswith('open the Edit menu, choose "Copy"')

@@ -24,6 +24,11 @@ OTHER_TEXTS = ["Has receipt", "First aid trained", "Submit claim", "Own money"]
      {"T-shirt size": "M", "Full name": "Li Wei"}),
     ('My full name is "Tomás Díaz" please', VOLUNTEERS, {"Full name": "Tomás Díaz"}),
     ("my name is Mia Wong", VOLUNTEERS, {"Full name": "Mia Wong"}),  # one word of one label alone
+    # desktop set 9: a label and its value alone after the label's article, or after the colon opening a list
+    ("the first name is Ada, the last name Lovelace and the city London; submit with OK",
+     ["First name", "Last name", "City"], {"First name": "Ada", "Last name": "Lovelace", "City": "London"}),
+    ("fill in the form: First name Ada, Last name Lovelace, City London, then OK", ["First name", "Last name", "City"],
+     {"First name": "Ada", "Last name": "Lovelace", "City": "London"}),
     ("Set the receipt number to R-1001", EXPENSES, {"Receipt number": "R-1001"}),
     ("Use GBP as the currency", EXPENSES, {"Currency": "GBP"}),
     ("Mobile: +44 20 7946, thanks", VOLUNTEERS, {"Mobile": "+44 20 7946"}),  # a number written in groups

@@ -1413,3 +1413,50 @@ def test_a_menu_item_the_task_asks_for_must_be_pressed_though_its_menu_is_gone()
     chained = "pick Select All and then Copy, both from the Edit menu"
     assert run([edit, select_all, edit], chained).failed == 'the task says to press "Copy", which no step did'
     assert run([edit, select_all, edit, copy], chained).passed
+
+
+def test_a_document_changed_after_its_last_save_is_not_saved():
+    """Set 9 of the desktop suite: a model saved, then typed the new word into the document, and the check held its
+    save. An edit after the last save leaves the task unsaved; a file name typed in a Save dialog is no edit."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    document = Element(Box(0, 40, 800, 600), "input", "buy milk")
+    edited = Element(Box(0, 40, 800, 600), "input", "buy milk bread")
+    tracker = GoalTracker(task="change milk to bread, then save the file")
+    tracker.start([document])
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), KeyboardFocus(), [document], [document], False)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="bread"), KeyboardFocus(), [document], [edited], True)
+    assert tracker.check([edited]).failed.startswith("the task asks to save, and no step saved after the last change")
+    dialog = [edited, Element(Box(300, 300, 600, 320), "input", ""), Element(Box(620, 300, 680, 320), "button", "Save")]
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), KeyboardFocus(), [edited], dialog, True)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="notes.txt"), KeyboardFocus(), dialog, dialog, True)
+    assert "no step saved" not in (tracker.check([edited]).failed or "")
+
+
+def test_a_value_the_task_asks_to_append_must_be_typed_or_shown():
+    """Set 9: "append ' Important' in bold type to the memo and save" passed on a click of Bold and Save alone."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker, task_values
+
+    assert task_values("tack ' and eggs' onto the end and save") == ["and eggs"]
+    memo = Element(Box(0, 40, 800, 600), "input", "Memo:")
+    save = Element(Box(20, 10, 80, 30), "button", "Save")
+    tracker = GoalTracker(task="append ' Important' in bold type to the memo and save")
+    tracker.start([memo, save])
+    tracker.follow(Action(kind=ActionKind.CLICK, point=save.box.center), KeyboardFocus(), [memo, save], [memo, save],
+                   True)
+    assert tracker.check([memo, save]).failed == '"Important" was never typed and is not on the screen'
+
+
+@pytest.mark.parametrize(("task", "asks"), [
+    ("the first name is Ada, the last name Lovelace and the city London; submit with OK", True),
+    ("pick Lisbon from the table and press OK", True), ("choose the 20th of June and click OK", True),
+    ("tick Milk, tick Bread, then OK", True), ("confirm", True),
+    ("make sure the total looks ok", False), ("the password is ok", False), ("confirm the password", False)])
+def test_ok_said_with_the_words_of_pressing_asks_to_confirm(task, asks):
+    """Set 9: "... submit with OK" was said done with the dialog still open: OK is too short a name to hold a press
+    to, so it asks to confirm (a press of OK or the like, or Enter, that changed the screen)."""
+    from deskpilot.planner.goal_check import asks_to_confirm
+
+    assert asks_to_confirm(task) is asks

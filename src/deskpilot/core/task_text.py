@@ -23,6 +23,17 @@ LITERAL = re.compile(r"(?<![\w#@$./:,+-])(?:@\w+|\+\d{1,4}(?:[ -]\d{2,})*|0\d{2,
                      r"|[$€£]?\d[\d/:.,-]*\d(?:\s?[AaPp][Mm]\b)?)(?![\w@])")
 
 
+# An arrow written between a menu and its item ("Edit → Copy", "File -> Save As"): the grammar's ">".
+MENU_ARROW = re.compile(r"\s*(?:→|⟶|➔|➜|⇒|->)\s*")
+
+
+def menu_paths(task: str) -> str:
+    """The task with each arrow between a menu and its item written as " > " ("Edit → Copy": "Edit > Copy"),
+    quoted values kept as the task gives them."""
+    kept = [m.span() for m in QUOTED.finditer(task)]
+    return MENU_ARROW.sub(lambda m: m.group() if any(a <= m.start() < b for a, b in kept) else " > ", task)
+
+
 def task_values(task: str) -> list[str]:
     """What the task gives to type or find: its quoted strings, in order."""
     return [m.group(1).strip() for m in QUOTED.finditer(task) if m.group(1).strip()]

@@ -41,6 +41,7 @@ from deskpilot.core.safety import CornerWatch, Safety
 from deskpilot.core.screen import SETTLE_QUIET, TYPED_QUIET, Screen, changed_box
 from deskpilot.core.secrets import (TaskSecret, fill_placeholders, redact_tokens, scrub, scrub_read,
                                     scrubbed_elements, shares_secret, task_secrets)
+from deskpilot.core.task_text import menu_paths
 from deskpilot.core.verdict import GoalCheck
 from deskpilot.grounding.action_context import FIELD_ROLES, KeyboardFocus, action_context
 from deskpilot.grounding.base import Grounder
@@ -112,6 +113,7 @@ class Agent:
         `until`, asked after every step, lets an environment that keeps its own score end the run (outcome
         "ended")."""
         refusal: DeskpilotError | None = None
+        said, task = task, menu_paths(task)  # "Edit → Copy" is the grammar's "Edit > Copy"
         try:
             planner_secrets = self.planner.secrets(task)
         except DeskpilotError as exc:  # e.g. an instruction the offline planner does not understand
@@ -122,7 +124,7 @@ class Agent:
         self._goal, self._feedback, self._told = GoalTracker(task, tuple(secrets)), None, set()
         self._read_notes = ""
         self.grounder.set_task(task)
-        writer = EpisodeWriter.create(self.episodes_dir, scrub(task, secrets), source="agent", app=app,
+        writer = EpisodeWriter.create(self.episodes_dir, scrub(said, secrets), source="agent", app=app,
                                       model=self.planner.name, dry_run=self.safety.dry_run)
         steps: list[Step] = []
         outcome, detail = "max_steps", f"stopped after the step limit of {max_steps}"

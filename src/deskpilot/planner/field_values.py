@@ -181,9 +181,11 @@ def _joined(clause: list[_Token], start: int, end: int) -> str | None:
         return count  # "three copies", "5 hours per week": a count said right before what it counts
     if before >= 0 and clause[before].key in NAMING and after < len(clause):
         return _run(clause[after:])  # "make the Full name Li Wei": the label, then its value
-    if start == 0 and end < len(clause) and (value := _run(clause[end:])) is not None and \
+    opens = all(token.key in DETERMINERS for token in clause[:start]) or clause[start - 1].key == ":"
+    if opens and end < len(clause) and (value := _run(clause[end:])) is not None and \
             len(value.split()) == len(clause) - end:
-        return value  # "..., last name Lovelace, city London": a clause of the label and its value alone
+        return value  # "..., last name Lovelace, the city London", "the form: First name Ada": a clause of the
+        # label and its value alone (after its article, or after the colon that opens a list of them)
     return None
 
 

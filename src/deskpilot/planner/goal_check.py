@@ -80,6 +80,7 @@ ERROR_TEXT = re.compile(
 # password"): some step must press OK, Save, Submit, Yes, ... (SUBMITS) or Enter.
 CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password|pass\s*word|e-?mail|pin|code))"
                         r"|\b(?:then|and)\s+(?:ok|okay)\W*$", re.I)
+OK_SAID = re.compile(r"\b(?:ok|okay)\b", re.I)
 # A task that asks to save its work ("... and save", "store it as x.txt", "hit the save icon"): some step must save
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
 SAVING = re.compile(r"\b(?:sav(?:e|ed|es|ing)|stor(?:e|ed|es|ing))\b", re.I)
@@ -101,7 +102,8 @@ SUBMITS = re.compile(r"^\W*(?:ok|okay|save|save as|submit|send|apply|confirm|don
                      r"speichern|senden|anwenden|enregistrer|envoyer|valider|guardar|enviar|aceptar|"
                      r"确定|保存|提交|発行|送信|完了)\W*$", re.I)
 # "type "X" into ...", "enter "X" as ...", "set the amount to "X"": values the task asks to type.
-_TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|key in|fill in|fill|put|insert|set\b[^\"“'”]{0,60}?\bto|"
+_TASK_VALUE = re.compile(r"\b(?:type|enter|write|input|key in|fill in|fill|put|insert|append|add|tack|prepend|"
+                         r"set\b[^\"“'”]{0,60}?\bto|"
                          r"change\b[^\"“'”]{0,60}?\bto|rename\b[^\"“'”]{0,60}?\bto)\s+(?:(?:in|down|out)\s+)?"
                          r"[\"“']([^\"”']{1,80})[\"”']", re.I)  # "put down "R-1001"", "key in "240"
 # "select "Spain" from Country", "choose Express in the shipping list": options the task asks to choose.
@@ -199,6 +201,12 @@ def bare_choices(task: str) -> list[str]:
 def task_clicks(task: str) -> list[str]:
     """The quoted things a task asks to click."""
     return [m.group(1).strip() for m in _TASK_CLICK.finditer(task) if m.group(1).strip()]
+
+
+def asks_to_confirm(task: str) -> bool:
+    """Whether the task asks to confirm: it says "confirm", ends on "then OK", or says OK (too short a name for
+    `asked_to_press`) with the words of pressing right before it ("press OK", "submit with OK")."""
+    return bool(CONFIRMING.search(task)) or any(PRESS_BEFORE.search(task[:m.start()]) for m in OK_SAID.finditer(task))
 
 
 def asked_to_press(task: str, name: str, whole: bool = False) -> bool:
@@ -563,8 +571,10 @@ class GoalTracker:
         self.entered = self.entered or not choosing and (bool(keys & ENTER_KEYS) or (
             action.kind is ActionKind.TYPE and "\n" in (action.text or "")))
         self.confirmed = self.confirmed or changed and (bool(keys & ENTER_KEYS) or any(self.submits.values()))
-        self.saved = self.saved or combo in SAVE_KEYS or bool(keys & ENTER_KEYS) and any(
-            e.role in PRESSABLE and SAVE_LABEL.match(e.text) for e in before)
+        saving_dialog = any(e.role in PRESSABLE and e.text and SAVE_LABEL.match(e.text) for e in before)
+        if (action.kind is ActionKind.TYPE and action.text or combo in PASTE_KEYS) and not saving_dialog:
+            self.saved = False  # the document changed after its last save (a file dialog's name is no change)
+        self.saved = self.saved or combo in SAVE_KEYS or bool(keys & ENTER_KEYS) and saving_dialog
         self._last = action
 
     def _note_number_controls(self, elements: list[Element]) -> None:
@@ -988,12 +998,12 @@ class GoalTracker:
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
         held += [f"{_quote(e.text)} was pressed" for e in asked]
-        if CONFIRMING.search(self.task) and not self.confirmed:
+        if asks_to_confirm(self.task) and not self.confirmed:
             return GoalCheck(False, tuple(held), "the task asks to confirm, and no press of OK (or the like) or "
                                                  "Enter changed the screen")
         if SAVING.search(QUOTED.sub(" ", self.task)) and not self.saved:
-            return GoalCheck(False, tuple(held), "the task asks to save, and no step saved (the save keys, Save or "
-                                                 "Save As, or Enter in a file dialog)")
+            return GoalCheck(False, tuple(held), "the task asks to save, and no step saved after the last change (the "
+                                                 "save keys, Save or Save As, or Enter in a file dialog)")
         made = MAKING.search(self.task)
         name = made.group("name").rstrip(".") if made else ""
         if made and not _anywhere(name, [e for e in fresh if e.role not in FIELD_ROLES]):
