@@ -1460,3 +1460,27 @@ def test_ok_said_with_the_words_of_pressing_asks_to_confirm(task, asks):
     from deskpilot.planner.goal_check import asks_to_confirm
 
     assert asks_to_confirm(task) is asks
+
+
+def test_what_the_user_asked_to_save_holds_where_a_reading_says_it_as_keys():
+    """Set 9: "..., then save the file" was read as "press ctrl+s", the goal check restarted on the reading had no
+    save to hold, and a save before the last edit passed. The tracker holds the task as said too; a shell command
+    that writes its output into a file saves it."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    document = Element(Box(0, 40, 800, 600), "input", "buy milk")
+    edited = Element(Box(0, 40, 800, 600), "input", "bread")
+    tracker = GoalTracker(task="open Find, Replace, change milk to bread, press ctrl+s",
+                          said="open Find and Replace, change milk to bread, then save the file")
+    tracker.start([document])
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), KeyboardFocus(), [document], [document], False)
+    tracker.follow(Action(kind=ActionKind.TYPE, text="bread"), KeyboardFocus(), [document], [edited], True)
+    assert tracker.check([edited]).failed.startswith("the task asks to save, and no step saved after the last change")
+    terminal = Element(Box(0, 0, 800, 600), "text", "$")
+    shell = GoalTracker(task='run the command "ls -a > all.txt"', said="save the list of all files into all.txt")
+    shell.start([terminal])
+    shell.follow(Action(kind=ActionKind.TYPE, text="ls -a > all.txt"), KeyboardFocus(), [terminal], [terminal], True)
+    assert "no step saved" in (shell.check([terminal]).failed or "")  # typed, never run
+    shell.follow(Action(kind=ActionKind.KEY, keys=("enter",)), KeyboardFocus(), [terminal], [terminal], True)
+    assert "no step saved" not in (shell.check([terminal]).failed or "")

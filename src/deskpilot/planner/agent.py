@@ -258,7 +258,8 @@ class Agent:
             self._secrets = found
         except DeskpilotError as exc:
             refusal = exc
-        self._goal = GoalTracker(task, tuple(s.value for s in self._secrets))
+        said = self._goal.said or self._goal.task  # what the user wrote, as the first tracker had it
+        self._goal = GoalTracker(task, tuple(s.value for s in self._secrets), said=said)
         self.grounder.set_task(task)
         return refusal
 

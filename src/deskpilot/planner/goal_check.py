@@ -81,6 +81,7 @@ ERROR_TEXT = re.compile(
 CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password|pass\s*word|e-?mail|pin|code))"
                         r"|\b(?:then|and)\s+(?:ok|okay)\W*$", re.I)
 OK_SAID = re.compile(r"\b(?:ok|okay)\b", re.I)
+REDIRECT = re.compile(r"[^>]>{1,2}\s*[\w~./-]+")  # a shell command's output put into a file: "ls -a > all.txt"
 # A task that asks to save its work ("... and save", "store it as x.txt", "hit the save icon"): some step must save
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
 SAVING = re.compile(r"\b(?:sav(?:e|ed|es|ing)|stor(?:e|ed|es|ing))\b", re.I)
@@ -427,6 +428,8 @@ class GoalTracker:
 
     task: str = ""
     secrets: tuple[str, ...] = ()
+    said: str = ""  # the task as the user wrote it, where `task` is a reading of it ("save" read as ctrl+s): what it
+    # asks to save or confirm is held to it as well
     initial: set[str] = field(default_factory=set)  # texts on the screen when the run began
     first_sliders: list[tuple[Box, str]] = field(default_factory=list)  # the sliders the run began with (where,
     # and the number each showed)
@@ -574,7 +577,10 @@ class GoalTracker:
         saving_dialog = any(e.role in PRESSABLE and e.text and SAVE_LABEL.match(e.text) for e in before)
         if (action.kind is ActionKind.TYPE and action.text or combo in PASTE_KEYS) and not saving_dialog:
             self.saved = False  # the document changed after its last save (a file dialog's name is no change)
-        self.saved = self.saved or combo in SAVE_KEYS or bool(keys & ENTER_KEYS) and saving_dialog
+        entered_lines = (action.text or "").split("\n")[:-1] if action.kind is ActionKind.TYPE else \
+            self.typed[-1:] if keys & ENTER_KEYS else []
+        redirected = any(REDIRECT.search(line) for line in entered_lines)  # a command run that writes a file
+        self.saved = self.saved or combo in SAVE_KEYS or bool(keys & ENTER_KEYS) and saving_dialog or redirected
         self._last = action
 
     def _note_number_controls(self, elements: list[Element]) -> None:
@@ -998,10 +1004,10 @@ class GoalTracker:
         if unpressed is not None:
             return GoalCheck(False, tuple(held), f"the task says to press {_quote(unpressed)}, which no step did")
         held += [f"{_quote(e.text)} was pressed" for e in asked]
-        if asks_to_confirm(self.task) and not self.confirmed:
+        if (asks_to_confirm(self.task) or asks_to_confirm(self.said)) and not self.confirmed:
             return GoalCheck(False, tuple(held), "the task asks to confirm, and no press of OK (or the like) or "
                                                  "Enter changed the screen")
-        if SAVING.search(QUOTED.sub(" ", self.task)) and not self.saved:
+        if any(SAVING.search(QUOTED.sub(" ", task)) for task in (self.task, self.said)) and not self.saved:
             return GoalCheck(False, tuple(held), "the task asks to save, and no step saved after the last change (the "
                                                  "save keys, Save or Save As, or Enter in a file dialog)")
         made = MAKING.search(self.task)
