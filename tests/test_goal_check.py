@@ -1484,3 +1484,21 @@ def test_what_the_user_asked_to_save_holds_where_a_reading_says_it_as_keys():
     assert "no step saved" in (shell.check([terminal]).failed or "")  # typed, never run
     shell.follow(Action(kind=ActionKind.KEY, keys=("enter",)), KeyboardFocus(), [terminal], [terminal], True)
     assert "no step saved" not in (shell.check([terminal]).failed or "")
+
+
+@pytest.mark.parametrize(("final", "failed"), [
+    ("bread", 'the task puts "bread" in place of "milk", and the screen shows "buy bread" nowhere'),
+    ("buy bread", None)])
+def test_a_word_put_in_place_of_another_keeps_the_rest_of_its_text(final, failed):
+    """Set 9: "change milk to bread" typed "bread" over the whole of "buy milk", saved, and passed on "bread" shown.
+    The text the first screen showed with the old word must show with the new one in its place, the rest kept."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    document = Element(Box(0, 40, 800, 600), "input", "buy milk")
+    after = Element(Box(0, 40, 800, 600), "input", final)
+    tracker = GoalTracker(task="open Find and Replace, change milk to bread, then save the file")
+    tracker.start([document])
+    tracker.follow(Action(kind=ActionKind.TYPE, text="bread"), KeyboardFocus(), [document], [after], True)
+    tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), KeyboardFocus(), [after], [after], False)
+    assert tracker.check([after]).failed == failed

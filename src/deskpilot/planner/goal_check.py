@@ -81,6 +81,11 @@ ERROR_TEXT = re.compile(
 CONFIRMING = re.compile(r"\bconfirm\b(?!\s+(?:the\s+|your\s+|new\s+)?(?:password|pass\s*word|e-?mail|pin|code))"
                         r"|\b(?:then|and)\s+(?:ok|okay)\W*$", re.I)
 OK_SAID = re.compile(r"\b(?:ok|okay)\b", re.I)
+# "change milk to bread", "replace the word milk with bread", "swap milk for bread": one word or quoted text put in
+# place of another (not "change it to ...", "change the size to ...": a field's value, held by the value checks)
+REPLACING = re.compile(r"\b(?:change|replace|swap)\s+(?:the\s+word\s+)?(?P<old>[\"“'][^\"”']{1,40}[\"”']|"
+                       r"(?!(?:the|a|an|it|this|that|them|all|everything|its|my|your)\b)[\w.@-]+)\s+"
+                       r"(?:to|with|for|into|by)\s+(?P<new>[\"“'][^\"”']{1,40}[\"”']|[\w.@-]+)", re.I)
 REDIRECT = re.compile(r"[^>]>{1,2}\s*[\w~./-]+")  # a shell command's output put into a file: "ls -a > all.txt"
 # A task that asks to save its work ("... and save", "store it as x.txt", "hit the save icon"): some step must save
 # (the save keys, a click on Save or Save As, or Enter while a Save button shows: a file dialog's own).
@@ -721,6 +726,20 @@ class GoalTracker:
                         f"{_quote(other)}")
         return None
 
+    def _unreplaced(self, elements: list[Element]) -> str | None:
+        """For a word the task puts in place of another ("change milk to bread"), where the first screen showed a
+        text holding the old word (not the page's own copy of the task): what is wrong where the screen shows none
+        of those texts with the word replaced and the rest kept ("buy bread", not "bread" alone)."""
+        for found in REPLACING.finditer(self.said or self.task):
+            old, new = (found.group(part).strip("\"“”'") for part in ("old", "new"))
+            word = re.compile(rf"(?<!\w){re.escape(old)}(?!\w)", re.I)
+            wanted = [word.sub(new, text) for text in self.shown if word.search(text)]
+            if wanted and not any(_skeleton(text) in _skeleton(e.text) for text in wanted for e in elements
+                                  if e.text):
+                return f"the task puts {_quote(new)} in place of {_quote(old)}, and the screen shows " \
+                       f"{_quote(wanted[0])} nowhere"
+        return None
+
     def _unmet_value(self, elements: list[Element]) -> str | None:
         """A field the task gives a value ('set Amount to 7.99', 'the currency is GBP': planner/field_values.py)
         that the run gave another value, or that shows another at the end, or that reads empty while the value was
@@ -1057,7 +1076,7 @@ class GoalTracker:
         if unchosen is not None:
             return GoalCheck(False, tuple(held), f"the task says to choose {_quote(unchosen)}, and nothing on the "
                                                  "screen shows it chosen")
-        unmet = self._unmet_value(elements)
+        unmet = self._unmet_value(elements) or self._unreplaced(elements)
         if unmet is not None:
             return GoalCheck(False, tuple(held), unmet)
         for name, box, state in self.toggles:
