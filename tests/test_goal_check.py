@@ -1502,3 +1502,21 @@ def test_a_word_put_in_place_of_another_keeps_the_rest_of_its_text(final, failed
     tracker.follow(Action(kind=ActionKind.TYPE, text="bread"), KeyboardFocus(), [document], [after], True)
     tracker.follow(Action(kind=ActionKind.HOTKEY, keys=("ctrl", "s")), KeyboardFocus(), [after], [after], False)
     assert tracker.check([after]).failed == failed
+
+
+def test_ok_that_closes_the_dialog_after_a_click_that_brought_texts_is_a_press():
+    """The desktop suite's calendar: a day's click brought a text, and OK's click then closed the dialog; the empty
+    screen after it was taken for "back as it was before the day's click" (a click that only closed what the day's
+    click opened), and OK's press was never noted."""
+    from deskpilot.grounding.action_context import KeyboardFocus
+    from deskpilot.planner.goal_check import GoalTracker
+
+    day = Element(Box(100, 100, 120, 116), "text", "15")
+    ok = Element(Box(300, 300, 360, 324), "button", "OK")
+    calendar = [Element(Box(100, 60, 200, 80), "text", "March 2026"), day, ok]
+    chosen = [*calendar, Element(Box(100, 30, 300, 50), "text", "Sunday, 15 March")]
+    tracker = GoalTracker(task="Click 15 in the calendar, then click OK")
+    tracker.start(calendar)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=day.box.center), KeyboardFocus(), calendar, chosen, True)
+    tracker.follow(Action(kind=ActionKind.CLICK, point=ok.box.center), KeyboardFocus(), chosen, [], True)
+    assert tracker.confirmed and tracker.check([]).passed

@@ -521,9 +521,11 @@ class GoalTracker:
             hit = elements_at(action.point, before)
             opened, self._opened_by_last = self._opened_by_last, None
             keys_before, keys_after = _text_keys(before), _text_keys(after)
-            if opened is not None and changed and keys_after <= opened[0] and not opened[1].contains(*action.point):
+            if opened is not None and changed and keys_after <= opened[0] and 2 * len(keys_after) >= len(opened[0]) \
+                    and not opened[1].contains(*action.point):
                 # outside what the click before opened, the screen back as it was before that: this click only
-                # closed it (a web page's list open over Join took the click meant for Join)
+                # closed it (a web page's list open over Join took the click meant for Join); a screen that lost
+                # most of its texts (a dialog closed at OK) is not back as it was
                 self._last = action
                 return
             brought = [e.box for e in after if e.text and _skeleton(e.text) in keys_after - keys_before]
