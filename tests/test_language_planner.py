@@ -972,3 +972,21 @@ def test_a_click_on_the_label_of_a_field_that_shows_its_value_presses_what_is_le
     planner = TextPlanner(Replies("Action: click(target='$2')"))
     decision, = decide_in_turn(planner, "Select 12/24/2016 as the date and hit submit.", 1, screen)
     assert decision.action.kind is ActionKind.CLICK and screen[4].box.contains(*decision.action.point), decision
+
+
+def test_a_value_typed_again_into_another_field_becomes_that_fields_value_once_its_own_holds_it():
+    """Desktop set 8, once "the form: First name Ada" bound: with Ada typed into First name, the planner typed Ada
+    again into City, was sent back to First name ("its field first"), then clicked the Ada it saw there, fifteen
+    times. A value whose own field holds it already, typed into another field the task gives a value, becomes that
+    field's value."""
+    form = [Element(Box(40, 100, 120, 120), "text", "First name"), Element(Box(140, 95, 400, 125), "input", "Ada"),
+            Element(Box(40, 150, 120, 170), "text", "City"), Element(Box(140, 145, 400, 175), "input", ""),
+            Element(Box(40, 400, 120, 430), "button", "OK")]
+    planner = TextPlanner(Replies("Action: click(target='field 2')", "Action: type(content='Ada')"))
+    task = "fill in the form: First name Ada, City London, then OK"
+    history = [Step(index=0, action=Action(kind=ActionKind.CLICK, point=form[1].center), before="0.png"),
+               Step(index=1, action=Action(kind=ActionKind.TYPE, text="Ada"), before="1.png")]
+    clicked = planner.decide(task, history, SCREEN, form)
+    history.append(Step(index=2, action=clicked.action, before="2.png"))
+    typed = planner.decide(task, history, SCREEN, form)
+    assert typed.action.kind is ActionKind.TYPE and typed.action.text == "London", typed

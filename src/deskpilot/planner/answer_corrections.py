@@ -236,7 +236,9 @@ class AnswerCorrections:
             if label is not None and " ".join(given.get(label, "").split()) == " ".join(action.text.split()):
                 return None  # the value itself (a sign or a mark dropped, "44 20 7946" for "+44 20 7946", is not)
             owner = next((name for name, value in given.items() if comparable(value) == text), None)
-            if owner is not None and owner in fields and owner != label:
+            if owner is not None and owner in fields and owner != label and \
+                    any(name == owner for name, _, _ in self._unfilled(given, fields, elements, history, first=False)):
+                # (its own field holds it already, or it was typed there: the text is this field's mistake)
                 instead = Action(kind=ActionKind.CLICK, point=fields[owner].click_point)
                 why = f"the task gives {action.text!r} for {owner!r}, not {label or 'this field'!r}: its field first"
             elif label in given:  # anything else typed there is not what the task gives it ("1" for a mobile)
