@@ -1482,7 +1482,7 @@ def test_what_the_user_asked_to_save_holds_where_a_reading_says_it_as_keys():
     shell.start([terminal])
     shell.follow(Action(kind=ActionKind.TYPE, text="ls -a > all.txt"), KeyboardFocus(), [terminal], [terminal], True)
     assert "no step saved" in (shell.check([terminal]).failed or "")  # typed, never run
-    shell.follow(Action(kind=ActionKind.KEY, keys=("enter",)), KeyboardFocus(), [terminal], [terminal], True)
+    shell.follow(Action(kind=ActionKind.HOTKEY, keys=("enter",)), KeyboardFocus(), [terminal], [terminal], True)
     assert "no step saved" not in (shell.check([terminal]).failed or "")
 
 
