@@ -113,7 +113,7 @@ def new_grounder(variant: str) -> OcrGrounder:
         if variant == "cuda-one-session":  # what open_session gave on CUDA before ShapeSessions
             shaped = onnx_session.open_session
             onnx_session.open_session = lambda path, device="cpu", threads=0, what="model", rewrite=None: \
-                onnx_session._one_session(path, device, threads, what, rewrite)  # type: ignore[assignment]
+                onnx_session._one_session(path, device, threads, what, rewrite)
             stack.callback(setattr, onnx_session, "open_session", shaped)
         engine = OcrEngine(device=device, recognizer=bundled_recognizer(), text_detector=bundled_text_detector())
         grounder = OcrGrounder(engine, detector=UiDetector(device=device))
